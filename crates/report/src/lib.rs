@@ -1,0 +1,6 @@
+//! toll's output: terminal tables, exporters and plots.
+
+pub mod export;
+pub mod plot;
+pub mod show;
+pub mod table;

@@ -1,0 +1,1 @@
+//! Store errors: each names the problem and the fix.

@@ -1,0 +1,81 @@
+//! The records the store reads and writes.
+
+use serde::{Deserialize, Serialize};
+use toll_measure::{Fingerprint, Sample, SeriesFit, Summary};
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Still being measured (or its process died; `Store::open` marks such runs partial).
+    Running,
+    Complete,
+    /// Stopped early (Ctrl-C, a peer that died): the points measured so far are kept.
+    Partial,
+    Failed,
+}
+
+/// Whether a point was measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PointStatus {
+    Ok,
+    Failed,
+}
+
+/// What is known about a run when it starts.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NewRun {
+    pub family: String,
+    pub config: serde_json::Value,
+    pub env: Fingerprint,
+    pub tool_version: String,
+}
+
+/// One line of `toll runs`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunRow {
+    pub id: i64,
+    pub family: String,
+    /// RFC 3339, UTC.
+    pub started_at: String,
+    pub status: RunStatus,
+    pub summary: String,
+}
+
+/// One measured point of a series.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Point {
+    pub n: u64,
+    pub status: PointStatus,
+    pub error: Option<String>,
+    pub summary: Option<Summary>,
+    pub samples: Vec<Sample>,
+}
+
+/// One series of a run (for transfer: one peer over one transport).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Series {
+    pub id: i64,
+    pub label: String,
+    /// Family-specific attributes (peer, transport, placement, unit of n, …).
+    pub attrs: serde_json::Value,
+    pub fit: Option<SeriesFit>,
+    pub points: Vec<Point>,
+}
+
+/// A whole stored run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Run {
+    pub id: i64,
+    pub family: String,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub status: RunStatus,
+    pub summary: String,
+    pub error: Option<String>,
+    pub config: serde_json::Value,
+    pub env: Fingerprint,
+    pub tool_version: String,
+    pub series: Vec<Series>,
+}
