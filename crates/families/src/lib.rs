@@ -1,1 +1,9 @@
-//! Families.
+//! toll's measurement families: each turns a validated config into a plan of
+//! points, probes them through the engine, and stores every sample.
+
+pub mod observer;
+pub mod placement;
+pub mod sizes;
+pub mod transfer;
+
+pub use observer::{Observer, Quiet};

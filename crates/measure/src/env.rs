@@ -1,19 +1,37 @@
 //! The environment fingerprint stored with every run.
+//!
+//! Everything is read best-effort from Linux's /proc, /sys and /etc: a file
+//! that is missing or unreadable leaves its field at the default (empty,
+//! zero, None), so capturing never fails and never panics.
 
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::fs;
+use std::thread;
+use std::time::Duration;
 
 /// What machine a run was measured on.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Fingerprint {
+    /// The machine's host name.
     pub hostname: String,
+    /// CPU model, from /proc/cpuinfo.
     pub cpu_model: String,
+    /// Logical CPUs (hardware threads) the kernel lists.
     pub logical_cpus: u32,
+    /// Distinct physical cores; the logical count where the topology is not shown.
     pub physical_cores: u32,
+    /// cpufreq scaling governor of CPU 0 (`performance`, `powersave`, …), if any.
     pub governor: Option<String>,
+    /// Kernel release (`uname -r`).
     pub kernel: String,
+    /// Distribution, from /etc/os-release PRETTY_NAME.
     pub distribution: String,
+    /// Total memory, bytes.
     pub memory_bytes: u64,
+    /// The hypervisor's vendor when running in a virtual machine; None on bare metal.
     pub virtualization: Option<String>,
+    /// 1-, 5- and 15-minute load averages.
     pub load_average: [f64; 3],
     /// Share of all CPUs busy (0–1) just before the run, from /proc/stat.
     pub busy_fraction: f64,
@@ -21,14 +39,208 @@ pub struct Fingerprint {
     pub toolchains: Vec<(String, String)>,
 }
 
+/// How long CPU use is sampled for `busy_fraction`.
+const BUSY_SAMPLE: Duration = Duration::from_millis(200);
+
 impl Fingerprint {
     /// Read the fingerprint of this machine (takes ~200 ms to sample CPU use).
     pub fn capture(toolchains: Vec<(String, String)>) -> Fingerprint {
-        todo!()
+        let before = parse_stat_cpu(&read("/proc/stat"));
+        let cpu = parse_cpuinfo(&read("/proc/cpuinfo"));
+        let logical_cpus = if cpu.logical > 0 {
+            cpu.logical
+        } else {
+            thread::available_parallelism()
+                .map_or(1, |n| u32::try_from(n.get()).unwrap_or(u32::MAX))
+        };
+        let virtualization = cpu.hypervisor.then(|| {
+            [
+                "/sys/class/dmi/id/sys_vendor",
+                "/sys/class/dmi/id/product_name",
+            ]
+            .iter()
+            .map(|path| read(path).trim().to_string())
+            .find(|vendor| !vendor.is_empty())
+            .unwrap_or_else(|| "hypervisor".to_string())
+        });
+        let distribution = parse_os_release(&read("/etc/os-release"))
+            .or_else(|| parse_os_release(&read("/usr/lib/os-release")))
+            .unwrap_or_default();
+        let governor = read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+        let governor = Some(governor.trim().to_string()).filter(|g| !g.is_empty());
+        let fingerprint = Fingerprint {
+            hostname: nix::unistd::gethostname()
+                .map(|h| h.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            cpu_model: cpu.model,
+            logical_cpus,
+            physical_cores: if cpu.physical > 0 {
+                cpu.physical
+            } else {
+                logical_cpus
+            },
+            governor,
+            kernel: nix::sys::utsname::uname()
+                .map(|u| u.release().to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            distribution,
+            memory_bytes: parse_meminfo(&read("/proc/meminfo")),
+            virtualization,
+            load_average: parse_loadavg(&read("/proc/loadavg")),
+            busy_fraction: 0.0,
+            toolchains,
+        };
+        thread::sleep(BUSY_SAMPLE);
+        let after = parse_stat_cpu(&read("/proc/stat"));
+        let busy_fraction = match (before, after) {
+            (Some(a), Some(b)) => busy_between(a, b),
+            _ => 0.0,
+        };
+        Fingerprint {
+            busy_fraction,
+            ..fingerprint
+        }
     }
 
-    /// A warning when the machine looks busy, with its remedy.
+    /// A warning when the machine looks busy, with its remedy: when more than
+    /// 25% of the CPUs were busy, or the 1-minute load average exceeds half
+    /// the logical CPUs.
     pub fn busy_warning(&self) -> Option<String> {
-        todo!()
+        let cpus = self.logical_cpus.max(1);
+        let load = self.load_average[0];
+        if self.busy_fraction <= 0.25 && load <= 0.5 * f64::from(cpus) {
+            return None;
+        }
+        let unit = if cpus == 1 { "CPU" } else { "CPUs" };
+        Some(format!(
+            "machine is busy: load average {load:.2} on {cpus} {unit} ({:.0}% busy) — \
+             results will be noisy; stop other work or use --pin",
+            self.busy_fraction * 100.0
+        ))
     }
 }
+
+/// The file's text, or an empty string if it cannot be read.
+fn read(path: &str) -> String {
+    fs::read_to_string(path).unwrap_or_default()
+}
+
+/// `key : value` lines, as /proc/cpuinfo and /proc/meminfo write them.
+fn fields(text: &str) -> impl Iterator<Item = (&str, &str)> {
+    text.lines()
+        .filter_map(|line| line.split_once(':'))
+        .map(|(k, v)| (k.trim(), v.trim()))
+}
+
+/// What /proc/cpuinfo says (zeros where it does not say).
+#[derive(Debug, Default, PartialEq)]
+struct CpuInfo {
+    model: String,
+    logical: u32,
+    physical: u32,
+    hypervisor: bool,
+}
+
+fn parse_cpuinfo(text: &str) -> CpuInfo {
+    // x86 says "model name"; other architectures use one of the others.
+    const MODEL_KEYS: [&str; 5] = ["model name", "cpu model", "Processor", "cpu", "Hardware"];
+    let mut info = CpuInfo::default();
+    let mut model_rank = MODEL_KEYS.len();
+    let mut cores = BTreeSet::new();
+    // Each processor's block is separated from the next by a blank line.
+    for block in text.split("\n\n") {
+        let (mut package, mut core) = (None, None);
+        for (key, value) in fields(block) {
+            match key {
+                "processor" => info.logical += 1,
+                "physical id" => package = Some(value),
+                "core id" => core = Some(value),
+                "flags" => info.hypervisor |= value.split_whitespace().any(|f| f == "hypervisor"),
+                _ => {}
+            }
+            if let Some(rank) = MODEL_KEYS.iter().position(|k| *k == key) {
+                if rank < model_rank && !value.is_empty() {
+                    model_rank = rank;
+                    info.model = value.to_string();
+                }
+            }
+        }
+        if let (Some(package), Some(core)) = (package, core) {
+            cores.insert((package, core));
+        }
+    }
+    info.physical = u32::try_from(cores.len()).unwrap_or(u32::MAX);
+    info
+}
+
+/// PRETTY_NAME from os-release, unquoted.
+fn parse_os_release(text: &str) -> Option<String> {
+    text.lines()
+        .find_map(|line| line.trim().strip_prefix("PRETTY_NAME="))
+        .map(|v| v.trim().trim_matches(|c| c == '"' || c == '\'').to_string())
+        .filter(|v| !v.is_empty())
+}
+
+/// MemTotal from /proc/meminfo, in bytes (0 if absent).
+fn parse_meminfo(text: &str) -> u64 {
+    fields(text)
+        .find(|(key, _)| *key == "MemTotal")
+        .and_then(|(_, value)| {
+            let mut parts = value.split_whitespace();
+            let amount: u64 = parts.next()?.parse().ok()?;
+            let scale = match parts.next() {
+                Some("kB") => 1024,
+                _ => 1,
+            };
+            Some(amount.saturating_mul(scale))
+        })
+        .unwrap_or(0)
+}
+
+/// The three load averages from /proc/loadavg (zeros where unreadable).
+fn parse_loadavg(text: &str) -> [f64; 3] {
+    let mut load = [0.0; 3];
+    for (slot, field) in load.iter_mut().zip(text.split_whitespace()) {
+        *slot = field.parse().unwrap_or(0.0);
+    }
+    load
+}
+
+/// Idle and total jiffies of all CPUs together, from /proc/stat.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct CpuTimes {
+    idle: u64,
+    total: u64,
+}
+
+fn parse_stat_cpu(text: &str) -> Option<CpuTimes> {
+    let line = text.lines().find(|l| l.starts_with("cpu "))?;
+    let v: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .map_while(|f| f.parse().ok())
+        .collect();
+    if v.len() < 4 {
+        return None;
+    }
+    // user nice system idle iowait irq softirq steal; guest time is already
+    // counted in user and nice, so the later fields are left out.
+    Some(CpuTimes {
+        idle: v[3] + v.get(4).copied().unwrap_or(0),
+        total: v.iter().take(8).sum(),
+    })
+}
+
+/// Share of CPU time that was not idle (or waiting on I/O) between two samples.
+fn busy_between(before: CpuTimes, after: CpuTimes) -> f64 {
+    let total = after.total.saturating_sub(before.total);
+    if total == 0 {
+        return 0.0;
+    }
+    let idle = after.idle.saturating_sub(before.idle);
+    (1.0 - idle as f64 / total as f64).clamp(0.0, 1.0)
+}
+
+#[cfg(test)]
+#[path = "env_tests.rs"]
+mod tests;

@@ -1,1 +1,18 @@
-//! Peers.
+//! toll's peers: the wire protocol of spec/wire.md, the transports, the
+//! built-in Rust worker and the registry of runtimes whose workers toll
+//! builds and starts.
+
+pub mod frame;
+mod error;
+mod peer;
+pub mod runtime;
+pub mod serve;
+mod session;
+pub mod transport;
+pub mod worker;
+
+pub use error::PeerError;
+pub use peer::{process_alive, Hello, Peer};
+pub use runtime::{Launch, Runtime};
+pub use session::Session;
+pub use transport::Transport;

@@ -1,0 +1,84 @@
+//! `toll runs | show | export | rm`: the stored results.
+
+use super::db;
+use crate::args::{ExportArgs, RmArgs, RunsArgs, ShowArgs};
+use crate::usage::usage;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use toll_report::export::{exporter, Format};
+use toll_report::table::Table;
+
+/// `toll runs`.
+pub fn list(args: RunsArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let store = db::open_for_reading(db)?;
+    let runs = store.list_runs()?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &runs)?;
+        writeln!(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if runs.is_empty() {
+        writeln!(out, "no runs stored in {} yet", store.path().display())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut t = Table::new(&["run", "family", "started (UTC)", "status", "summary"]);
+    for r in &runs {
+        let status = serde_json::to_value(r.status)?;
+        t.row(vec![
+            r.id.to_string(),
+            r.family.clone(),
+            r.started_at.replace('T', " ").trim_end_matches('Z').to_string(),
+            status.as_str().unwrap_or("").to_string(),
+            r.summary.clone(),
+        ]);
+    }
+    write!(out, "{}", t.render())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `toll show`.
+pub fn show(args: ShowArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let store = db::open_for_reading(db)?;
+    let id = db::run_id(&store, args.run.as_deref())?;
+    let run = store.load_run(id)?;
+    write!(std::io::stdout().lock(), "{}", toll_report::show::render_run(&run))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `toll export`.
+pub fn export(args: ExportArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let format: Format = args.format.parse().map_err(|e: String| usage(e))?;
+    let store = db::open_for_reading(db)?;
+    let id = db::run_id(&store, Some(&args.run))?;
+    let run = store.load_run(id)?;
+    let exporter = exporter(format);
+    match &args.output {
+        Some(path) => {
+            let mut f = std::io::BufWriter::new(
+                std::fs::File::create(path)
+                    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?,
+            );
+            exporter.export(&run, &mut f)?;
+            f.flush()?;
+        }
+        None => exporter.export(&run, &mut std::io::stdout().lock())?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `toll rm`.
+pub fn remove(args: RmArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let store = db::open(db)?;
+    let ids = args
+        .runs
+        .iter()
+        .map(|r| db::run_id(&store, Some(r)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    for id in ids {
+        store.remove_run(id)?;
+        eprintln!("removed run {id}");
+    }
+    Ok(ExitCode::SUCCESS)
+}

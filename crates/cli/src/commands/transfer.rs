@@ -1,0 +1,188 @@
+//! `toll transfer`: validate the arguments, run the sweep, print the models.
+
+use super::db;
+use crate::args::TransferArgs;
+use crate::progress::Progress;
+use crate::usage::usage;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use toll_families::placement::Pin;
+use toll_families::sizes::parse_sizes;
+use toll_families::transfer::{self, SeriesResult, TransferConfig, TransferOutcome, ITEM_BYTES};
+use toll_measure::EngineConfig;
+use toll_peers::{Runtime, Transport};
+use toll_report::table::Table;
+use toll_store::RunStatus;
+
+/// Set by Ctrl-C: the run stops after the current batch and is stored as partial.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// The size at which the table quotes a predicted time (E1's figure).
+const QUOTE_AT: f64 = 100_000.0;
+
+fn list<T: std::str::FromStr<Err = String>>(text: &str, flag: &str) -> anyhow::Result<Vec<T>> {
+    let items: Vec<&str> = text.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+    if items.is_empty() {
+        return Err(usage(format!("{flag} is empty: give a comma-separated list")));
+    }
+    items
+        .iter()
+        .map(|s| s.parse::<T>().map_err(|e| usage(format!("{e} (in {flag})"))))
+        .collect()
+}
+
+fn config(args: &TransferArgs) -> anyhow::Result<TransferConfig> {
+    let sizes = parse_sizes(&args.sizes).map_err(|e| usage(e.to_string()))?;
+    let peers = if args.peer.trim() == "all" {
+        Runtime::ALL.to_vec()
+    } else {
+        list::<Runtime>(&args.peer, "--peer")?
+    };
+    let transports = args.via.as_deref().map(|v| list::<Transport>(v, "--via")).transpose()?;
+    let pin: Pin = args.pin.parse().map_err(usage)?;
+    if args.trials == 0 {
+        return Err(usage("--trials must be at least 1"));
+    }
+    if args.batch_ms == 0 {
+        return Err(usage("--batch-ms must be at least 1"));
+    }
+    Ok(TransferConfig {
+        sizes,
+        peers,
+        transports,
+        pin,
+        spin: args.spin,
+        engine: EngineConfig {
+            trials: args.trials,
+            warmup: Duration::from_millis(args.warmup_ms),
+            batch_time: Duration::from_millis(args.batch_ms),
+            ..EngineConfig::default()
+        },
+    })
+}
+
+/// `toll transfer`.
+pub fn run(args: TransferArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let cfg = config(&args)?;
+    let pairs = transfer::plan(&cfg).map_err(|e| usage(e.to_string()))?;
+    let store = db::open(db)?;
+    let _ = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            std::process::exit(130); // a second Ctrl-C: leave now; the run is marked partial on next open
+        }
+        eprintln!("\nstopping after the current batch (Ctrl-C again to quit at once)");
+    });
+    let mut progress = Progress::new((pairs.len() * cfg.sizes.len()) as u64);
+    let outcome = transfer::run(&cfg, &store, &mut progress, &STOP);
+    progress.finish();
+    let outcome = outcome?;
+    let run = store.load_run(outcome.run_id)?;
+    if args.json {
+        toll_report::export::exporter(toll_report::export::Format::Json)
+            .export(&run, &mut std::io::stdout().lock())?;
+    } else {
+        print!("{}", render(&cfg, &outcome));
+        println!(
+            "run {} stored ({}) in {} — `toll show {}`, `toll export {} --format csv`",
+            outcome.run_id,
+            status_word(outcome.status),
+            store.path().display(),
+            outcome.run_id,
+            outcome.run_id
+        );
+    }
+    if let Some(path) = &args.plot {
+        let series = toll_report::plot::plot_series_from_run(&run);
+        toll_report::plot::series_svg(
+            path,
+            &format!("toll transfer — run {}, {}", run.id, outcome.placement.describe()),
+            "items per message (n)",
+            "round trip (µs)",
+            &series,
+        )
+        .map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", path.display()))?;
+        eprintln!("plot written to {}", path.display());
+    }
+    let points: usize = outcome.series.iter().map(|s| s.points.len()).sum();
+    match outcome.error {
+        Some(e) => Err(anyhow::anyhow!(
+            "{e} — run {} stored as partial with {points} points (`toll show {}`)",
+            outcome.run_id,
+            outcome.run_id
+        )),
+        None if outcome.status == RunStatus::Partial => {
+            eprintln!("interrupted: run {} stored as partial with {points} points", outcome.run_id);
+            Ok(ExitCode::from(130))
+        }
+        None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+fn status_word(s: RunStatus) -> &'static str {
+    match s {
+        RunStatus::Running => "running",
+        RunStatus::Complete => "complete",
+        RunStatus::Partial => "partial",
+        RunStatus::Failed => "failed",
+    }
+}
+
+/// The results table: one row per (peer, transport).
+fn render(cfg: &TransferConfig, outcome: &TransferOutcome) -> String {
+    let sizes = &cfg.sizes;
+    let mut s = format!(
+        "toll transfer: {} sizes ({}…{} items of {ITEM_BYTES} bytes), {} trials each\nplacement: {}{}\n\n",
+        sizes.len(),
+        sizes[0],
+        sizes[sizes.len() - 1],
+        cfg.engine.trials,
+        outcome.placement.describe(),
+        if cfg.pin == Pin::DEFAULT { " — the default; --pin same|split|none changes it" } else { "" },
+    );
+    let mut t = Table::new(&[
+        "peer", "via", "α µs", "α 95% CI", "β ns/item", "β 95% CI", "MB/s", "MB/s 95% CI", "n½", "t(100000)", "R²",
+    ]);
+    let mut notes = Vec::new();
+    for r in &outcome.series {
+        t.row(row(r, &mut notes));
+    }
+    s.push_str(&t.render());
+    for n in notes {
+        s.push_str(&format!("note: {n}\n"));
+    }
+    s
+}
+
+fn row(r: &SeriesResult, notes: &mut Vec<String>) -> Vec<String> {
+    let mut cells = vec![r.peer.to_string(), r.transport.to_string()];
+    let Some(fit) = &r.fit else {
+        cells.extend(std::iter::repeat_n("–".to_string(), 9));
+        notes.push(format!("{}: fewer than two sizes measured, no model", r.label));
+        return cells;
+    };
+    let f = &fit.robust;
+    // MB/s = bytes per item / ns per item × 1000.
+    let mbps = |beta: f64| if beta > 0.0 { ITEM_BYTES as f64 / beta * 1e3 } else { f64::INFINITY };
+    let fmt_mbps = |v: f64| if v.is_finite() { format!("{v:.0}") } else { "∞".into() };
+    cells.extend([
+        format!("{:.2}", f.alpha / 1e3),
+        format!("[{:.2}, {:.2}]", f.alpha_ci.0 / 1e3, f.alpha_ci.1 / 1e3),
+        format!("{:.4}", f.beta),
+        format!("[{:.4}, {:.4}]", f.beta_ci.0, f.beta_ci.1),
+        fmt_mbps(mbps(f.beta)),
+        format!("[{}, {}]", fmt_mbps(mbps(f.beta_ci.1)), fmt_mbps(mbps(f.beta_ci.0))),
+        f.n_half.map(|n| format!("{n:.0}")).unwrap_or_else(|| "–".into()),
+        format!("{:.1} µs", f.predict(QUOTE_AT) / 1e3),
+        format!("{:.4}", f.r2),
+    ]);
+    if fit.nonlinear {
+        notes.push(format!("{}: a straight line fits poorly (a knee or curve): see `toll show` and --plot", r.label));
+    }
+    let noisy: Vec<String> = r.points.iter().filter(|(_, s)| s.too_noisy).map(|(n, _)| n.to_string()).collect();
+    if !noisy.is_empty() {
+        notes.push(format!("{}: spread too wide to trust at n = {} (try more --trials or a quieter machine)", r.label, noisy.join(", ")));
+    }
+    cells
+}

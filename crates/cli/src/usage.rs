@@ -1,0 +1,55 @@
+//! Usage errors: a user's mistake, reported in one line with exit status 2.
+
+use std::fmt;
+use std::process::ExitCode;
+
+/// A mistake in the command line, with the fix in its message.
+#[derive(Debug)]
+pub struct Usage(pub String);
+
+impl fmt::Display for Usage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
+
+/// Shorthand for a usage error.
+pub fn usage(msg: impl Into<String>) -> anyhow::Error {
+    Usage(msg.into()).into()
+}
+
+/// Print a clap error: help and version as clap renders them; every other
+/// error as one line that points at `--help`.
+pub fn clap_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            ExitCode::SUCCESS
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand => {
+            let _ = e.print();
+            ExitCode::from(2)
+        }
+        _ => {
+            let rendered = e.render().to_string();
+            let first = rendered
+                .lines()
+                .next()
+                .unwrap_or("bad arguments")
+                .trim_start_matches("error: ");
+            let cmd = std::env::args()
+                .skip(1)
+                .find(|a| !a.starts_with('-'))
+                .filter(|a| ["transfer", "runs", "show", "export", "rm"].contains(&a.as_str()));
+            let help = match cmd {
+                Some(c) => format!("toll {c} --help"),
+                None => "toll --help".into(),
+            };
+            eprintln!("toll: {first}: see `{help}`");
+            ExitCode::from(2)
+        }
+    }
+}

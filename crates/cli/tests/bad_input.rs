@@ -1,0 +1,79 @@
+//! Each user mistake gets one line naming the problem and the fix, a non-zero
+//! exit, and never a panic.
+
+mod common;
+use common::*;
+
+#[test]
+fn unknown_transport_lists_the_valid_ones() {
+    let s = Scratch::new("bad-via");
+    let o = s.toll(&["transfer", "--via", "pipe,smoke"]);
+    assert_one_line_error(&o, "unknown transport `smoke`: valid transports are pipe, unix, tcp, shm");
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn unknown_peer_lists_the_valid_ones() {
+    let s = Scratch::new("bad-peer");
+    let o = s.toll(&["transfer", "--peer", "cobol"]);
+    assert_one_line_error(&o, "unknown peer `cobol`: valid peers are rust, c, python");
+}
+
+#[test]
+fn a_transport_the_peer_lacks_is_refused_before_measuring() {
+    let s = Scratch::new("py-shm");
+    let o = s.toll(&["transfer", "--peer", "python", "--via", "shm"]);
+    assert_one_line_error(&o, "the python peer does not support the shm transport");
+    assert!(!s.db().exists() || stdout(&s.toll(&["runs"])).contains("no runs"));
+}
+
+#[test]
+fn bad_size_lists_are_refused() {
+    let s = Scratch::new("bad-sizes");
+    for (sizes, needle) in [
+        ("", "empty size list"),
+        (",", "empty size list"),
+        ("-5", "negative size `-5`"),
+        ("10,abc", "bad size `abc`"),
+        ("100:0:10", "bad range `100:0:10`"),
+        ("4Gi", "too large"),
+    ] {
+        let o = s.toll(&["transfer", "--sizes", sizes]);
+        assert_one_line_error(&o, needle);
+    }
+}
+
+#[test]
+fn unknown_options_and_placements() {
+    let s = Scratch::new("bad-opt");
+    let o = s.toll(&["transfer", "--frobnicate"]);
+    assert_one_line_error(&o, "--frobnicate");
+    assert!(stderr(&o).contains("toll transfer --help"));
+    let o = s.toll(&["transfer", "--pin", "left"]);
+    assert_one_line_error(&o, "unknown placement `left`: valid placements are same, split, none");
+    let o = s.toll(&["transfer", "--pin", "same", "--spin", "--via", "shm"]);
+    assert_one_line_error(&o, "--spin with --pin same");
+    let o = s.toll(&["transfer", "--trials", "0"]);
+    assert_one_line_error(&o, "--trials must be at least 1");
+    let o = s.toll(&["export", "1", "--format", "xml"]);
+    assert_one_line_error(&o, "json, csv");
+    let o = s.toll(&["show", "seven"]);
+    assert_one_line_error(&o, "bad run id `seven`");
+    let o = s.toll(&["show", "99"]);
+    assert_one_line_error(&o, "no run 99");
+}
+
+#[test]
+fn missing_toolchains_name_the_package() {
+    let s = Scratch::new("no-tools");
+    let empty = s.0.join("empty-bin");
+    std::fs::create_dir_all(&empty).unwrap();
+    let path = empty.to_str().unwrap();
+    // A fresh cache, so no earlier build of the C worker can stand in for the compiler.
+    let cache = s.0.join("cache");
+    let env = [("PATH", path), ("TOLL_CACHE_DIR", cache.to_str().unwrap())];
+    let o = s.toll_env(&["transfer", "--peer", "c"], &env);
+    assert_one_line_error(&o, "apt-get install gcc");
+    let o = s.toll_env(&["transfer", "--peer", "python"], &env);
+    assert_one_line_error(&o, "apt-get install python3");
+}

@@ -1,0 +1,72 @@
+//! Running the real `toll` binary as a user would, against a private database.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// A scratch directory for one test, removed when dropped.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str) -> Scratch {
+        let d = std::env::temp_dir().join(format!("toll-e2e-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Scratch(d)
+    }
+
+    pub fn db(&self) -> PathBuf {
+        self.0.join("toll.db")
+    }
+
+    /// `toll --db <scratch db> ARGS` with quick measuring settings for transfer.
+    pub fn toll(&self, args: &[&str]) -> Output {
+        self.toll_env(args, &[])
+    }
+
+    pub fn toll_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_toll"));
+        c.arg("--db").arg(self.db()).args(args);
+        c.env("TOLL_CACHE_DIR", std::env::temp_dir().join("toll-e2e-cache"));
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.output().expect("run toll")
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Quick settings so a transfer test takes a second, not a minute.
+pub const QUICK: &[&str] = &["--trials", "3", "--warmup-ms", "5", "--batch-ms", "2"];
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The run as `toll export --format json` gives it.
+pub fn export_json(s: &Scratch, run: &str) -> serde_json::Value {
+    let o = s.toll(&["export", run, "--format", "json"]);
+    assert!(o.status.success(), "export failed: {}", stderr(&o));
+    serde_json::from_slice(&o.stdout).expect("export is JSON")
+}
+
+/// Assert a user error: non-zero exit, exactly one line on stderr naming `needle`.
+pub fn assert_one_line_error(o: &Output, needle: &str) {
+    assert!(!o.status.success(), "expected failure, got success: {}", stdout(o));
+    let err = stderr(o);
+    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "expected one error line, got: {err}");
+    assert!(lines[0].starts_with("toll: "), "error line: {}", lines[0]);
+    assert!(lines[0].contains(needle), "`{needle}` not in: {}", lines[0]);
+    assert!(!err.contains("panicked"), "panic: {err}");
+}

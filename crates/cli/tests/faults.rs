@@ -1,0 +1,112 @@
+//! A peer that dies or talks garbage mid-run, Ctrl-C, and databases that are
+//! not toll's or cannot be written: clear errors, nothing lost.
+
+mod common;
+use common::*;
+use std::process::Command;
+
+fn faulty_run(s: &Scratch, peer: &str, fault: &str) -> std::process::Output {
+    let mut args = vec!["transfer", "--peer", peer, "--via", "unix,pipe", "--sizes", "0:4000:1000"];
+    args.extend_from_slice(QUICK);
+    s.toll_env(&args, &[("TOLL_WORKER_FAULT", fault)])
+}
+
+fn measured_points(run: &serde_json::Value) -> usize {
+    run["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["points"].as_array().unwrap())
+        .filter(|p| p["status"] == "ok")
+        .count()
+}
+
+#[test]
+fn a_peer_that_exits_mid_run_leaves_a_partial_run() {
+    for peer in ["rust", "c", "python"] {
+        let s = Scratch::new(&format!("exit-{peer}"));
+        // The first point alone takes more than 30 frames; the worker dies in the second.
+        let o = faulty_run(&s, peer, "exit:40");
+        assert_one_line_error(&o, &format!("peer {peer} exited unexpectedly"));
+        assert!(stderr(&o).contains("stored as partial"), "{}", stderr(&o));
+        let run = export_json(&s, "last");
+        assert_eq!(run["status"], "partial", "{peer}");
+        assert!(run["error"].as_str().unwrap().contains("exited"));
+        assert!(measured_points(&run) >= 1, "{peer}: the points before the crash are kept");
+        let failed = &run["series"][0]["points"].as_array().unwrap().last().unwrap().clone();
+        assert_eq!(failed["status"], "failed");
+    }
+}
+
+#[test]
+fn a_peer_that_sends_garbage_leaves_a_partial_run() {
+    for peer in ["rust", "c", "python"] {
+        let s = Scratch::new(&format!("garbage-{peer}"));
+        let o = faulty_run(&s, peer, "garbage:40");
+        assert_one_line_error(&o, &format!("peer {peer} broke the protocol: bad reply to frame 40"));
+        let run = export_json(&s, "last");
+        assert_eq!(run["status"], "partial");
+        assert!(measured_points(&run) >= 1);
+        assert!(stdout(&s.toll(&["runs"])).contains("partial"));
+    }
+}
+
+#[test]
+fn ctrl_c_stores_a_partial_run_and_exits_130() {
+    let s = Scratch::new("sigint");
+    let child = Command::new(env!("CARGO_BIN_EXE_toll"))
+        .args(["--db", s.db().to_str().unwrap(), "transfer", "--sizes", "0:100000:1000"])
+        .args(["--trials", "3", "--warmup-ms", "5", "--batch-ms", "20"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(stderr(&o).contains("stored as partial"));
+    let run = export_json(&s, "last");
+    assert_eq!(run["status"], "partial");
+    assert_eq!(run["error"], "interrupted by the user");
+    assert!(measured_points(&run) >= 1);
+}
+
+#[test]
+fn a_file_that_is_not_a_toll_database_is_refused_untouched() {
+    let s = Scratch::new("not-db");
+    std::fs::write(s.db(), "these are my notes\n").unwrap();
+    let o = s.toll(&["runs"]);
+    assert_one_line_error(&o, "is not a toll database");
+    assert!(stderr(&o).contains("--db"));
+    assert_eq!(std::fs::read_to_string(s.db()).unwrap(), "these are my notes\n");
+    let o = s.toll(&["transfer"]);
+    assert_one_line_error(&o, "is not a toll database");
+}
+
+#[test]
+fn a_read_only_database_can_be_read_but_not_written() {
+    let s = Scratch::new("ro-db");
+    let mut args = vec!["transfer", "--via", "pipe", "--sizes", "0,100"];
+    args.extend_from_slice(QUICK);
+    assert!(s.toll(&args).status.success());
+    // As root, mode bits do not stop writes: run toll as an unprivileged user
+    // in a user namespace, where the root-owned files are read-only.
+    let run_as_nobody = |toll_args: &[&str]| {
+        Command::new("unshare")
+            .arg("-U")
+            .arg(env!("CARGO_BIN_EXE_toll"))
+            .arg("--db")
+            .arg(s.db())
+            .args(toll_args)
+            .output()
+            .expect("unshare (util-linux) runs")
+    };
+    let o = run_as_nobody(&["runs"]);
+    assert!(o.status.success(), "reading a read-only db: {}", stderr(&o));
+    assert!(stdout(&o).contains("complete"));
+    let o = run_as_nobody(&["rm", "1"]);
+    assert_one_line_error(&o, "is read-only");
+    let o = s.toll(&["runs"]);
+    assert!(stdout(&o).contains("complete"), "the run is still there");
+}

@@ -1,0 +1,120 @@
+//! `toll transfer` end to end: real worker processes over real pipes, sockets
+//! and shared memory; the run stored, listed, shown, exported and plotted.
+
+mod common;
+use common::*;
+
+fn transfer(s: &Scratch, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["transfer", "--sizes", "0,1000,4000"];
+    args.extend_from_slice(QUICK);
+    args.extend_from_slice(extra);
+    s.toll(&args)
+}
+
+/// Every series of the run: (label, fitted α ns, β ns/item, points measured).
+fn series(run: &serde_json::Value) -> Vec<(String, f64, f64, usize)> {
+    run["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let fit = &s["fit"]["robust"];
+            (
+                s["label"].as_str().unwrap().to_string(),
+                fit["alpha"].as_f64().unwrap(),
+                fit["beta"].as_f64().unwrap(),
+                s["points"].as_array().unwrap().len(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn rust_peer_over_every_transport_is_stored_listed_shown_exported_and_plotted() {
+    let s = Scratch::new("rust-all");
+    let plot = s.0.join("e1.svg");
+    let o = transfer(&s, &["--plot", plot.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("placement: split (harness cpu"), "{out}");
+    assert!(out.contains("the default"), "the default placement must be stated: {out}");
+    for via in ["pipe", "unix", "tcp", "shm"] {
+        assert!(out.lines().any(|l| l.starts_with("rust") && l.contains(via)), "no {via} row: {out}");
+    }
+
+    let run = export_json(&s, "last");
+    assert_eq!(run["status"], "complete");
+    assert_eq!(run["family"], "transfer");
+    let ser = series(&run);
+    assert_eq!(ser.len(), 4);
+    for (label, alpha, beta, points) in &ser {
+        assert_eq!(*points, 3, "{label}");
+        assert!(*alpha > 100.0 && *alpha < 50e6, "{label}: α = {alpha} ns is not a round trip");
+        assert!(*beta > 0.0, "{label}: sending more items must cost more (β = {beta})");
+    }
+    // Every trial is kept, with its batch size.
+    let samples = &run["series"][0]["points"][0]["samples"];
+    assert_eq!(samples.as_array().unwrap().len(), 3);
+    assert!(samples[0]["iters"].as_u64().unwrap() >= 1);
+    assert!(run["env"]["cpu_model"].as_str().is_some());
+    assert!(run["config"]["placement"]["harness_cpu"].is_number());
+
+    let runs = s.toll(&["runs"]);
+    assert!(stdout(&runs).contains("transfer") && stdout(&runs).contains("complete"), "{}", stdout(&runs));
+    let show = s.toll(&["show"]);
+    assert!(show.status.success());
+    assert!(stdout(&show).contains("rust/shm"), "{}", stdout(&show));
+
+    let csv = s.toll(&["export", "last", "--format", "csv"]);
+    let csv = stdout(&csv);
+    // a header, then 4 series × 3 sizes × 3 trials
+    assert_eq!(csv.lines().count(), 1 + 4 * 3 * 3, "{csv}");
+
+    let svg = std::fs::read_to_string(&plot).expect("plot written");
+    assert!(svg.contains("<svg") && svg.contains("rust/pipe"));
+
+    let rm = s.toll(&["rm", "last"]);
+    assert!(rm.status.success());
+    assert!(stdout(&s.toll(&["runs"])).contains("no runs"));
+}
+
+#[test]
+fn c_peer_speaks_every_transport() {
+    let s = Scratch::new("c-all");
+    let o = transfer(&s, &["--peer", "c", "--pin", "none"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = export_json(&s, "last");
+    let labels: Vec<String> = series(&run).into_iter().map(|x| x.0).collect();
+    assert_eq!(labels, ["c/pipe", "c/unix", "c/tcp", "c/shm"]);
+    assert!(run["env"]["toolchains"].to_string().contains("cc"));
+}
+
+#[test]
+fn python_peer_speaks_pipe_unix_and_tcp() {
+    let s = Scratch::new("py-all");
+    let o = transfer(&s, &["--peer", "python", "--pin", "same"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("placement: same (harness cpu"));
+    let run = export_json(&s, "last");
+    let labels: Vec<String> = series(&run).into_iter().map(|x| x.0).collect();
+    assert_eq!(labels, ["python/pipe", "python/unix", "python/tcp"]);
+}
+
+#[test]
+fn shm_can_spin_instead_of_sleeping() {
+    let s = Scratch::new("spin");
+    let o = transfer(&s, &["--peer", "rust,c", "--via", "shm", "--spin"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = export_json(&s, "last");
+    assert_eq!(run["series"][1]["attrs"]["spin"], true);
+}
+
+#[test]
+fn json_output_is_the_stored_run() {
+    let s = Scratch::new("json");
+    let o = transfer(&s, &["--via", "pipe", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout is JSON only");
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v, export_json(&s, "last"));
+}

@@ -1,0 +1,17 @@
+//! How a family reports progress while it measures (the CLI draws it).
+
+use toll_measure::Summary;
+
+/// Receives progress events; every method defaults to doing nothing.
+pub trait Observer {
+    /// A series begins; it will measure `points` points.
+    fn series_started(&mut self, _label: &str, _points: usize) {}
+    /// A point of the current series was measured.
+    fn point_done(&mut self, _label: &str, _n: u64, _summary: &Summary) {}
+    /// Something the user should know, with its remedy.
+    fn warning(&mut self, _message: &str) {}
+}
+
+/// An observer that ignores everything.
+pub struct Quiet;
+impl Observer for Quiet {}

@@ -1,0 +1,214 @@
+//! Tests of the α + β·n fits with known answers.
+
+use super::*;
+use std::time::Instant;
+
+const ALPHA: f64 = 5000.0;
+const BETA: f64 = 2.5;
+
+/// n = 0, 10 000, …, 100 000 with `trials` samples of `t(n)` each, every one
+/// off by a seeded uniform factor in ±`noise`.
+fn series(t: impl Fn(f64) -> f64, trials: usize, noise: f64, seed: u64) -> Vec<(f64, Vec<f64>)> {
+    let mut rng = Rng::with_seed(seed);
+    (0..=10)
+        .map(|k| {
+            let n = f64::from(k) * 10_000.0;
+            let ts = (0..trials)
+                .map(|_| t(n) * (1.0 + noise * (2.0 * rng.f64() - 1.0)))
+                .collect();
+            (n, ts)
+        })
+        .collect()
+}
+
+fn line(n: f64) -> f64 {
+    ALPHA + BETA * n
+}
+
+fn within(ci: (f64, f64), v: f64) -> bool {
+    ci.0 <= v && v <= ci.1
+}
+
+fn rel_err(got: f64, want: f64) -> f64 {
+    (got - want).abs() / want.abs()
+}
+
+#[test]
+fn recovers_a_noisy_line_with_both_methods() {
+    let fit = fit_series(&series(line, 10, 0.02, 1)).unwrap();
+    for f in [&fit.least_squares, &fit.robust] {
+        assert!(within(f.alpha_ci, f.alpha), "{f:?}");
+        assert!(within(f.beta_ci, f.beta), "{f:?}");
+        assert!(within(f.alpha_ci, ALPHA), "{f:?}");
+        assert!(within(f.beta_ci, BETA), "{f:?}");
+        assert!(rel_err(f.beta, BETA) < 0.01, "{f:?}");
+        // ±2% of 255 µs at the far end is ±5 µs, as large as α itself; a
+        // standard error of ~5% of α is what 110 samples can do.
+        assert!(rel_err(f.alpha, ALPHA) < 0.05, "{f:?}");
+        assert!(f.r2 > 0.99, "{f:?}");
+        assert!(rel_err(f.n_half.unwrap(), ALPHA / BETA) < 0.05, "{f:?}");
+        assert!(f.beta_ci.1 - f.beta_ci.0 < 0.05 * BETA, "{f:?}");
+    }
+    assert_eq!(fit.least_squares.method, FitMethod::LeastSquares);
+    assert_eq!(fit.robust.method, FitMethod::TheilSen);
+    assert!(!fit.nonlinear);
+}
+
+#[test]
+fn exact_line_is_recovered_exactly() {
+    let fit = fit_series(&series(line, 3, 0.0, 1)).unwrap();
+    for f in [&fit.least_squares, &fit.robust] {
+        assert!(
+            rel_err(f.alpha, ALPHA) < 1e-9 && rel_err(f.beta, BETA) < 1e-12,
+            "{f:?}"
+        );
+        assert!(rel_err(f.alpha_ci.0, ALPHA) < 1e-9 && rel_err(f.alpha_ci.1, ALPHA) < 1e-9);
+        assert!((f.r2 - 1.0).abs() < 1e-12);
+        assert!(rel_err(f.n_half.unwrap(), 2000.0) < 1e-9);
+        assert!(rel_err(f.predict(40_000.0), 105_000.0) < 1e-12);
+    }
+}
+
+#[test]
+fn theil_sen_shrugs_off_wild_samples_that_tilt_least_squares() {
+    let mut points = series(line, 10, 0.02, 2);
+    // Three stragglers ten times too slow at the largest n.
+    for t in &mut points[10].1[..3] {
+        *t *= 10.0;
+    }
+    let fit = fit_series(&points).unwrap();
+    assert!(rel_err(fit.robust.beta, BETA) < 0.02, "{:?}", fit.robust);
+    assert!(rel_err(fit.robust.alpha, ALPHA) < 0.15, "{:?}", fit.robust);
+    assert!(
+        rel_err(fit.least_squares.beta, BETA) > 0.5,
+        "{:?}",
+        fit.least_squares
+    );
+    assert!(
+        !within(fit.least_squares.beta_ci, BETA),
+        "{:?}",
+        fit.least_squares
+    );
+}
+
+#[test]
+fn knee_is_flagged_and_clean_lines_are_not() {
+    // Per-unit cost jumps tenfold past n = 60 000 (a cache spilling, a GC).
+    let knee = |n: f64| line(n) + 22.5 * (n - 60_000.0).max(0.0);
+    assert!(fit_series(&series(knee, 10, 0.02, 3)).unwrap().nonlinear);
+    // A gentle parabola: R² stays above 0.9, the slope still grows fivefold.
+    let curve = |n: f64| ALPHA + n * n / 10_000.0;
+    assert!(fit_series(&series(curve, 10, 0.02, 4)).unwrap().nonlinear);
+    // Cheaper per unit at large n (saturation) is a curve too.
+    let saturating = |n: f64| ALPHA + 2000.0 * (n / 1000.0).sqrt() * 100.0;
+    assert!(
+        fit_series(&series(saturating, 10, 0.02, 5))
+            .unwrap()
+            .nonlinear
+    );
+
+    assert!(!fit_series(&series(line, 10, 0.02, 6)).unwrap().nonlinear);
+    // Flat and noisy: R² and slope ratios are noise, the guard holds.
+    let flat = fit_series(&series(|_| ALPHA, 10, 0.02, 7)).unwrap();
+    assert!(!flat.nonlinear, "{flat:?}");
+    assert!(flat.least_squares.beta.abs() < 0.01);
+}
+
+#[test]
+fn nonlinear_needs_four_points() {
+    assert!(!is_nonlinear(&[0.0, 1.0, 2.0], &[1.0, 2.0, 100.0]));
+    assert!(is_nonlinear(
+        &[0.0, 1.0, 2.0, 3.0],
+        &[1.0, 2.0, 100.0, 200.0]
+    ));
+}
+
+#[test]
+fn fewer_than_two_distinct_n_is_none() {
+    assert!(fit_series(&[]).is_none());
+    assert!(fit_series(&[(5.0, vec![1.0, 2.0])]).is_none());
+    assert!(fit_series(&[(5.0, vec![1.0]), (5.0, vec![2.0])]).is_none());
+    assert!(fit_series(&[(5.0, vec![1.0]), (6.0, vec![]), (7.0, vec![f64::NAN])]).is_none());
+    assert!(fit_series(&[(f64::NAN, vec![1.0]), (5.0, vec![2.0])]).is_none());
+}
+
+#[test]
+fn equal_n_are_merged_and_non_finite_values_ignored() {
+    let merged = fit_series(&[
+        (0.0, vec![10.0]),
+        (1.0, vec![12.0, f64::INFINITY]),
+        (0.0, vec![10.0]),
+        (1.0, vec![12.0]),
+    ])
+    .unwrap();
+    assert_eq!((merged.robust.alpha, merged.robust.beta), (10.0, 2.0));
+    assert_eq!(
+        (merged.least_squares.alpha, merged.least_squares.beta),
+        (10.0, 2.0)
+    );
+}
+
+#[test]
+fn one_trial_per_n_resamples_whole_points() {
+    let fit = fit_series(&series(line, 1, 0.02, 8)).unwrap();
+    for f in [&fit.least_squares, &fit.robust] {
+        assert!(
+            f.alpha_ci.0 < f.alpha_ci.1 && f.beta_ci.0 < f.beta_ci.1,
+            "{f:?}"
+        );
+        assert!(
+            within(f.beta_ci, f.beta) && within(f.beta_ci, BETA),
+            "{f:?}"
+        );
+        assert!(rel_err(f.beta, BETA) < 0.03, "{f:?}");
+    }
+}
+
+#[test]
+fn degenerate_lines() {
+    // No change with n: β = 0, no n½, and R² is 0 by definition.
+    let flat = fit_series(&[(1.0, vec![7.0, 7.0]), (2.0, vec![7.0])]).unwrap();
+    assert_eq!((flat.least_squares.beta, flat.least_squares.r2), (0.0, 0.0));
+    assert_eq!(flat.least_squares.n_half, None);
+    // A negative intercept has no n½ either.
+    let neg = fit_series(&[(10.0, vec![5.0]), (20.0, vec![15.0])]).unwrap();
+    assert!(neg.robust.alpha < 0.0 && neg.robust.n_half.is_none());
+}
+
+#[test]
+fn deterministic_and_round_trips_through_json() {
+    let points = series(line, 10, 0.02, 9);
+    let fit = fit_series(&points).unwrap();
+    assert_eq!(fit_series(&points).unwrap(), fit);
+    let back: SeriesFit = serde_json::from_str(&serde_json::to_string(&fit).unwrap()).unwrap();
+    assert_eq!(back, fit);
+}
+
+#[test]
+fn many_trials_use_medians_for_the_robust_bootstrap() {
+    // 11 × 100 samples: ~600 000 pairs, far past MAX_BOOTSTRAP_PAIRS.
+    let fit = fit_series(&series(line, 100, 0.02, 10)).unwrap();
+    assert!(
+        within(fit.robust.beta_ci, fit.robust.beta),
+        "{:?}",
+        fit.robust
+    );
+    assert!(within(fit.robust.beta_ci, BETA), "{:?}", fit.robust);
+    assert!(
+        within(fit.robust.alpha_ci, fit.robust.alpha),
+        "{:?}",
+        fit.robust
+    );
+}
+
+#[test]
+fn a_typical_series_fits_quickly() {
+    // 11 n × 10 trials, the default sweep. ~50 ms optimised; the bound is
+    // loose for unoptimised test builds on a busy machine.
+    let points = series(line, 10, 0.02, 11);
+    let start = Instant::now();
+    fit_series(&points).unwrap();
+    let took = start.elapsed();
+    eprintln!("fit_series, 11 × 10 samples: {took:?}");
+    assert!(took.as_secs_f64() < 5.0, "{took:?}");
+}

@@ -1,0 +1,58 @@
+//! Peer errors: each one line that names the problem and the fix.
+
+use std::io;
+
+/// What went wrong starting or talking to a peer.
+#[derive(Debug, thiserror::Error)]
+pub enum PeerError {
+    #[error("the {peer} peer needs {tool}, which was not found: install it with `{install}`")]
+    MissingToolchain {
+        peer: &'static str,
+        tool: String,
+        install: &'static str,
+    },
+    #[error("building the {peer} worker failed: {detail}")]
+    BuildFailed { peer: &'static str, detail: String },
+    #[error("the {peer} peer does not support the {transport} transport: it supports {supported}")]
+    Unsupported {
+        peer: &'static str,
+        transport: String,
+        supported: String,
+    },
+    #[error("peer {peer} exited unexpectedly ({status}){stderr}")]
+    Exited {
+        peer: &'static str,
+        status: String,
+        stderr: String,
+    },
+    #[error("peer {peer} broke the protocol: {detail}")]
+    Protocol { peer: &'static str, detail: String },
+    #[error("peer {peer} did not answer within {secs} s ({what}): it was stopped")]
+    TimedOut {
+        peer: &'static str,
+        what: String,
+        secs: u64,
+    },
+    #[error("peer {peer} refused `{op}`: {detail}")]
+    Refused {
+        peer: &'static str,
+        op: String,
+        detail: String,
+    },
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl PeerError {
+    /// An I/O error with what toll was doing.
+    pub fn io(context: impl Into<String>, source: io::Error) -> PeerError {
+        PeerError::Io {
+            context: context.into(),
+            source,
+        }
+    }
+}

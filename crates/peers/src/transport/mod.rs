@@ -1,0 +1,148 @@
+//! Data-plane transports: how the harness and a worker get a byte stream
+//! between them. The harness makes the endpoint ([`listen`]), the worker
+//! connects to it ([`connect`]), as spec/wire.md describes.
+
+mod pipe;
+pub mod shm;
+mod socket;
+
+use serde_json::Value;
+use std::fmt;
+use std::io::{self, Read, Write};
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Instant;
+
+/// A kind of link between two processes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
+    /// A pair of pipes (FIFOs), one each way.
+    Pipe,
+    /// A unix-domain stream socket.
+    Unix,
+    /// TCP over loopback, TCP_NODELAY.
+    Tcp,
+    /// Two byte rings in shared memory, futex wake-ups (or spinning).
+    Shm,
+}
+
+impl Transport {
+    /// Every transport, in the order toll measures them.
+    pub const ALL: [Transport; 4] = [
+        Transport::Pipe,
+        Transport::Unix,
+        Transport::Tcp,
+        Transport::Shm,
+    ];
+
+    /// The name used on the command line and the wire.
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Pipe => "pipe",
+            Transport::Unix => "unix",
+            Transport::Tcp => "tcp",
+            Transport::Shm => "shm",
+        }
+    }
+}
+
+impl fmt::Display for Transport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Transport {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Transport::ALL
+            .into_iter()
+            .find(|t| t.name() == s)
+            .ok_or_else(|| {
+                let valid: Vec<_> = Transport::ALL.iter().map(|t| t.name()).collect();
+                format!("unknown transport `{s}`: valid transports are {}", valid.join(", "))
+            })
+    }
+}
+
+/// The two directions of an open data channel.
+pub struct Channel {
+    pub reader: Box<dyn Read + Send>,
+    pub writer: Box<dyn Write + Send>,
+}
+
+/// Whether the other end is still there (checked while waiting, never per frame).
+pub type Alive = std::sync::Arc<dyn Fn() -> bool + Send + Sync>;
+
+/// The harness's endpoint, made before the worker is told to connect.
+pub enum Pending {
+    Pipe(pipe::PendingPipe),
+    Socket(socket::PendingSocket),
+    Shm(shm::PendingShm),
+}
+
+/// Make the harness's endpoint for `transport` in `scratch` (a private
+/// directory); returns it and the `transfer` command to send the worker.
+pub fn listen(transport: Transport, scratch: &Path, spin: bool) -> io::Result<(Pending, Value)> {
+    match transport {
+        Transport::Pipe => pipe::listen(scratch).map(|(p, v)| (Pending::Pipe(p), v)),
+        Transport::Unix => socket::listen_unix(scratch).map(|(p, v)| (Pending::Socket(p), v)),
+        Transport::Tcp => socket::listen_tcp().map(|(p, v)| (Pending::Socket(p), v)),
+        Transport::Shm => shm::listen(scratch, spin).map(|(p, v)| (Pending::Shm(p), v)),
+    }
+}
+
+impl Pending {
+    /// Wait until the worker has connected (or `deadline`, or the worker died).
+    pub fn accept(self, deadline: Instant, alive: &Alive) -> io::Result<Channel> {
+        match self {
+            Pending::Pipe(p) => p.accept(deadline, alive),
+            Pending::Socket(p) => p.accept(deadline, alive),
+            Pending::Shm(p) => p.accept(alive),
+        }
+    }
+}
+
+/// The worker's side: connect to the endpoint a `transfer` command names.
+pub fn connect(cmd: &Value) -> io::Result<Channel> {
+    let field = |k: &str| {
+        cmd.get(k).and_then(Value::as_str).ok_or_else(|| {
+            io::Error::new(io::ErrorKind::InvalidInput, format!("transfer command lacks `{k}`"))
+        })
+    };
+    let transport: Transport = field("transport")?
+        .parse()
+        .map_err(|e: String| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    match transport {
+        Transport::Pipe => pipe::connect(Path::new(field("to_peer")?), Path::new(field("from_peer")?)),
+        Transport::Unix => socket::connect_unix(Path::new(field("path")?)),
+        Transport::Tcp => {
+            let port = cmd.get("port").and_then(Value::as_u64).ok_or_else(|| {
+                io::Error::new(io::ErrorKind::InvalidInput, "transfer command lacks `port`")
+            })?;
+            socket::connect_tcp(field("host")?, port as u16)
+        }
+        Transport::Shm => shm::connect(Path::new(field("path")?)),
+    }
+}
+
+/// Sleep a little while polling for a connection, failing past the deadline
+/// or when the worker is gone.
+fn wait_step(deadline: Instant, alive: &Alive, what: &str) -> io::Result<()> {
+    if !alive() {
+        return Err(io::Error::new(
+            io::ErrorKind::BrokenPipe,
+            format!("the worker exited before {what}"),
+        ));
+    }
+    if Instant::now() > deadline {
+        return Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            format!("timed out waiting for the worker to {what}"),
+        ));
+    }
+    std::thread::sleep(std::time::Duration::from_micros(500));
+    Ok(())
+}

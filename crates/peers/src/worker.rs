@@ -1,0 +1,57 @@
+//! The Rust worker, built into `toll` (`toll worker`): the control plane of
+//! spec/wire.md over stdin/stdout, serving transfers with [`crate::serve`].
+
+use crate::serve::{serve, Fault};
+use crate::transport::{self, Transport};
+use serde_json::{json, Value};
+use std::io::{self, BufRead, Write};
+
+fn answer(out: &mut impl Write, v: &Value) -> io::Result<()> {
+    writeln!(out, "{v}")?;
+    out.flush()
+}
+
+/// Run the worker until `exit` or end of input; returns the exit status.
+pub fn run() -> i32 {
+    let stdin = io::stdin();
+    let mut out = io::stdout().lock();
+    let fault = Fault::from_env();
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { return 1 };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let reply = match serde_json::from_str::<Value>(&line) {
+            Err(e) => json!({"ok": false, "error": format!("not JSON: {e}")}),
+            Ok(cmd) => match cmd.get("op").and_then(Value::as_str) {
+                Some("hello") => json!({
+                    "ok": true, "runtime": "rust", "version": concat!("toll ", env!("CARGO_PKG_VERSION")),
+                    "wire": 1, "pid": std::process::id(), "ops": ["transfer"],
+                    "transports": Transport::ALL.iter().map(|t| t.name()).collect::<Vec<_>>(),
+                }),
+                Some("transfer") => transfer(&cmd, &mut out, fault),
+                Some("exit") => return 0,
+                Some(op) => json!({"ok": false, "error": format!("unknown op `{op}`")}),
+                None => json!({"ok": false, "error": "command has no `op`"}),
+            },
+        };
+        if answer(&mut out, &reply).is_err() {
+            return 1;
+        }
+    }
+    0
+}
+
+fn transfer(cmd: &Value, out: &mut impl Write, fault: Fault) -> Value {
+    let mut channel = match transport::connect(cmd) {
+        Ok(c) => c,
+        Err(e) => return json!({"ok": false, "error": format!("cannot connect: {e}")}),
+    };
+    if answer(out, &json!({"ok": true, "event": "ready"})).is_err() {
+        std::process::exit(1);
+    }
+    match serve(&mut *channel.reader, &mut *channel.writer, fault) {
+        Ok(s) => json!({"ok": true, "event": "done", "frames": s.frames, "items": s.items}),
+        Err(e) => json!({"ok": false, "error": format!("data channel: {e}")}),
+    }
+}
