@@ -110,3 +110,29 @@ fn a_read_only_database_can_be_read_but_not_written() {
     let o = s.toll(&["runs"]);
     assert!(stdout(&o).contains("complete"), "the run is still there");
 }
+
+#[test]
+fn a_killed_toll_leaves_a_sound_database_and_a_partial_run() {
+    let s = Scratch::new("sigkill");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toll"))
+        .args(["--db", s.db().to_str().unwrap(), "transfer", "--sizes", "0:100000:1000"])
+        .args(["--trials", "3", "--warmup-ms", "5", "--batch-ms", "20"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // The next toll to open the database sees the run's process is gone.
+    let o = s.toll(&["runs"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("partial"), "{}", stdout(&o));
+    let run = export_json(&s, "last");
+    assert_eq!(run["status"], "partial");
+    assert!(measured_points(&run) >= 1, "points stored before the kill are kept");
+    // And the database still takes new runs.
+    let mut args = vec!["transfer", "--via", "pipe", "--sizes", "0,100"];
+    args.extend_from_slice(QUICK);
+    assert!(s.toll(&args).status.success());
+}

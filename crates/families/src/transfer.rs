@@ -7,7 +7,8 @@ use serde::Serialize;
 use serde_json::json;
 use std::sync::atomic::{AtomicBool, Ordering};
 use toll_measure::{fit::fit_series, Engine, EngineConfig, Fingerprint, SeriesFit, Summary};
-use toll_peers::{Peer, PeerError, Runtime, Transport};
+use std::path::Path;
+use toll_peers::{Launch, Peer, PeerError, Runtime, Transport};
 use toll_store::{NewRun, Point, PointStatus, RunStatus, Store, StoreError};
 
 /// Bytes per item.
@@ -135,11 +136,18 @@ pub fn run(
     let scratch = std::env::temp_dir().join(format!("toll-{}-{run_id}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(TransferError::Scratch)?;
 
-    let mut outcome = TransferOutcome { run_id, status: RunStatus::Complete, placement, series: vec![], error: None };
-    let result = measure_all(cfg, store, run_id, &pairs, launches, &engine, &placement, &scratch, observer, stop, &mut outcome.series);
+    let mut sweep = Sweep { cfg, store, run_id, engine: &engine, placement, scratch: &scratch, observer, stop, results: vec![] };
+    let result = launches.into_iter().try_for_each(|(runtime, launch)| {
+        let transports: Vec<Transport> = pairs.iter().filter(|(r, _)| *r == runtime).map(|(_, t)| *t).collect();
+        sweep.peer(runtime, launch, &transports)
+    });
+    let series = std::mem::take(&mut sweep.results);
     let _ = std::fs::remove_dir_all(&scratch);
+
     let interrupted = stop.load(Ordering::Relaxed);
-    outcome.status = match (&result, interrupted) {
+    let measured = series.iter().any(|s| !s.points.is_empty());
+    let status = match (&result, interrupted) {
+        (Err(_), _) if !measured => RunStatus::Failed,
         (Err(_), _) | (Ok(()), true) => RunStatus::Partial,
         (Ok(()), false) => RunStatus::Complete,
     };
@@ -148,94 +156,115 @@ pub fn run(
         Ok(()) if interrupted => Some("interrupted by the user".to_string()),
         Ok(()) => None,
     };
-    store.finish_run(run_id, outcome.status, &summary_line(&outcome.series), error_text.as_deref())?;
-    outcome.error = result.err();
-    Ok(outcome)
+    store.finish_run(run_id, status, &summary_line(&series), error_text.as_deref())?;
+    Ok(TransferOutcome { run_id, status, placement, series, error: result.err() })
 }
 
-#[allow(clippy::too_many_arguments)]
-fn measure_all(
-    cfg: &TransferConfig,
-    store: &Store,
+/// One run's sweep: everything a series needs, so each level is one method.
+struct Sweep<'a> {
+    cfg: &'a TransferConfig,
+    store: &'a Store,
     run_id: i64,
-    pairs: &[(Runtime, Transport)],
-    launches: Vec<(Runtime, toll_peers::Launch)>,
-    engine: &Engine,
-    placement: &Placement,
-    scratch: &std::path::Path,
-    observer: &mut dyn Observer,
-    stop: &AtomicBool,
-    results: &mut Vec<SeriesResult>,
-) -> Result<(), TransferError> {
-    let keep_going = || !stop.load(Ordering::Relaxed);
-    for (runtime, launch) in launches {
-        if !keep_going() {
-            break;
+    engine: &'a Engine,
+    placement: Placement,
+    scratch: &'a Path,
+    observer: &'a mut dyn Observer,
+    stop: &'a AtomicBool,
+    results: Vec<SeriesResult>,
+}
+
+impl Sweep<'_> {
+    fn keep_going(&self) -> bool {
+        !self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Start one peer and measure it over each of `transports`.
+    fn peer(&mut self, runtime: Runtime, launch: Launch, transports: &[Transport]) -> Result<(), TransferError> {
+        if !self.keep_going() {
+            return Ok(());
         }
-        let mut peer = placement.spawn_on_peer_cpu(|| Peer::start(runtime, launch))??;
-        for &(_, transport) in pairs.iter().filter(|(r, _)| *r == runtime) {
-            if !keep_going() {
+        let mut peer = self.placement.spawn_on_peer_cpu(|| Peer::start(runtime, launch))??;
+        for &transport in transports {
+            if !self.keep_going() {
                 break;
             }
-            let label = format!("{runtime}/{transport}");
-            let attrs = json!({
-                "peer": runtime.name(), "transport": transport.name(),
-                "peer_version": peer.hello.version, "unit": "items", "item_bytes": ITEM_BYTES,
-                "pin": placement.pin, "harness_cpu": placement.harness_cpu, "peer_cpu": placement.peer_cpu,
-                "spin": cfg.spin && transport == Transport::Shm,
-            });
-            let series_id = store.add_series(run_id, &label, &attrs)?;
-            observer.series_started(&label, cfg.sizes.len());
-            let mut points: Vec<(u64, Summary)> = Vec::new();
-            let mut fit_input: Vec<(f64, Vec<f64>)> = Vec::new();
-            let peer_pid = peer.pid();
-            let mut failed: Option<TransferError> = None;
-            match peer.transfer(transport, scratch, cfg.spin) {
-                Err(e) => failed = Some(e.into()),
-                Ok(mut session) => {
-                    for &n in &cfg.sizes {
-                        if !keep_going() {
-                            break;
-                        }
-                        session.set_items(n as u32);
-                        match engine.measure(&mut |iters| session.round_trips(iters), &keep_going) {
-                            Ok(samples) if samples.is_empty() => break,
-                            Ok(samples) => {
-                                let per_op: Vec<f64> = samples.iter().map(|s| s.per_op_ns()).collect();
-                                let summary = Summary::of(&per_op);
-                                store.add_point(series_id, &Point { n, status: PointStatus::Ok, error: None, summary: Some(summary.clone()), samples })?;
-                                observer.point_done(&label, n, &summary);
-                                fit_input.push((n as f64, per_op));
-                                points.push((n, summary));
-                            }
-                            Err(e) => {
-                                store.add_point(series_id, &Point { n, status: PointStatus::Failed, error: Some(e.to_string()), summary: None, samples: vec![] })?;
-                                failed = Some(e.into());
-                                break;
-                            }
-                        }
-                    }
-                    if failed.is_none() {
-                        if let Err(e) = session.finish() {
-                            failed = Some(e.into());
-                        }
-                    }
-                }
-            }
-            let observed = json!({"harness_last_cpu": last_cpu(0), "peer_last_cpu": last_cpu(peer_pid)});
-            let fit = fit_series(&fit_input);
-            if let Some(f) = &fit {
-                store.set_fit(series_id, f)?;
-            }
-            let _ = observed; // recorded below once the store can amend attrs
-            results.push(SeriesResult { label, peer: runtime, transport, points, fit });
-            if let Some(e) = failed {
-                return Err(e);
-            }
+            self.series(&mut peer, transport)?;
         }
         peer.close();
+        Ok(())
     }
-    Ok(())
+
+    /// One series: every size over one transport; the fit is stored even when
+    /// the series stops early.
+    fn series(&mut self, peer: &mut Peer, transport: Transport) -> Result<(), TransferError> {
+        let runtime = peer.runtime();
+        let label = format!("{runtime}/{transport}");
+        let p = self.placement;
+        let attrs = json!({
+            "peer": runtime.name(), "transport": transport.name(),
+            "peer_version": peer.hello.version, "unit": "items", "item_bytes": ITEM_BYTES,
+            "pin": p.pin, "harness_cpu": p.harness_cpu, "peer_cpu": p.peer_cpu,
+            "spin": self.cfg.spin && transport == Transport::Shm,
+        });
+        let series_id = self.store.add_series(self.run_id, &label, &attrs)?;
+        self.observer.series_started(&label, self.cfg.sizes.len());
+        let mut points: Vec<(u64, Summary)> = Vec::new();
+        let mut fit_input: Vec<(f64, Vec<f64>)> = Vec::new();
+        let peer_pid = peer.pid();
+        let measured = self.points(peer, transport, series_id, &label, &mut points, &mut fit_input);
+        if self.placement.pin == Pin::None {
+            // Unpinned: record where the scheduler last ran each end.
+            let observed = json!({"harness_cpu": last_cpu(0), "peer_cpu": last_cpu(peer_pid)});
+            let mut attrs = attrs;
+            attrs["observed_last_cpu"] = observed;
+            self.store.set_series_attrs(series_id, &attrs)?;
+        }
+        let fit = fit_series(&fit_input);
+        if let Some(f) = &fit {
+            self.store.set_fit(series_id, f)?;
+        }
+        self.results.push(SeriesResult { label, peer: runtime, transport, points, fit });
+        measured
+    }
+
+    /// Measure each size in turn; a failed point is stored as failed and ends the series.
+    fn points(
+        &mut self,
+        peer: &mut Peer,
+        transport: Transport,
+        series_id: i64,
+        label: &str,
+        points: &mut Vec<(u64, Summary)>,
+        fit_input: &mut Vec<(f64, Vec<f64>)>,
+    ) -> Result<(), TransferError> {
+        let mut session = peer.transfer(transport, self.scratch, self.cfg.spin)?;
+        for &n in &self.cfg.sizes {
+            if !self.keep_going() {
+                break;
+            }
+            session.set_items(n as u32);
+            let keep_going = || !self.stop.load(Ordering::Relaxed);
+            match self.engine.measure(&mut |iters| session.round_trips(iters), &keep_going) {
+                Ok(samples) if samples.is_empty() => break,
+                Ok(samples) => {
+                    let per_op: Vec<f64> = samples.iter().map(|s| s.per_op_ns()).collect();
+                    let summary = Summary::of(&per_op);
+                    let point = Point { n, status: PointStatus::Ok, error: None, summary: Some(summary.clone()), samples };
+                    self.store.add_point(series_id, &point)?;
+                    self.observer.point_done(label, n, &summary);
+                    fit_input.push((n as f64, per_op));
+                    points.push((n, summary));
+                }
+                Err(e) => {
+                    let point = Point { n, status: PointStatus::Failed, error: Some(e.to_string()), summary: None, samples: vec![] };
+                    self.store.add_point(series_id, &point)?;
+                    return Err(e.into());
+                }
+            }
+        }
+        session.finish()?;
+        Ok(())
+    }
 }
 
 /// The one-line summary `toll runs` shows.

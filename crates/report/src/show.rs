@@ -1,1 +1,115 @@
-//! TODO
+//! `toll show`: one stored run, in full, for a person.
+
+use crate::table::{fmt_ns, sig3, Table};
+use std::fmt::Write;
+use toll_store::{PointStatus, Run, RunStatus};
+
+fn status(s: RunStatus) -> &'static str {
+    match s {
+        RunStatus::Running => "running",
+        RunStatus::Complete => "complete",
+        RunStatus::Partial => "partial",
+        RunStatus::Failed => "failed",
+    }
+}
+
+/// The run as text: header, machine, config, then each series' model and points.
+pub fn render_run(run: &Run) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "run {} — {} — {}", run.id, run.family, status(run.status));
+    let _ = writeln!(
+        s,
+        "started {}  finished {}  toll {}",
+        run.started_at,
+        run.finished_at.as_deref().unwrap_or("–"),
+        run.tool_version
+    );
+    if let Some(e) = &run.error {
+        let _ = writeln!(s, "stopped: {e}");
+    }
+    let e = &run.env;
+    let _ = writeln!(s, "\nmachine");
+    let _ = writeln!(s, "  cpu        {} ({} logical, {} physical)", e.cpu_model, e.logical_cpus, e.physical_cores);
+    let _ = writeln!(s, "  governor   {}", e.governor.as_deref().unwrap_or("–"));
+    let _ = writeln!(s, "  system     {} / {} ({})", e.distribution, e.kernel, e.virtualization.as_deref().unwrap_or("bare metal"));
+    let _ = writeln!(s, "  memory     {:.1} GiB", e.memory_bytes as f64 / (1u64 << 30) as f64);
+    let _ = writeln!(
+        s,
+        "  load       {:.2} {:.2} {:.2} ({:.0}% busy before the run)",
+        e.load_average[0],
+        e.load_average[1],
+        e.load_average[2],
+        e.busy_fraction * 100.0
+    );
+    for (tool, version) in &e.toolchains {
+        let _ = writeln!(s, "  toolchain  {tool}: {version}");
+    }
+    let _ = writeln!(s, "\nconfig");
+    if let Some(o) = run.config.as_object() {
+        for (k, v) in o {
+            let _ = writeln!(s, "  {k:<11}{v}");
+        }
+    }
+    for series in &run.series {
+        let _ = writeln!(s, "\n{}  {}", series.label, series.attrs);
+        match &series.fit {
+            Some(fit) => {
+                let f = &fit.robust;
+                let _ = writeln!(
+                    s,
+                    "  t(n) = α + β·n  (Theil–Sen)  α = {} [{}, {}]  β = {} ns/n [{}, {}]  R² = {:.4}  n½ = {}",
+                    fmt_ns(f.alpha),
+                    fmt_ns(f.alpha_ci.0),
+                    fmt_ns(f.alpha_ci.1),
+                    sig3(f.beta),
+                    sig3(f.beta_ci.0),
+                    sig3(f.beta_ci.1),
+                    f.r2,
+                    f.n_half.map(|n| format!("{n:.0}")).unwrap_or_else(|| "–".into())
+                );
+                let l = &fit.least_squares;
+                let _ = writeln!(s, "  least squares: α = {}  β = {} ns/n  R² = {:.4}", fmt_ns(l.alpha), sig3(l.beta), l.r2);
+                if fit.nonlinear {
+                    let _ = writeln!(s, "  warning: a straight line fits poorly here (a knee or curve)");
+                }
+            }
+            None => {
+                let _ = writeln!(s, "  no model (fewer than two sizes measured)");
+            }
+        }
+        let mut t = Table::new(&["n", "median", "95% CI", "mean", "stddev", "min", "cv", "outliers", "trials", ""]);
+        let mut notes = Vec::new();
+        for p in &series.points {
+            match (&p.status, &p.summary) {
+                (PointStatus::Ok, Some(m)) => {
+                    t.row(vec![
+                        p.n.to_string(),
+                        fmt_ns(m.median),
+                        format!("[{}, {}]", fmt_ns(m.ci_low), fmt_ns(m.ci_high)),
+                        fmt_ns(m.mean),
+                        fmt_ns(m.stddev),
+                        fmt_ns(m.min),
+                        format!("{:.3}", m.cv),
+                        m.outliers.total().to_string(),
+                        p.samples.len().to_string(),
+                        if m.too_noisy { "!".into() } else { String::new() },
+                    ]);
+                    if m.too_noisy {
+                        notes.push(format!("n = {}: spread too wide to trust (try more --trials, a quieter machine)", p.n));
+                    }
+                }
+                _ => {
+                    t.row(vec![p.n.to_string(), "failed".into()]);
+                    notes.push(format!("n = {}: {}", p.n, p.error.as_deref().unwrap_or("failed")));
+                }
+            }
+        }
+        for line in t.render().lines() {
+            let _ = writeln!(s, "  {line}");
+        }
+        for n in notes {
+            let _ = writeln!(s, "  ! {n}");
+        }
+    }
+    s
+}

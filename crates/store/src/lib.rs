@@ -1,12 +1,15 @@
 //! toll's results store.
 //!
 //! Every run is kept with its family, config, environment fingerprint, tool
-//! version and status, and every series, point and raw sample under it.
+//! version and status, and every series, point and raw sample under it, in a
+//! SQLite file (bundled SQLite, rollback journal so that a read-only copy can
+//! still be read).
 
 mod error;
 mod migrate;
 mod model;
 mod store;
+mod time;
 
 pub use error::StoreError;
 pub use model::*;

@@ -1,81 +1,369 @@
-//! The SQLite store.
+//! The SQLite store: one transaction per point, so a crash loses at most the
+//! point being measured, and the file is always sound.
 
-use crate::{NewRun, Point, PointStatus, Run, RunRow, RunStatus, StoreError};
+use crate::migrate;
+use crate::{NewRun, Point, PointStatus, Run, RunRow, RunStatus, Series, StoreError};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use std::path::{Path, PathBuf};
-use toll_measure::{Sample, SeriesFit, Summary};
+use std::time::Duration;
+use toll_measure::{Sample, SeriesFit};
 
 /// An open results database.
 pub struct Store {
-    conn: rusqlite::Connection,
+    conn: Connection,
     path: PathBuf,
+}
+
+fn status_text(s: RunStatus) -> &'static str {
+    match s {
+        RunStatus::Running => "running",
+        RunStatus::Complete => "complete",
+        RunStatus::Partial => "partial",
+        RunStatus::Failed => "failed",
+    }
+}
+
+fn parse_status(s: &str) -> RunStatus {
+    match s {
+        "running" => RunStatus::Running,
+        "complete" => RunStatus::Complete,
+        "partial" => RunStatus::Partial,
+        _ => RunStatus::Failed,
+    }
+}
+
+fn hostname() -> String {
+    nix::unistd::gethostname()
+        .map(|h| h.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Whether a process of this host still runs (EPERM: it does, as another user).
+fn pid_alive(pid: i64) -> bool {
+    let Ok(pid) = i32::try_from(pid) else { return false };
+    !matches!(
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
+        Err(nix::errno::Errno::ESRCH)
+    )
 }
 
 impl Store {
     /// Where results go by default: `$TOLL_DB`, else `<data dir>/toll/toll.db`.
     pub fn default_path() -> PathBuf {
-        todo!()
+        std::env::var_os("TOLL_DB")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| dirs::data_dir().map(|d| d.join("toll").join("toll.db")))
+            .unwrap_or_else(|| PathBuf::from("toll.db"))
+    }
+
+    fn err(&self, e: rusqlite::Error) -> StoreError {
+        StoreError::from_sqlite(&self.path, e)
     }
 
     /// Open (creating and migrating as needed) the database at `path`.
-    /// Runs left `running` by a process that no longer exists are marked partial.
+    /// Runs left `running` by a process of this host that no longer exists
+    /// are marked partial.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        todo!()
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        let conn = Connection::open(path).map_err(|e| StoreError::from_sqlite(path, e))?;
+        let mut store = Store { conn, path: path.to_path_buf() };
+        store.check()?;
+        let found = migrate::version(&store.conn).map_err(|e| store.err(e))?;
+        if found > migrate::LATEST {
+            return Err(StoreError::TooNew { path: path.to_path_buf(), found, known: migrate::LATEST });
+        }
+        migrate::migrate(&mut store.conn).map_err(|e| StoreError::from_sqlite(path, e))?;
+        store.mark_stale_runs()?;
+        Ok(store)
     }
 
     /// Open for reading only (`toll runs`, `show`, `export` on a read-only file).
     pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
-        todo!()
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .map_err(|e| StoreError::from_sqlite(path, e))?;
+        let store = Store { conn, path: path.to_path_buf() };
+        store.check()?;
+        let found = migrate::version(&store.conn).map_err(|e| store.err(e))?;
+        if found > migrate::LATEST {
+            return Err(StoreError::TooNew { path: path.to_path_buf(), found, known: migrate::LATEST });
+        }
+        if found < migrate::LATEST {
+            return Err(StoreError::ReadOnly { path: path.to_path_buf() });
+        }
+        Ok(store)
     }
 
+    /// Refuse a file that is not toll's; set the connection up.
+    fn check(&self) -> Result<(), StoreError> {
+        self.conn
+            .busy_timeout(Duration::from_secs(5))
+            .map_err(|e| self.err(e))?;
+        if !migrate::is_toll(&self.conn).map_err(|e| self.err(e))? {
+            return Err(StoreError::NotToll { path: self.path.clone() });
+        }
+        self.conn
+            .execute_batch("PRAGMA foreign_keys = ON;")
+            .map_err(|e| self.err(e))
+    }
+
+    fn mark_stale_runs(&self) -> Result<(), StoreError> {
+        let host = hostname();
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, pid FROM runs WHERE status = 'running' AND host = ?1")
+            .map_err(|e| self.err(e))?;
+        let stale: Vec<i64> = stmt
+            .query_map([&host], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
+            .map_err(|e| self.err(e))?
+            .filter_map(Result::ok)
+            .filter(|(_, pid)| *pid != i64::from(std::process::id()) && !pid_alive(*pid))
+            .map(|(id, _)| id)
+            .collect();
+        for id in stale {
+            self.conn
+                .execute(
+                    "UPDATE runs SET status = 'partial', finished_at = ?2,
+                     error = 'interrupted: the process measuring it stopped' WHERE id = ?1",
+                    params![id, crate::time::now()],
+                )
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// The database file.
     pub fn path(&self) -> &Path {
         &self.path
     }
 
     /// Record a new run in status `running`; returns its id.
     pub fn begin_run(&self, run: &NewRun) -> Result<i64, StoreError> {
-        todo!()
+        let env = serde_json::to_string(&run.env).expect("fingerprint serialises");
+        self.conn
+            .execute(
+                "INSERT INTO runs (family, started_at, status, config_json, env_json, tool_version, pid, host)
+                 VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6, ?7)",
+                params![
+                    run.family,
+                    crate::time::now(),
+                    run.config.to_string(),
+                    env,
+                    run.tool_version,
+                    std::process::id(),
+                    hostname()
+                ],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(self.conn.last_insert_rowid())
     }
 
     /// Add a series to a run; returns its id.
     pub fn add_series(&self, run_id: i64, label: &str, attrs: &serde_json::Value) -> Result<i64, StoreError> {
-        todo!()
+        self.conn
+            .execute(
+                "INSERT INTO series (run_id, label, attrs_json) VALUES (?1, ?2, ?3)",
+                params![run_id, label, attrs.to_string()],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// Replace a series' attributes (e.g. to add what was observed while measuring).
+    pub fn set_series_attrs(&self, series_id: i64, attrs: &serde_json::Value) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "UPDATE series SET attrs_json = ?2 WHERE id = ?1",
+                params![series_id, attrs.to_string()],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
     }
 
     /// Add one point with all its samples, in one transaction.
     pub fn add_point(&self, series_id: i64, point: &Point) -> Result<(), StoreError> {
-        todo!()
+        let tx = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
+        let status = match point.status {
+            PointStatus::Ok => "ok",
+            PointStatus::Failed => "failed",
+        };
+        let summary = point
+            .summary
+            .as_ref()
+            .map(|s| serde_json::to_string(s).expect("summary serialises"));
+        tx.execute(
+            "INSERT INTO points (series_id, n, status, error, summary_json) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![series_id, point.n as i64, status, point.error, summary],
+        )
+        .map_err(|e| self.err(e))?;
+        let point_id = tx.last_insert_rowid();
+        {
+            let mut stmt = tx
+                .prepare("INSERT INTO samples (point_id, trial, iters, total_ns) VALUES (?1, ?2, ?3, ?4)")
+                .map_err(|e| self.err(e))?;
+            for (trial, s) in point.samples.iter().enumerate() {
+                stmt.execute(params![point_id, trial as i64, s.iters as i64, s.total_ns as i64])
+                    .map_err(|e| self.err(e))?;
+            }
+        }
+        tx.commit().map_err(|e| self.err(e))
     }
 
     /// Store the fit of a series.
     pub fn set_fit(&self, series_id: i64, fit: &SeriesFit) -> Result<(), StoreError> {
-        todo!()
+        let json = serde_json::to_string(fit).expect("fit serialises");
+        self.conn
+            .execute("UPDATE series SET fit_json = ?2 WHERE id = ?1", params![series_id, json])
+            .map(|_| ())
+            .map_err(|e| self.err(e))
     }
 
     /// Mark a run finished with its status, one-line summary and error.
     pub fn finish_run(&self, run_id: i64, status: RunStatus, summary: &str, error: Option<&str>) -> Result<(), StoreError> {
-        todo!()
+        self.conn
+            .execute(
+                "UPDATE runs SET status = ?2, summary = ?3, error = ?4, finished_at = ?5 WHERE id = ?1",
+                params![run_id, status_text(status), summary, error, crate::time::now()],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
     }
 
     /// All runs, newest first.
     pub fn list_runs(&self) -> Result<Vec<RunRow>, StoreError> {
-        todo!()
-    }
-
-    /// One whole run. `id` may be negative-free "last" handling is the CLI's job.
-    pub fn load_run(&self, id: i64) -> Result<Run, StoreError> {
-        todo!()
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, family, started_at, status, summary FROM runs ORDER BY id DESC")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(RunRow {
+                    id: r.get(0)?,
+                    family: r.get(1)?,
+                    started_at: r.get(2)?,
+                    status: parse_status(&r.get::<_, String>(3)?),
+                    summary: r.get(4)?,
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }
 
     /// The newest run's id, if any.
     pub fn latest_run_id(&self) -> Result<Option<i64>, StoreError> {
-        todo!()
+        self.conn
+            .query_row("SELECT max(id) FROM runs", [], |r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
+    fn parse<T: serde::de::DeserializeOwned>(&self, what: &str, text: &str) -> Result<T, StoreError> {
+        serde_json::from_str(text).map_err(|e| StoreError::Corrupt {
+            path: self.path.clone(),
+            detail: format!("{what}: {e}"),
+        })
+    }
+
+    /// One whole run: its series, points and every sample.
+    pub fn load_run(&self, id: i64) -> Result<Run, StoreError> {
+        type RunFields = (String, String, Option<String>, String, String, Option<String>, String, String, String);
+        let row: Option<RunFields> = self
+            .conn
+            .query_row(
+                "SELECT family, started_at, finished_at, status, summary, error, config_json, env_json, tool_version
+                 FROM runs WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?)),
+            )
+            .optional()
+            .map_err(|e| self.err(e))?;
+        let (family, started_at, finished_at, status, summary, error, config, env, tool_version) =
+            row.ok_or(StoreError::NoSuchRun(id))?;
+        Ok(Run {
+            id,
+            family,
+            started_at,
+            finished_at,
+            status: parse_status(&status),
+            summary,
+            error,
+            config: self.parse("run config", &config)?,
+            env: self.parse("environment", &env)?,
+            tool_version,
+            series: self.load_series(id)?,
+        })
+    }
+
+    fn load_series(&self, run_id: i64) -> Result<Vec<Series>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, label, attrs_json, fit_json FROM series WHERE run_id = ?1 ORDER BY id")
+            .map_err(|e| self.err(e))?;
+        let rows: Vec<(i64, String, String, Option<String>)> = stmt
+            .query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| self.err(e))?;
+        rows.into_iter()
+            .map(|(id, label, attrs, fit)| {
+                Ok(Series {
+                    id,
+                    label,
+                    attrs: self.parse("series attributes", &attrs)?,
+                    fit: fit.map(|f| self.parse("fit", &f)).transpose()?,
+                    points: self.load_points(id)?,
+                })
+            })
+            .collect()
+    }
+
+    fn load_points(&self, series_id: i64) -> Result<Vec<Point>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, n, status, error, summary_json FROM points WHERE series_id = ?1 ORDER BY n, id")
+            .map_err(|e| self.err(e))?;
+        let rows: Vec<(i64, i64, String, Option<String>, Option<String>)> = stmt
+            .query_map([series_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| self.err(e))?;
+        let mut samples = self
+            .conn
+            .prepare("SELECT iters, total_ns FROM samples WHERE point_id = ?1 ORDER BY trial")
+            .map_err(|e| self.err(e))?;
+        rows.into_iter()
+            .map(|(id, n, status, error, summary)| {
+                let samples: Vec<Sample> = samples
+                    .query_map([id], |r| {
+                        Ok(Sample { iters: r.get::<_, i64>(0)? as u64, total_ns: r.get::<_, i64>(1)? as u64 })
+                    })
+                    .map_err(|e| self.err(e))?
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| self.err(e))?;
+                Ok(Point {
+                    n: n as u64,
+                    status: if status == "ok" { PointStatus::Ok } else { PointStatus::Failed },
+                    error,
+                    summary: summary.map(|s| self.parse("point summary", &s)).transpose()?,
+                    samples,
+                })
+            })
+            .collect()
     }
 
     /// Delete a run and everything under it.
     pub fn remove_run(&self, id: i64) -> Result<(), StoreError> {
-        todo!()
+        let n = self
+            .conn
+            .execute("DELETE FROM runs WHERE id = ?1", [id])
+            .map_err(|e| self.err(e))?;
+        if n == 0 {
+            return Err(StoreError::NoSuchRun(id));
+        }
+        Ok(())
     }
 }
-
-#[allow(dead_code)]
-fn _types(_: Sample, _: Summary, _: PointStatus) {}

@@ -108,8 +108,9 @@ pub fn run(args: TransferArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     let points: usize = outcome.series.iter().map(|s| s.points.len()).sum();
     match outcome.error {
         Some(e) => Err(anyhow::anyhow!(
-            "{e} — run {} stored as partial with {points} points (`toll show {}`)",
+            "{e} — run {} stored as {} with {points} points (`toll show {}`)",
             outcome.run_id,
+            status_word(outcome.status),
             outcome.run_id
         )),
         None if outcome.status == RunStatus::Partial => {
