@@ -36,7 +36,12 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct TransferArgs {
     /// Items per message: a list and/or ranges, e.g. 0:100000:10000 or 1k,64Ki,1Mi.
-    #[arg(long, default_value = "0:100000:10000", value_name = "LIST")]
+    #[arg(
+        long,
+        default_value = "0:100000:10000",
+        value_name = "LIST",
+        allow_hyphen_values = true
+    )]
     pub sizes: String,
     /// Peers, comma-separated: rust, c, python, or all.
     #[arg(long, default_value = "rust", value_name = "LIST")]

@@ -15,8 +15,10 @@ impl Progress {
     pub fn new(total: u64) -> Progress {
         let bar = ProgressBar::new(total);
         bar.set_style(
-            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
-                .expect("valid template"),
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
+            )
+            .expect("valid template"),
         );
         Progress { bar }
     }

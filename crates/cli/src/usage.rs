@@ -42,8 +42,7 @@ pub fn clap_error(e: clap::Error) -> ExitCode {
                 .trim_start_matches("error: ");
             let cmd = std::env::args()
                 .skip(1)
-                .find(|a| !a.starts_with('-'))
-                .filter(|a| ["transfer", "runs", "show", "export", "rm"].contains(&a.as_str()));
+                .find(|a| ["transfer", "runs", "show", "export", "rm"].contains(&a.as_str()));
             let help = match cmd {
                 Some(c) => format!("toll {c} --help"),
                 None => "toll --help".into(),

@@ -8,7 +8,10 @@ use common::*;
 fn unknown_transport_lists_the_valid_ones() {
     let s = Scratch::new("bad-via");
     let o = s.toll(&["transfer", "--via", "pipe,smoke"]);
-    assert_one_line_error(&o, "unknown transport `smoke`: valid transports are pipe, unix, tcp, shm");
+    assert_one_line_error(
+        &o,
+        "unknown transport `smoke`: valid transports are pipe, unix, tcp, shm",
+    );
     assert_eq!(o.status.code(), Some(2));
 }
 
@@ -50,7 +53,10 @@ fn unknown_options_and_placements() {
     assert_one_line_error(&o, "--frobnicate");
     assert!(stderr(&o).contains("toll transfer --help"));
     let o = s.toll(&["transfer", "--pin", "left"]);
-    assert_one_line_error(&o, "unknown placement `left`: valid placements are same, split, none");
+    assert_one_line_error(
+        &o,
+        "unknown placement `left`: valid placements are same, split, none",
+    );
     let o = s.toll(&["transfer", "--pin", "same", "--spin", "--via", "shm"]);
     assert_one_line_error(&o, "--spin with --pin same");
     let o = s.toll(&["transfer", "--trials", "0"]);

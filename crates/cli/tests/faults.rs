@@ -6,7 +6,15 @@ use common::*;
 use std::process::Command;
 
 fn faulty_run(s: &Scratch, peer: &str, fault: &str) -> std::process::Output {
-    let mut args = vec!["transfer", "--peer", peer, "--via", "unix,pipe", "--sizes", "0:4000:1000"];
+    let mut args = vec![
+        "transfer",
+        "--peer",
+        peer,
+        "--via",
+        "unix,pipe",
+        "--sizes",
+        "0:4000:1000",
+    ];
     args.extend_from_slice(QUICK);
     s.toll_env(&args, &[("TOLL_WORKER_FAULT", fault)])
 }
@@ -32,8 +40,16 @@ fn a_peer_that_exits_mid_run_leaves_a_partial_run() {
         let run = export_json(&s, "last");
         assert_eq!(run["status"], "partial", "{peer}");
         assert!(run["error"].as_str().unwrap().contains("exited"));
-        assert!(measured_points(&run) >= 1, "{peer}: the points before the crash are kept");
-        let failed = &run["series"][0]["points"].as_array().unwrap().last().unwrap().clone();
+        assert!(
+            measured_points(&run) >= 1,
+            "{peer}: the points before the crash are kept"
+        );
+        let failed = &run["series"][0]["points"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .clone();
         assert_eq!(failed["status"], "failed");
     }
 }
@@ -43,7 +59,10 @@ fn a_peer_that_sends_garbage_leaves_a_partial_run() {
     for peer in ["rust", "c", "python"] {
         let s = Scratch::new(&format!("garbage-{peer}"));
         let o = faulty_run(&s, peer, "garbage:40");
-        assert_one_line_error(&o, &format!("peer {peer} broke the protocol: bad reply to frame 40"));
+        assert_one_line_error(
+            &o,
+            &format!("peer {peer} broke the protocol: bad reply to frame 40"),
+        );
         let run = export_json(&s, "last");
         assert_eq!(run["status"], "partial");
         assert!(measured_points(&run) >= 1);
@@ -55,14 +74,24 @@ fn a_peer_that_sends_garbage_leaves_a_partial_run() {
 fn ctrl_c_stores_a_partial_run_and_exits_130() {
     let s = Scratch::new("sigint");
     let child = Command::new(env!("CARGO_BIN_EXE_toll"))
-        .args(["--db", s.db().to_str().unwrap(), "transfer", "--sizes", "0:100000:1000"])
+        .args([
+            "--db",
+            s.db().to_str().unwrap(),
+            "transfer",
+            "--sizes",
+            "0:100000:1000",
+        ])
         .args(["--trials", "3", "--warmup-ms", "5", "--batch-ms", "20"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1500));
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
     assert!(stderr(&o).contains("stored as partial"));
@@ -79,7 +108,10 @@ fn a_file_that_is_not_a_toll_database_is_refused_untouched() {
     let o = s.toll(&["runs"]);
     assert_one_line_error(&o, "is not a toll database");
     assert!(stderr(&o).contains("--db"));
-    assert_eq!(std::fs::read_to_string(s.db()).unwrap(), "these are my notes\n");
+    assert_eq!(
+        std::fs::read_to_string(s.db()).unwrap(),
+        "these are my notes\n"
+    );
     let o = s.toll(&["transfer"]);
     assert_one_line_error(&o, "is not a toll database");
 }
@@ -90,8 +122,10 @@ fn a_read_only_database_can_be_read_but_not_written() {
     let mut args = vec!["transfer", "--via", "pipe", "--sizes", "0,100"];
     args.extend_from_slice(QUICK);
     assert!(s.toll(&args).status.success());
-    // As root, mode bits do not stop writes: run toll as an unprivileged user
-    // in a user namespace, where the root-owned files are read-only.
+    // Root ignores mode bits; in a new user namespace toll loses that power,
+    // so the file's r--r--r-- binds it as it binds any user.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(s.db(), std::fs::Permissions::from_mode(0o444)).unwrap();
     let run_as_nobody = |toll_args: &[&str]| {
         Command::new("unshare")
             .arg("-U")
@@ -107,6 +141,11 @@ fn a_read_only_database_can_be_read_but_not_written() {
     assert!(stdout(&o).contains("complete"));
     let o = run_as_nobody(&["rm", "1"]);
     assert_one_line_error(&o, "is read-only");
+    let o = run_as_nobody(&["transfer", "--via", "pipe", "--sizes", "0,100"]);
+    assert_one_line_error(
+        &o,
+        "is read-only: make it writable, or pick another file with --db PATH",
+    );
     let o = s.toll(&["runs"]);
     assert!(stdout(&o).contains("complete"), "the run is still there");
 }
@@ -115,7 +154,13 @@ fn a_read_only_database_can_be_read_but_not_written() {
 fn a_killed_toll_leaves_a_sound_database_and_a_partial_run() {
     let s = Scratch::new("sigkill");
     let mut child = Command::new(env!("CARGO_BIN_EXE_toll"))
-        .args(["--db", s.db().to_str().unwrap(), "transfer", "--sizes", "0:100000:1000"])
+        .args([
+            "--db",
+            s.db().to_str().unwrap(),
+            "transfer",
+            "--sizes",
+            "0:100000:1000",
+        ])
         .args(["--trials", "3", "--warmup-ms", "5", "--batch-ms", "20"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -130,7 +175,10 @@ fn a_killed_toll_leaves_a_sound_database_and_a_partial_run() {
     assert!(stdout(&o).contains("partial"), "{}", stdout(&o));
     let run = export_json(&s, "last");
     assert_eq!(run["status"], "partial");
-    assert!(measured_points(&run) >= 1, "points stored before the kill are kept");
+    assert!(
+        measured_points(&run) >= 1,
+        "points stored before the kill are kept"
+    );
     // And the database still takes new runs.
     let mut args = vec!["transfer", "--via", "pipe", "--sizes", "0,100"];
     args.extend_from_slice(QUICK);

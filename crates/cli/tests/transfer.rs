@@ -37,9 +37,16 @@ fn rust_peer_over_every_transport_is_stored_listed_shown_exported_and_plotted() 
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("placement: split (harness cpu"), "{out}");
-    assert!(out.contains("the default"), "the default placement must be stated: {out}");
+    assert!(
+        out.contains("the default"),
+        "the default placement must be stated: {out}"
+    );
     for via in ["pipe", "unix", "tcp", "shm"] {
-        assert!(out.lines().any(|l| l.starts_with("rust") && l.contains(via)), "no {via} row: {out}");
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with("rust") && l.contains(via)),
+            "no {via} row: {out}"
+        );
     }
 
     let run = export_json(&s, "last");
@@ -49,8 +56,14 @@ fn rust_peer_over_every_transport_is_stored_listed_shown_exported_and_plotted() 
     assert_eq!(ser.len(), 4);
     for (label, alpha, beta, points) in &ser {
         assert_eq!(*points, 3, "{label}");
-        assert!(*alpha > 100.0 && *alpha < 50e6, "{label}: α = {alpha} ns is not a round trip");
-        assert!(*beta > 0.0, "{label}: sending more items must cost more (β = {beta})");
+        assert!(
+            *alpha > 100.0 && *alpha < 50e6,
+            "{label}: α = {alpha} ns is not a round trip"
+        );
+        assert!(
+            *beta > 0.0,
+            "{label}: sending more items must cost more (β = {beta})"
+        );
     }
     // Every trial is kept, with its batch size.
     let samples = &run["series"][0]["points"][0]["samples"];
@@ -60,7 +73,11 @@ fn rust_peer_over_every_transport_is_stored_listed_shown_exported_and_plotted() 
     assert!(run["config"]["placement"]["harness_cpu"].is_number());
 
     let runs = s.toll(&["runs"]);
-    assert!(stdout(&runs).contains("transfer") && stdout(&runs).contains("complete"), "{}", stdout(&runs));
+    assert!(
+        stdout(&runs).contains("transfer") && stdout(&runs).contains("complete"),
+        "{}",
+        stdout(&runs)
+    );
     let show = s.toll(&["show"]);
     assert!(show.status.success());
     assert!(stdout(&show).contains("rust/shm"), "{}", stdout(&show));

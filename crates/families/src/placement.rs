@@ -46,7 +46,9 @@ impl FromStr for Pin {
             "same" => Ok(Pin::Same),
             "split" => Ok(Pin::Split),
             "none" => Ok(Pin::None),
-            _ => Err(format!("unknown placement `{s}`: valid placements are same, split, none")),
+            _ => Err(format!(
+                "unknown placement `{s}`: valid placements are same, split, none"
+            )),
         }
     }
 }
@@ -72,7 +74,9 @@ pub enum PlacementError {
 
 fn allowed_cpus() -> Result<Vec<usize>, PlacementError> {
     let set = sched_getaffinity(Pid::from_raw(0))?;
-    Ok((0..CpuSet::count()).filter(|&c| set.is_set(c).unwrap_or(false)).collect())
+    Ok((0..CpuSet::count())
+        .filter(|&c| set.is_set(c).unwrap_or(false))
+        .collect())
 }
 
 impl Placement {
@@ -85,7 +89,11 @@ impl Placement {
             Pin::Split if cpus.len() < 2 => return Err(PlacementError::TooFewCpus(cpus.len())),
             Pin::Split => (Some(cpus[0]), Some(cpus[1])),
         };
-        Ok(Placement { pin, harness_cpu, peer_cpu })
+        Ok(Placement {
+            pin,
+            harness_cpu,
+            peer_cpu,
+        })
     }
 
     /// Run `start` (which spawns the peer) with this thread on the peer's core,
@@ -119,10 +127,19 @@ fn pin_self(cpu: usize) -> Result<(), PlacementError> {
 
 /// The CPU a process (0 = this one) last ran on, from /proc/PID/stat.
 pub fn last_cpu(pid: u32) -> Option<usize> {
-    let path = if pid == 0 { "/proc/thread-self/stat".to_string() } else { format!("/proc/{pid}/stat") };
+    let path = if pid == 0 {
+        "/proc/thread-self/stat".to_string()
+    } else {
+        format!("/proc/{pid}/stat")
+    };
     let stat = std::fs::read_to_string(path).ok()?;
     // Field 39 ("processor"), counting from the state, which follows the ')'.
-    stat.rsplit_once(')')?.1.split_whitespace().nth(36)?.parse().ok()
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(36)?
+        .parse()
+        .ok()
 }
 
 #[cfg(test)]
@@ -132,8 +149,15 @@ mod tests {
     #[test]
     fn parses_and_describes() {
         assert_eq!("split".parse::<Pin>(), Ok(Pin::Split));
-        assert!("both".parse::<Pin>().unwrap_err().contains("same, split, none"));
-        let p = Placement { pin: Pin::Same, harness_cpu: Some(0), peer_cpu: Some(0) };
+        assert!("both"
+            .parse::<Pin>()
+            .unwrap_err()
+            .contains("same, split, none"));
+        let p = Placement {
+            pin: Pin::Same,
+            harness_cpu: Some(0),
+            peer_cpu: Some(0),
+        };
         assert_eq!(p.describe(), "same (harness cpu0, peer cpu0)");
     }
 

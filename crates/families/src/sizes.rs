@@ -89,7 +89,10 @@ mod tests {
     #[test]
     fn ranges_and_suffixes() {
         assert_eq!(parse_sizes("0:100000:10000").unwrap().len(), 11);
-        assert_eq!(parse_sizes("1k,64Ki,1Mi").unwrap(), vec![1000, 65536, 1 << 20]);
+        assert_eq!(
+            parse_sizes("1k,64Ki,1Mi").unwrap(),
+            vec![1000, 65536, 1 << 20]
+        );
         assert_eq!(parse_sizes("5, 1, 5,3").unwrap(), vec![1, 3, 5]);
         assert_eq!(parse_sizes("0:10:4,2M").unwrap(), vec![0, 4, 8, 2_000_000]);
     }
@@ -100,8 +103,14 @@ mod tests {
         assert_eq!(parse_sizes(" , "), Err(SizeError::Empty));
         assert_eq!(parse_sizes("-5"), Err(SizeError::Negative("-5".into())));
         assert_eq!(parse_sizes("1,x"), Err(SizeError::Bad("x".into())));
-        assert_eq!(parse_sizes("10:1:1"), Err(SizeError::BadRange("10:1:1".into())));
-        assert_eq!(parse_sizes("0:10:0"), Err(SizeError::BadRange("0:10:0".into())));
+        assert_eq!(
+            parse_sizes("10:1:1"),
+            Err(SizeError::BadRange("10:1:1".into()))
+        );
+        assert_eq!(
+            parse_sizes("0:10:0"),
+            Err(SizeError::BadRange("0:10:0".into()))
+        );
         assert_eq!(parse_sizes("1:2"), Err(SizeError::BadRange("1:2".into())));
         assert!(matches!(parse_sizes("1G"), Err(SizeError::TooLarge(_))));
         assert_eq!(parse_sizes("0:1000000:1"), Err(SizeError::TooMany));

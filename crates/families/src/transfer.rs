@@ -5,9 +5,9 @@ use crate::observer::Observer;
 use crate::placement::{last_cpu, Pin, Placement, PlacementError};
 use serde::Serialize;
 use serde_json::json;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use toll_measure::{fit::fit_series, Engine, EngineConfig, Fingerprint, SeriesFit, Summary};
-use std::path::Path;
 use toll_peers::{Launch, Peer, PeerError, Runtime, Transport};
 use toll_store::{NewRun, Point, PointStatus, RunStatus, Store, StoreError};
 
@@ -38,7 +38,11 @@ pub enum TransferError {
     #[error(transparent)]
     Placement(#[from] PlacementError),
     #[error("the {peer} peer does not support the {transport} transport (it supports {supported}): drop it from --via or pick another --peer")]
-    Unsupported { peer: Runtime, transport: Transport, supported: String },
+    Unsupported {
+        peer: Runtime,
+        transport: Transport,
+        supported: String,
+    },
     #[error("--spin with --pin same would have both ends spin on one core: use --pin split or drop --spin")]
     SpinOnOneCore,
     #[error("--spin applies only to the shm transport: add --via shm")]
@@ -77,7 +81,8 @@ pub fn plan(cfg: &TransferConfig) -> Result<Vec<(Runtime, Transport)>, TransferE
             Some(ts) => {
                 for &t in ts {
                     if !peer.transports().contains(&t) {
-                        let supported: Vec<_> = peer.transports().iter().map(|t| t.name()).collect();
+                        let supported: Vec<_> =
+                            peer.transports().iter().map(|t| t.name()).collect();
                         return Err(TransferError::Unsupported {
                             peer,
                             transport: t,
@@ -136,9 +141,23 @@ pub fn run(
     let scratch = std::env::temp_dir().join(format!("toll-{}-{run_id}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(TransferError::Scratch)?;
 
-    let mut sweep = Sweep { cfg, store, run_id, engine: &engine, placement, scratch: &scratch, observer, stop, results: vec![] };
+    let mut sweep = Sweep {
+        cfg,
+        store,
+        run_id,
+        engine: &engine,
+        placement,
+        scratch: &scratch,
+        observer,
+        stop,
+        results: vec![],
+    };
     let result = launches.into_iter().try_for_each(|(runtime, launch)| {
-        let transports: Vec<Transport> = pairs.iter().filter(|(r, _)| *r == runtime).map(|(_, t)| *t).collect();
+        let transports: Vec<Transport> = pairs
+            .iter()
+            .filter(|(r, _)| *r == runtime)
+            .map(|(_, t)| *t)
+            .collect();
         sweep.peer(runtime, launch, &transports)
     });
     let series = std::mem::take(&mut sweep.results);
@@ -156,8 +175,19 @@ pub fn run(
         Ok(()) if interrupted => Some("interrupted by the user".to_string()),
         Ok(()) => None,
     };
-    store.finish_run(run_id, status, &summary_line(&series), error_text.as_deref())?;
-    Ok(TransferOutcome { run_id, status, placement, series, error: result.err() })
+    store.finish_run(
+        run_id,
+        status,
+        &summary_line(&series),
+        error_text.as_deref(),
+    )?;
+    Ok(TransferOutcome {
+        run_id,
+        status,
+        placement,
+        series,
+        error: result.err(),
+    })
 }
 
 /// One run's sweep: everything a series needs, so each level is one method.
@@ -179,11 +209,18 @@ impl Sweep<'_> {
     }
 
     /// Start one peer and measure it over each of `transports`.
-    fn peer(&mut self, runtime: Runtime, launch: Launch, transports: &[Transport]) -> Result<(), TransferError> {
+    fn peer(
+        &mut self,
+        runtime: Runtime,
+        launch: Launch,
+        transports: &[Transport],
+    ) -> Result<(), TransferError> {
         if !self.keep_going() {
             return Ok(());
         }
-        let mut peer = self.placement.spawn_on_peer_cpu(|| Peer::start(runtime, launch))??;
+        let mut peer = self
+            .placement
+            .spawn_on_peer_cpu(|| Peer::start(runtime, launch))??;
         for &transport in transports {
             if !self.keep_going() {
                 break;
@@ -211,7 +248,14 @@ impl Sweep<'_> {
         let mut points: Vec<(u64, Summary)> = Vec::new();
         let mut fit_input: Vec<(f64, Vec<f64>)> = Vec::new();
         let peer_pid = peer.pid();
-        let measured = self.points(peer, transport, series_id, &label, &mut points, &mut fit_input);
+        let measured = self.points(
+            peer,
+            transport,
+            series_id,
+            &label,
+            &mut points,
+            &mut fit_input,
+        );
         if self.placement.pin == Pin::None {
             // Unpinned: record where the scheduler last ran each end.
             let observed = json!({"harness_cpu": last_cpu(0), "peer_cpu": last_cpu(peer_pid)});
@@ -223,7 +267,13 @@ impl Sweep<'_> {
         if let Some(f) = &fit {
             self.store.set_fit(series_id, f)?;
         }
-        self.results.push(SeriesResult { label, peer: runtime, transport, points, fit });
+        self.results.push(SeriesResult {
+            label,
+            peer: runtime,
+            transport,
+            points,
+            fit,
+        });
         measured
     }
 
@@ -244,19 +294,34 @@ impl Sweep<'_> {
             }
             session.set_items(n as u32);
             let keep_going = || !self.stop.load(Ordering::Relaxed);
-            match self.engine.measure(&mut |iters| session.round_trips(iters), &keep_going) {
+            match self
+                .engine
+                .measure(&mut |iters| session.round_trips(iters), &keep_going)
+            {
                 Ok(samples) if samples.is_empty() => break,
                 Ok(samples) => {
                     let per_op: Vec<f64> = samples.iter().map(|s| s.per_op_ns()).collect();
                     let summary = Summary::of(&per_op);
-                    let point = Point { n, status: PointStatus::Ok, error: None, summary: Some(summary.clone()), samples };
+                    let point = Point {
+                        n,
+                        status: PointStatus::Ok,
+                        error: None,
+                        summary: Some(summary.clone()),
+                        samples,
+                    };
                     self.store.add_point(series_id, &point)?;
                     self.observer.point_done(label, n, &summary);
                     fit_input.push((n as f64, per_op));
                     points.push((n, summary));
                 }
                 Err(e) => {
-                    let point = Point { n, status: PointStatus::Failed, error: Some(e.to_string()), summary: None, samples: vec![] };
+                    let point = Point {
+                        n,
+                        status: PointStatus::Failed,
+                        error: Some(e.to_string()),
+                        summary: None,
+                        samples: vec![],
+                    };
                     self.store.add_point(series_id, &point)?;
                     return Err(e.into());
                 }
@@ -269,7 +334,10 @@ impl Sweep<'_> {
 
 /// The one-line summary `toll runs` shows.
 pub fn summary_line(series: &[SeriesResult]) -> String {
-    let fitted: Vec<_> = series.iter().filter_map(|s| s.fit.as_ref().map(|f| (s, f))).collect();
+    let fitted: Vec<_> = series
+        .iter()
+        .filter_map(|s| s.fit.as_ref().map(|f| (s, f)))
+        .collect();
     if fitted.is_empty() {
         return format!("{} series, no fit", series.len());
     }

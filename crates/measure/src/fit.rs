@@ -172,7 +172,8 @@ pub fn is_nonlinear(ns: &[f64], medians: &[f64]) -> bool {
 fn fit(method: FitMethod, line: Line, cis: [(f64, f64); 2], xs: &[f64], ys: &[f64]) -> Fit {
     // Only when β is clearly positive: on a flat series, noise in β would give
     // a meaningless, huge n½.
-    let n_half = (line.alpha > 0.0 && line.beta > 0.0 && cis[1].0 > 0.0).then(|| line.alpha / line.beta);
+    let n_half =
+        (line.alpha > 0.0 && line.beta > 0.0 && cis[1].0 > 0.0).then(|| line.alpha / line.beta);
     Fit {
         method,
         alpha: line.alpha,

@@ -2,8 +2,8 @@
 //! built-in Rust worker and the registry of runtimes whose workers toll
 //! builds and starts.
 
-pub mod frame;
 mod error;
+pub mod frame;
 mod peer;
 pub mod runtime;
 pub mod serve;

@@ -120,7 +120,10 @@ impl Peer {
             .process_group(0)
             .spawn()
             .map_err(|e| {
-                PeerError::io(format!("starting the {runtime} worker {}", launch.program.display()), e)
+                PeerError::io(
+                    format!("starting the {runtime} worker {}", launch.program.display()),
+                    e,
+                )
             })?;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
@@ -156,12 +159,24 @@ impl Peer {
         let strings = |k: &str| -> Vec<String> {
             h.get(k)
                 .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(String::from))
+                        .collect()
+                })
                 .unwrap_or_default()
         };
         peer.hello = Hello {
-            runtime: h.get("runtime").and_then(Value::as_str).unwrap_or("").into(),
-            version: h.get("version").and_then(Value::as_str).unwrap_or("").into(),
+            runtime: h
+                .get("runtime")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .into(),
+            version: h
+                .get("version")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .into(),
             transports: strings("transports"),
             pid: h.get("pid").and_then(Value::as_u64).unwrap_or(0) as u32,
         };
@@ -231,7 +246,12 @@ impl Peer {
     /// Send a command and read its one-line answer.
     pub(crate) fn command(&mut self, cmd: &Value, op: &str) -> Result<Value, PeerError> {
         let line = format!("{cmd}\n");
-        if self.stdin.write_all(line.as_bytes()).and_then(|_| self.stdin.flush()).is_err() {
+        if self
+            .stdin
+            .write_all(line.as_bytes())
+            .and_then(|_| self.stdin.flush())
+            .is_err()
+        {
             return Err(self.exit_error().unwrap_or_else(|| PeerError::Protocol {
                 peer: self.runtime.name(),
                 detail: format!("could not send `{op}`"),
@@ -257,10 +277,15 @@ impl Peer {
         }
         let v: Value = serde_json::from_str(line.trim()).map_err(|_| {
             let shown: String = line.trim().chars().take(80).collect();
-            self.protocol(format!("answered `{op}` with a line that is not JSON: {shown:?}"))
+            self.protocol(format!(
+                "answered `{op}` with a line that is not JSON: {shown:?}"
+            ))
         })?;
         if v.get("ok").and_then(Value::as_bool) != Some(true) {
-            let detail = v.get("error").and_then(Value::as_str).unwrap_or("no reason given");
+            let detail = v
+                .get("error")
+                .and_then(Value::as_str)
+                .unwrap_or("no reason given");
             return Err(PeerError::Refused {
                 peer: self.runtime.name(),
                 op: op.into(),
@@ -271,7 +296,12 @@ impl Peer {
     }
 
     /// Open a transfer session over `transport`; `scratch` is a private directory.
-    pub fn transfer(&mut self, transport: Transport, scratch: &Path, spin: bool) -> Result<Session<'_>, PeerError> {
+    pub fn transfer(
+        &mut self,
+        transport: Transport,
+        scratch: &Path,
+        spin: bool,
+    ) -> Result<Session<'_>, PeerError> {
         if !self.hello.transports.iter().any(|t| t == transport.name()) {
             return Err(PeerError::Unsupported {
                 peer: self.runtime.name(),
@@ -282,16 +312,24 @@ impl Peer {
         let (pending, cmd) = transport::listen(transport, scratch, spin)
             .map_err(|e| PeerError::io(format!("setting up the {transport} endpoint"), e))?;
         let line = format!("{cmd}\n");
-        if self.stdin.write_all(line.as_bytes()).and_then(|_| self.stdin.flush()).is_err() {
-            return Err(self.exit_error().unwrap_or_else(|| self.protocol("could not send `transfer`")));
+        if self
+            .stdin
+            .write_all(line.as_bytes())
+            .and_then(|_| self.stdin.flush())
+            .is_err()
+        {
+            return Err(self
+                .exit_error()
+                .unwrap_or_else(|| self.protocol("could not send `transfer`")));
         }
         let pid = self.child.id();
         let alive: Alive = Arc::new(move || process_alive(pid));
         let channel = pending
             .accept(Instant::now() + CONTROL_TIMEOUT, &alive)
             .map_err(|e| {
-                self.exit_error()
-                    .unwrap_or_else(|| PeerError::io(format!("connecting the {transport} channel"), e))
+                self.exit_error().unwrap_or_else(|| {
+                    PeerError::io(format!("connecting the {transport} channel"), e)
+                })
             })?;
         self.read_answer("transfer")?;
         Ok(Session::new(self, channel))

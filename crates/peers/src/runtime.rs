@@ -11,7 +11,9 @@ use std::process::Command;
 use std::str::FromStr;
 
 /// A language runtime with a worker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Runtime {
     /// Built into `toll` itself (`toll worker`).
@@ -89,10 +91,13 @@ impl FromStr for Runtime {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Runtime::ALL.into_iter().find(|r| r.name() == s).ok_or_else(|| {
-            let valid: Vec<_> = Runtime::ALL.iter().map(|r| r.name()).collect();
-            format!("unknown peer `{s}`: valid peers are {}", valid.join(", "))
-        })
+        Runtime::ALL
+            .into_iter()
+            .find(|r| r.name() == s)
+            .ok_or_else(|| {
+                let valid: Vec<_> = Runtime::ALL.iter().map(|r| r.name()).collect();
+                format!("unknown peer `{s}`: valid peers are {}", valid.join(", "))
+            })
     }
 }
 
@@ -129,8 +134,17 @@ fn version_of(program: &Path) -> String {
         .output()
         .ok()
         .map(|o| {
-            let text = if o.stdout.is_empty() { o.stderr } else { o.stdout };
-            String::from_utf8_lossy(&text).lines().next().unwrap_or("").trim().to_string()
+            let text = if o.stdout.is_empty() {
+                o.stderr
+            } else {
+                o.stdout
+            };
+            String::from_utf8_lossy(&text)
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string()
         })
         .unwrap_or_default()
 }
@@ -178,7 +192,10 @@ fn prepare_c() -> Result<Launch, PeerError> {
             .map_err(|e| PeerError::io(format!("running {}", cc.display()), e))?;
         if !out.status.success() {
             let log = String::from_utf8_lossy(&out.stderr);
-            let first = log.lines().find(|l| l.contains("error")).unwrap_or("compiler failed");
+            let first = log
+                .lines()
+                .find(|l| l.contains("error"))
+                .unwrap_or("compiler failed");
             return Err(PeerError::BuildFailed {
                 peer: "c",
                 detail: first.trim().to_string(),

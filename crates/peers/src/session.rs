@@ -58,7 +58,12 @@ impl<'p> Session<'p> {
                 return Err(self.io_failure("reading the reply to", e));
             }
             let r = frame::decode_reply(&self.reply);
-            if !(r.magic_ok && r.status == Some(Status::Ok) && r.seq == self.seq && r.count == count && r.sum == sum) {
+            if !(r.magic_ok
+                && r.status == Some(Status::Ok)
+                && r.seq == self.seq
+                && r.count == count
+                && r.sum == sum)
+            {
                 return Err(self.bad_reply(count, sum));
             }
             self.seq = self.seq.wrapping_add(1);
@@ -71,7 +76,10 @@ impl<'p> Session<'p> {
     fn bad_reply(&mut self, count: u32, sum: i64) -> PeerError {
         let got = frame::decode_reply(&self.reply);
         let shown = if got.magic_ok {
-            format!("status {:?}, seq {}, count {}, sum {}", got.status, got.seq, got.count, got.sum)
+            format!(
+                "status {:?}, seq {}, count {}, sum {}",
+                got.status, got.seq, got.count, got.sum
+            )
         } else {
             let hex: String = self.reply[..8].iter().map(|b| format!("{b:02x}")).collect();
             format!("bytes {hex}… (no TOLR magic)")

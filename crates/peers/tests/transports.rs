@@ -20,10 +20,13 @@ fn exchange(t: Transport, spin: bool) {
     let (pending, cmd) = transport::listen(t, &dir, spin).unwrap();
     let worker = std::thread::spawn(move || {
         let mut ch = transport::connect(&cmd).unwrap();
-        serve(&mut *ch.reader, &mut *ch.writer, Fault::None).unwrap_or_else(|e| panic!("worker: {e}"))
+        serve(&mut *ch.reader, &mut *ch.writer, Fault::None)
+            .unwrap_or_else(|e| panic!("worker: {e}"))
     });
     let alive: Alive = Arc::new(|| true);
-    let mut ch = pending.accept(Instant::now() + Duration::from_secs(10), &alive).unwrap();
+    let mut ch = pending
+        .accept(Instant::now() + Duration::from_secs(10), &alive)
+        .unwrap();
     let mut seq = 0;
     // 3 Mi items = 12 MiB: more than the shm ring and any socket buffer holds.
     for count in [0u32, 1, 1000, 3 << 20, 1] {
@@ -36,11 +39,17 @@ fn exchange(t: Transport, spin: bool) {
                 .unwrap_or_else(|e| panic!("{t}: reply to frame {seq} of {count} items: {e}"));
             let r = frame::decode_reply(&r);
             assert!(r.magic_ok && r.status == Some(Status::Ok), "{t}: {r:?}");
-            assert_eq!((r.seq, r.count, r.sum), (seq, count, f.expected_sum()), "{t}");
+            assert_eq!(
+                (r.seq, r.count, r.sum),
+                (seq, count, f.expected_sum()),
+                "{t}"
+            );
             seq += 1;
         }
     }
-    ch.writer.write_all(&frame::encode_request_header(Kind::End, seq, 0)).unwrap();
+    ch.writer
+        .write_all(&frame::encode_request_header(Kind::End, seq, 0))
+        .unwrap();
     let mut r = [0u8; REPLY_LEN];
     ch.reader.read_exact(&mut r).unwrap();
     assert_eq!(frame::decode_reply(&r).seq, seq);
@@ -88,5 +97,8 @@ fn shm_reader_notices_a_dead_partner() {
 #[test]
 fn unknown_transport_lists_the_valid_ones() {
     let e = "carrier-pigeon".parse::<Transport>().unwrap_err();
-    assert_eq!(e, "unknown transport `carrier-pigeon`: valid transports are pipe, unix, tcp, shm");
+    assert_eq!(
+        e,
+        "unknown transport `carrier-pigeon`: valid transports are pipe, unix, tcp, shm"
+    );
 }

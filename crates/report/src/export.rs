@@ -31,7 +31,9 @@ impl FromStr for Format {
         match s {
             "json" => Ok(Format::Json),
             "csv" => Ok(Format::Csv),
-            _ => Err(format!("unknown export format `{s}`: valid formats are json, csv")),
+            _ => Err(format!(
+                "unknown export format `{s}`: valid formats are json, csv"
+            )),
         }
     }
 }

@@ -32,7 +32,13 @@ fn err<E: std::fmt::Display>(e: E) -> PlotError {
 }
 
 /// Draw `series` to an SVG file at `path`.
-pub fn series_svg(path: &Path, title: &str, x_label: &str, y_label: &str, series: &[PlotSeries]) -> Result<(), PlotError> {
+pub fn series_svg(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[PlotSeries],
+) -> Result<(), PlotError> {
     let pts = || series.iter().flat_map(|s| s.points.iter());
     if pts().next().is_none() {
         return Err(PlotError("no measured points to plot".into()));
@@ -63,10 +69,18 @@ pub fn series_svg(path: &Path, title: &str, x_label: &str, y_label: &str, series
     for (i, s) in series.iter().enumerate() {
         let color = Palette99::pick(i).to_rgba();
         chart
-            .draw_series(s.points.iter().map(|p| ErrorBar::new_vertical(p.x, p.y_low, p.y, p.y_high, color.filled(), 8)))
+            .draw_series(
+                s.points.iter().map(|p| {
+                    ErrorBar::new_vertical(p.x, p.y_low, p.y, p.y_high, color.filled(), 8)
+                }),
+            )
             .map_err(err)?;
         let drawn = chart
-            .draw_series(s.points.iter().map(|p| Circle::new((p.x, p.y), 3, color.filled())))
+            .draw_series(
+                s.points
+                    .iter()
+                    .map(|p| Circle::new((p.x, p.y), 3, color.filled())),
+            )
             .map_err(err)?;
         if s.line.is_none() {
             drawn
@@ -75,10 +89,15 @@ pub fn series_svg(path: &Path, title: &str, x_label: &str, y_label: &str, series
         }
         if let Some((a, b)) = s.line {
             chart
-                .draw_series(LineSeries::new([(0.0, a), (x_max, a + b * x_max)], color.stroke_width(2)))
+                .draw_series(LineSeries::new(
+                    [(0.0, a), (x_max, a + b * x_max)],
+                    color.stroke_width(2),
+                ))
                 .map_err(err)?
                 .label(&s.label)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                });
         }
     }
     chart
@@ -111,7 +130,10 @@ pub fn plot_series_from_run(run: &Run) -> Vec<PlotSeries> {
                     })
                 })
                 .collect(),
-            line: s.fit.as_ref().map(|f| (f.robust.alpha / 1e3, f.robust.beta / 1e3)),
+            line: s
+                .fit
+                .as_ref()
+                .map(|f| (f.robust.alpha / 1e3, f.robust.beta / 1e3)),
         })
         .collect()
 }
@@ -123,16 +145,36 @@ mod tests {
     #[test]
     fn draws_points_bars_lines_and_legend() {
         let path = std::env::temp_dir().join(format!("toll-plot-{}.svg", std::process::id()));
-        let pts = |k: f64| (0..5).map(|i| PlotPoint { x: i as f64 * 10.0, y: k + i as f64, y_low: k + i as f64 - 0.5, y_high: k + i as f64 + 0.5 }).collect();
+        let pts = |k: f64| {
+            (0..5)
+                .map(|i| PlotPoint {
+                    x: i as f64 * 10.0,
+                    y: k + i as f64,
+                    y_low: k + i as f64 - 0.5,
+                    y_high: k + i as f64 + 0.5,
+                })
+                .collect()
+        };
         let series = [
-            PlotSeries { label: "rust/pipe".into(), points: pts(5.0), line: Some((5.0, 0.1)) },
-            PlotSeries { label: "c/tcp".into(), points: pts(20.0), line: None },
+            PlotSeries {
+                label: "rust/pipe".into(),
+                points: pts(5.0),
+                line: Some((5.0, 0.1)),
+            },
+            PlotSeries {
+                label: "c/tcp".into(),
+                points: pts(20.0),
+                line: None,
+            },
         ];
         series_svg(&path, "test", "n", "µs", &series).unwrap();
         let svg = std::fs::read_to_string(&path).unwrap();
         let _ = std::fs::remove_file(&path);
         assert!(svg.starts_with("<svg"));
-        assert!(svg.contains("rust/pipe") && svg.contains("c/tcp"), "legend labels");
+        assert!(
+            svg.contains("rust/pipe") && svg.contains("c/tcp"),
+            "legend labels"
+        );
         assert!(svg.contains("<polyline"), "the fitted line");
         assert!(svg.matches("<circle").count() >= 10, "the points");
     }

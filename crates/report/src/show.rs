@@ -16,7 +16,13 @@ fn status(s: RunStatus) -> &'static str {
 /// The run as text: header, machine, config, then each series' model and points.
 pub fn render_run(run: &Run) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "run {} — {} — {}", run.id, run.family, status(run.status));
+    let _ = writeln!(
+        s,
+        "run {} — {} — {}",
+        run.id,
+        run.family,
+        status(run.status)
+    );
     let _ = writeln!(
         s,
         "started {}  finished {}  toll {}",
@@ -29,10 +35,24 @@ pub fn render_run(run: &Run) -> String {
     }
     let e = &run.env;
     let _ = writeln!(s, "\nmachine");
-    let _ = writeln!(s, "  cpu        {} ({} logical, {} physical)", e.cpu_model, e.logical_cpus, e.physical_cores);
+    let _ = writeln!(
+        s,
+        "  cpu        {} ({} logical, {} physical)",
+        e.cpu_model, e.logical_cpus, e.physical_cores
+    );
     let _ = writeln!(s, "  governor   {}", e.governor.as_deref().unwrap_or("–"));
-    let _ = writeln!(s, "  system     {} / {} ({})", e.distribution, e.kernel, e.virtualization.as_deref().unwrap_or("bare metal"));
-    let _ = writeln!(s, "  memory     {:.1} GiB", e.memory_bytes as f64 / (1u64 << 30) as f64);
+    let _ = writeln!(
+        s,
+        "  system     {} / {} ({})",
+        e.distribution,
+        e.kernel,
+        e.virtualization.as_deref().unwrap_or("bare metal")
+    );
+    let _ = writeln!(
+        s,
+        "  memory     {:.1} GiB",
+        e.memory_bytes as f64 / (1u64 << 30) as f64
+    );
     let _ = writeln!(
         s,
         "  load       {:.2} {:.2} {:.2} ({:.0}% busy before the run)",
@@ -68,16 +88,27 @@ pub fn render_run(run: &Run) -> String {
                     f.n_half.map(|n| format!("{n:.0}")).unwrap_or_else(|| "–".into())
                 );
                 let l = &fit.least_squares;
-                let _ = writeln!(s, "  least squares: α = {}  β = {} ns/n  R² = {:.4}", fmt_ns(l.alpha), sig3(l.beta), l.r2);
+                let _ = writeln!(
+                    s,
+                    "  least squares: α = {}  β = {} ns/n  R² = {:.4}",
+                    fmt_ns(l.alpha),
+                    sig3(l.beta),
+                    l.r2
+                );
                 if fit.nonlinear {
-                    let _ = writeln!(s, "  warning: a straight line fits poorly here (a knee or curve)");
+                    let _ = writeln!(
+                        s,
+                        "  warning: a straight line fits poorly here (a knee or curve)"
+                    );
                 }
             }
             None => {
                 let _ = writeln!(s, "  no model (fewer than two sizes measured)");
             }
         }
-        let mut t = Table::new(&["n", "median", "95% CI", "mean", "stddev", "min", "cv", "outliers", "trials", ""]);
+        let mut t = Table::new(&[
+            "n", "median", "95% CI", "mean", "stddev", "min", "cv", "outliers", "trials", "",
+        ]);
         let mut notes = Vec::new();
         for p in &series.points {
             match (&p.status, &p.summary) {
@@ -92,7 +123,11 @@ pub fn render_run(run: &Run) -> String {
                         format!("{:.3}", m.cv),
                         m.outliers.total().to_string(),
                         p.samples.len().to_string(),
-                        if m.too_noisy { "!".into() } else { String::new() },
+                        if m.too_noisy {
+                            "!".into()
+                        } else {
+                            String::new()
+                        },
                     ]);
                     if m.too_noisy {
                         notes.push(format!("n = {}: spread too wide to trust (try more --trials, a quieter machine)", p.n));
@@ -100,7 +135,11 @@ pub fn render_run(run: &Run) -> String {
                 }
                 _ => {
                     t.row(vec![p.n.to_string(), "failed".into()]);
-                    notes.push(format!("n = {}: {}", p.n, p.error.as_deref().unwrap_or("failed")));
+                    notes.push(format!(
+                        "n = {}: {}",
+                        p.n,
+                        p.error.as_deref().unwrap_or("failed")
+                    ));
                 }
             }
         }

@@ -15,7 +15,10 @@ fn numeric(cell: &str) -> bool {
 impl Table {
     /// A table with these column headers.
     pub fn new(headers: &[&str]) -> Table {
-        Table { headers: headers.iter().map(|h| h.to_string()).collect(), rows: vec![] }
+        Table {
+            headers: headers.iter().map(|h| h.to_string()).collect(),
+            rows: vec![],
+        }
     }
 
     /// Add a row (missing cells are blank).
@@ -28,18 +31,33 @@ impl Table {
         let cols = self.headers.len();
         let cell = |r: &Vec<String>, i: usize| r.get(i).cloned().unwrap_or_default();
         let width = |i: usize| {
-            self.rows.iter().map(|r| cell(r, i).chars().count()).chain([self.headers[i].chars().count()]).max().unwrap_or(0)
+            self.rows
+                .iter()
+                .map(|r| cell(r, i).chars().count())
+                .chain([self.headers[i].chars().count()])
+                .max()
+                .unwrap_or(0)
         };
         let widths: Vec<usize> = (0..cols).map(width).collect();
         let right: Vec<bool> = (0..cols)
-            .map(|i| !self.rows.is_empty() && self.rows.iter().all(|r| numeric(&cell(r, i)) || cell(r, i).is_empty()))
+            .map(|i| {
+                !self.rows.is_empty()
+                    && self
+                        .rows
+                        .iter()
+                        .all(|r| numeric(&cell(r, i)) || cell(r, i).is_empty())
+            })
             .collect();
         let line = |cells: Vec<String>| {
             let parts: Vec<String> = (0..cols)
                 .map(|i| {
                     let c = cells.get(i).cloned().unwrap_or_default();
                     let pad = widths[i].saturating_sub(c.chars().count());
-                    if right[i] { format!("{}{c}", " ".repeat(pad)) } else { format!("{c}{}", " ".repeat(pad)) }
+                    if right[i] {
+                        format!("{}{c}", " ".repeat(pad))
+                    } else {
+                        format!("{c}{}", " ".repeat(pad))
+                    }
                 })
                 .collect();
             format!("{}\n", parts.join("  ").trim_end())

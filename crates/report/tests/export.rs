@@ -9,10 +9,28 @@ use toll_store::{Point, PointStatus, Run, RunStatus, Series};
 
 fn run() -> Run {
     let summary = Summary {
-        count: 2, median: 1500.0, mean: 1510.0, stddev: 14.0, min: 1500.0, max: 1520.0, mad: 10.0,
-        ci_low: 1500.0, ci_high: 1520.0, cv: 0.009, outliers: Outliers::default(), too_noisy: false,
+        count: 2,
+        median: 1500.0,
+        mean: 1510.0,
+        stddev: 14.0,
+        min: 1500.0,
+        max: 1520.0,
+        mad: 10.0,
+        ci_low: 1500.0,
+        ci_high: 1520.0,
+        cv: 0.009,
+        outliers: Outliers::default(),
+        too_noisy: false,
     };
-    let f = Fit { method: FitMethod::TheilSen, alpha: 1000.0, alpha_ci: (900.0, 1100.0), beta: 0.5, beta_ci: (0.4, 0.6), r2: 0.98, n_half: Some(2000.0) };
+    let f = Fit {
+        method: FitMethod::TheilSen,
+        alpha: 1000.0,
+        alpha_ci: (900.0, 1100.0),
+        beta: 0.5,
+        beta_ci: (0.4, 0.6),
+        r2: 0.98,
+        n_half: Some(2000.0),
+    };
     Run {
         id: 7,
         family: "transfer".into(),
@@ -22,16 +40,48 @@ fn run() -> Run {
         summary: "1 series".into(),
         error: None,
         config: json!({"sizes": [0, 1000]}),
-        env: Fingerprint { cpu_model: "Test, \"quoted\" CPU".into(), toolchains: vec![("cc".into(), "gcc 12".into())], ..Default::default() },
+        env: Fingerprint {
+            cpu_model: "Test, \"quoted\" CPU".into(),
+            toolchains: vec![("cc".into(), "gcc 12".into())],
+            ..Default::default()
+        },
         tool_version: "0.1.0".into(),
         series: vec![Series {
             id: 1,
             label: "c/pipe".into(),
             attrs: json!({"peer": "c", "transport": "pipe", "peer_cpu": 1, "note": "a, b"}),
-            fit: Some(SeriesFit { least_squares: Fit { method: FitMethod::LeastSquares, ..f.clone() }, robust: f, nonlinear: false }),
+            fit: Some(SeriesFit {
+                least_squares: Fit {
+                    method: FitMethod::LeastSquares,
+                    ..f.clone()
+                },
+                robust: f,
+                nonlinear: false,
+            }),
             points: vec![
-                Point { n: 0, status: PointStatus::Ok, error: None, summary: Some(summary.clone()), samples: vec![Sample { iters: 10, total_ns: 15000 }, Sample { iters: 10, total_ns: 15200 }] },
-                Point { n: 1000, status: PointStatus::Failed, error: Some("peer c exited".into()), summary: None, samples: vec![] },
+                Point {
+                    n: 0,
+                    status: PointStatus::Ok,
+                    error: None,
+                    summary: Some(summary.clone()),
+                    samples: vec![
+                        Sample {
+                            iters: 10,
+                            total_ns: 15000,
+                        },
+                        Sample {
+                            iters: 10,
+                            total_ns: 15200,
+                        },
+                    ],
+                },
+                Point {
+                    n: 1000,
+                    status: PointStatus::Failed,
+                    error: Some("peer c exited".into()),
+                    summary: None,
+                    samples: vec![],
+                },
             ],
         }],
     }
@@ -61,12 +111,21 @@ fn check(schema: &Value, defs: &Value, value: &Value, at: &str) {
         let ok = types.contains(&actual) || (actual == "integer" && types.contains(&"number"));
         assert!(ok, "{at}: {actual} is not one of {types:?}");
     }
-    if let (Some(req), Some(obj)) = (schema.get("required").and_then(Value::as_array), value.as_object()) {
+    if let (Some(req), Some(obj)) = (
+        schema.get("required").and_then(Value::as_array),
+        value.as_object(),
+    ) {
         for k in req {
-            assert!(obj.contains_key(k.as_str().unwrap()), "{at}: missing required `{k}`");
+            assert!(
+                obj.contains_key(k.as_str().unwrap()),
+                "{at}: missing required `{k}`"
+            );
         }
     }
-    if let (Some(props), Some(obj)) = (schema.get("properties").and_then(Value::as_object), value.as_object()) {
+    if let (Some(props), Some(obj)) = (
+        schema.get("properties").and_then(Value::as_object),
+        value.as_object(),
+    ) {
         for (k, sub) in props {
             if let Some(v) = obj.get(k) {
                 check(sub, defs, v, &format!("{at}.{k}"));
@@ -98,13 +157,19 @@ fn csv_export_has_a_row_per_sample_and_quotes_fields() {
     let text = String::from_utf8(out).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "run_id,family,series,n,trial,iters,total_ns,ns_per_op,attr_note,attr_peer,attr_peer_cpu,attr_transport");
-    assert_eq!(lines[1], "7,transfer,c/pipe,0,0,10,15000,1500.000,\"a, b\",c,1,pipe");
+    assert_eq!(
+        lines[1],
+        "7,transfer,c/pipe,0,0,10,15000,1500.000,\"a, b\",c,1,pipe"
+    );
     assert_eq!(lines.len(), 3, "two samples; the failed point has none");
 }
 
 #[test]
 fn unknown_formats_list_the_valid_ones() {
-    assert_eq!("xml".parse::<Format>().unwrap_err(), "unknown export format `xml`: valid formats are json, csv");
+    assert_eq!(
+        "xml".parse::<Format>().unwrap_err(),
+        "unknown export format `xml`: valid formats are json, csv"
+    );
 }
 
 #[test]

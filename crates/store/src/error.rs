@@ -14,7 +14,11 @@ pub enum StoreError {
     #[error("cannot open database {}: check the path, or pick another file with --db PATH or TOLL_DB", .path.display())]
     CannotOpen { path: PathBuf },
     #[error("database {} was written by a newer toll (schema {found}, this toll knows {known}): upgrade toll, or use --db PATH", .path.display())]
-    TooNew { path: PathBuf, found: i64, known: i64 },
+    TooNew {
+        path: PathBuf,
+        found: i64,
+        known: i64,
+    },
     #[error("cannot create {}: {source}; pick another place with --db PATH or TOLL_DB", .path.display())]
     CreateDir {
         path: PathBuf,

@@ -40,7 +40,9 @@ fn hostname() -> String {
 
 /// Whether a process of this host still runs (EPERM: it does, as another user).
 fn pid_alive(pid: i64) -> bool {
-    let Ok(pid) = i32::try_from(pid) else { return false };
+    let Ok(pid) = i32::try_from(pid) else {
+        return false;
+    };
     !matches!(
         nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
         Err(nix::errno::Errno::ESRCH)
@@ -72,11 +74,18 @@ impl Store {
             })?;
         }
         let conn = Connection::open(path).map_err(|e| StoreError::from_sqlite(path, e))?;
-        let mut store = Store { conn, path: path.to_path_buf() };
+        let mut store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
         store.check()?;
         let found = migrate::version(&store.conn).map_err(|e| store.err(e))?;
         if found > migrate::LATEST {
-            return Err(StoreError::TooNew { path: path.to_path_buf(), found, known: migrate::LATEST });
+            return Err(StoreError::TooNew {
+                path: path.to_path_buf(),
+                found,
+                known: migrate::LATEST,
+            });
         }
         migrate::migrate(&mut store.conn).map_err(|e| StoreError::from_sqlite(path, e))?;
         store.mark_stale_runs()?;
@@ -87,14 +96,23 @@ impl Store {
     pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
         let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
             .map_err(|e| StoreError::from_sqlite(path, e))?;
-        let store = Store { conn, path: path.to_path_buf() };
+        let store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
         store.check()?;
         let found = migrate::version(&store.conn).map_err(|e| store.err(e))?;
         if found > migrate::LATEST {
-            return Err(StoreError::TooNew { path: path.to_path_buf(), found, known: migrate::LATEST });
+            return Err(StoreError::TooNew {
+                path: path.to_path_buf(),
+                found,
+                known: migrate::LATEST,
+            });
         }
         if found < migrate::LATEST {
-            return Err(StoreError::ReadOnly { path: path.to_path_buf() });
+            return Err(StoreError::ReadOnly {
+                path: path.to_path_buf(),
+            });
         }
         Ok(store)
     }
@@ -105,7 +123,9 @@ impl Store {
             .busy_timeout(Duration::from_secs(5))
             .map_err(|e| self.err(e))?;
         if !migrate::is_toll(&self.conn).map_err(|e| self.err(e))? {
-            return Err(StoreError::NotToll { path: self.path.clone() });
+            return Err(StoreError::NotToll {
+                path: self.path.clone(),
+            });
         }
         self.conn
             .execute_batch("PRAGMA foreign_keys = ON;")
@@ -164,7 +184,12 @@ impl Store {
     }
 
     /// Add a series to a run; returns its id.
-    pub fn add_series(&self, run_id: i64, label: &str, attrs: &serde_json::Value) -> Result<i64, StoreError> {
+    pub fn add_series(
+        &self,
+        run_id: i64,
+        label: &str,
+        attrs: &serde_json::Value,
+    ) -> Result<i64, StoreError> {
         self.conn
             .execute(
                 "INSERT INTO series (run_id, label, attrs_json) VALUES (?1, ?2, ?3)",
@@ -175,7 +200,11 @@ impl Store {
     }
 
     /// Replace a series' attributes (e.g. to add what was observed while measuring).
-    pub fn set_series_attrs(&self, series_id: i64, attrs: &serde_json::Value) -> Result<(), StoreError> {
+    pub fn set_series_attrs(
+        &self,
+        series_id: i64,
+        attrs: &serde_json::Value,
+    ) -> Result<(), StoreError> {
         self.conn
             .execute(
                 "UPDATE series SET attrs_json = ?2 WHERE id = ?1",
@@ -207,8 +236,13 @@ impl Store {
                 .prepare("INSERT INTO samples (point_id, trial, iters, total_ns) VALUES (?1, ?2, ?3, ?4)")
                 .map_err(|e| self.err(e))?;
             for (trial, s) in point.samples.iter().enumerate() {
-                stmt.execute(params![point_id, trial as i64, s.iters as i64, s.total_ns as i64])
-                    .map_err(|e| self.err(e))?;
+                stmt.execute(params![
+                    point_id,
+                    trial as i64,
+                    s.iters as i64,
+                    s.total_ns as i64
+                ])
+                .map_err(|e| self.err(e))?;
             }
         }
         tx.commit().map_err(|e| self.err(e))
@@ -218,13 +252,22 @@ impl Store {
     pub fn set_fit(&self, series_id: i64, fit: &SeriesFit) -> Result<(), StoreError> {
         let json = serde_json::to_string(fit).expect("fit serialises");
         self.conn
-            .execute("UPDATE series SET fit_json = ?2 WHERE id = ?1", params![series_id, json])
+            .execute(
+                "UPDATE series SET fit_json = ?2 WHERE id = ?1",
+                params![series_id, json],
+            )
             .map(|_| ())
             .map_err(|e| self.err(e))
     }
 
     /// Mark a run finished with its status, one-line summary and error.
-    pub fn finish_run(&self, run_id: i64, status: RunStatus, summary: &str, error: Option<&str>) -> Result<(), StoreError> {
+    pub fn finish_run(
+        &self,
+        run_id: i64,
+        status: RunStatus,
+        summary: &str,
+        error: Option<&str>,
+    ) -> Result<(), StoreError> {
         self.conn
             .execute(
                 "UPDATE runs SET status = ?2, summary = ?3, error = ?4, finished_at = ?5 WHERE id = ?1",
@@ -261,7 +304,11 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
-    fn parse<T: serde::de::DeserializeOwned>(&self, what: &str, text: &str) -> Result<T, StoreError> {
+    fn parse<T: serde::de::DeserializeOwned>(
+        &self,
+        what: &str,
+        text: &str,
+    ) -> Result<T, StoreError> {
         serde_json::from_str(text).map_err(|e| StoreError::Corrupt {
             path: self.path.clone(),
             detail: format!("{what}: {e}"),
@@ -270,7 +317,17 @@ impl Store {
 
     /// One whole run: its series, points and every sample.
     pub fn load_run(&self, id: i64) -> Result<Run, StoreError> {
-        type RunFields = (String, String, Option<String>, String, String, Option<String>, String, String, String);
+        type RunFields = (
+            String,
+            String,
+            Option<String>,
+            String,
+            String,
+            Option<String>,
+            String,
+            String,
+            String,
+        );
         let row: Option<RunFields> = self
             .conn
             .query_row(
@@ -301,10 +358,14 @@ impl Store {
     fn load_series(&self, run_id: i64) -> Result<Vec<Series>, StoreError> {
         let mut stmt = self
             .conn
-            .prepare("SELECT id, label, attrs_json, fit_json FROM series WHERE run_id = ?1 ORDER BY id")
+            .prepare(
+                "SELECT id, label, attrs_json, fit_json FROM series WHERE run_id = ?1 ORDER BY id",
+            )
             .map_err(|e| self.err(e))?;
         let rows: Vec<(i64, String, String, Option<String>)> = stmt
-            .query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .query_map([run_id], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
             .map_err(|e| self.err(e))?
             .collect::<Result<_, _>>()
             .map_err(|e| self.err(e))?;
@@ -326,8 +387,11 @@ impl Store {
             .conn
             .prepare("SELECT id, n, status, error, summary_json FROM points WHERE series_id = ?1 ORDER BY n, id")
             .map_err(|e| self.err(e))?;
-        let rows: Vec<(i64, i64, String, Option<String>, Option<String>)> = stmt
-            .query_map([series_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+        type PointFields = (i64, i64, String, Option<String>, Option<String>);
+        let rows: Vec<PointFields> = stmt
+            .query_map([series_id], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
             .map_err(|e| self.err(e))?
             .collect::<Result<_, _>>()
             .map_err(|e| self.err(e))?;
@@ -339,16 +403,25 @@ impl Store {
             .map(|(id, n, status, error, summary)| {
                 let samples: Vec<Sample> = samples
                     .query_map([id], |r| {
-                        Ok(Sample { iters: r.get::<_, i64>(0)? as u64, total_ns: r.get::<_, i64>(1)? as u64 })
+                        Ok(Sample {
+                            iters: r.get::<_, i64>(0)? as u64,
+                            total_ns: r.get::<_, i64>(1)? as u64,
+                        })
                     })
                     .map_err(|e| self.err(e))?
                     .collect::<Result<_, _>>()
                     .map_err(|e| self.err(e))?;
                 Ok(Point {
                     n: n as u64,
-                    status: if status == "ok" { PointStatus::Ok } else { PointStatus::Failed },
+                    status: if status == "ok" {
+                        PointStatus::Ok
+                    } else {
+                        PointStatus::Failed
+                    },
                     error,
-                    summary: summary.map(|s| self.parse("point summary", &s)).transpose()?,
+                    summary: summary
+                        .map(|s| self.parse("point summary", &s))
+                        .transpose()?,
                     samples,
                 })
             })

@@ -18,21 +18,50 @@ fn new_run() -> NewRun {
     NewRun {
         family: "transfer".into(),
         config: json!({"sizes": [0, 10]}),
-        env: Fingerprint { cpu_model: "Test CPU".into(), logical_cpus: 2, ..Default::default() },
+        env: Fingerprint {
+            cpu_model: "Test CPU".into(),
+            logical_cpus: 2,
+            ..Default::default()
+        },
         tool_version: "0.1.0".into(),
     }
 }
 
 fn summary(median: f64) -> Summary {
     Summary {
-        count: 2, median, mean: median, stddev: 1.0, min: median - 1.0, max: median + 1.0, mad: 1.0,
-        ci_low: median - 1.0, ci_high: median + 1.0, cv: 0.01, outliers: Outliers::default(), too_noisy: false,
+        count: 2,
+        median,
+        mean: median,
+        stddev: 1.0,
+        min: median - 1.0,
+        max: median + 1.0,
+        mad: 1.0,
+        ci_low: median - 1.0,
+        ci_high: median + 1.0,
+        cv: 0.01,
+        outliers: Outliers::default(),
+        too_noisy: false,
     }
 }
 
 fn fit() -> SeriesFit {
-    let f = Fit { method: FitMethod::TheilSen, alpha: 100.0, alpha_ci: (90.0, 110.0), beta: 2.0, beta_ci: (1.9, 2.1), r2: 0.99, n_half: Some(50.0) };
-    SeriesFit { least_squares: Fit { method: FitMethod::LeastSquares, ..f.clone() }, robust: f, nonlinear: false }
+    let f = Fit {
+        method: FitMethod::TheilSen,
+        alpha: 100.0,
+        alpha_ci: (90.0, 110.0),
+        beta: 2.0,
+        beta_ci: (1.9, 2.1),
+        r2: 0.99,
+        n_half: Some(50.0),
+    };
+    SeriesFit {
+        least_squares: Fit {
+            method: FitMethod::LeastSquares,
+            ..f.clone()
+        },
+        robust: f,
+        nonlinear: false,
+    }
 }
 
 #[test]
@@ -40,20 +69,60 @@ fn a_whole_run_round_trips() {
     let path = temp_db("roundtrip");
     let store = Store::open(&path).unwrap();
     let id = store.begin_run(&new_run()).unwrap();
-    let s = store.add_series(id, "rust/pipe", &json!({"peer": "rust"})).unwrap();
+    let s = store
+        .add_series(id, "rust/pipe", &json!({"peer": "rust"}))
+        .unwrap();
     for n in [10u64, 0] {
-        let samples = vec![Sample { iters: 4, total_ns: 400 + n }, Sample { iters: 4, total_ns: 404 }];
-        store.add_point(s, &Point { n, status: PointStatus::Ok, error: None, summary: Some(summary(100.0)), samples }).unwrap();
+        let samples = vec![
+            Sample {
+                iters: 4,
+                total_ns: 400 + n,
+            },
+            Sample {
+                iters: 4,
+                total_ns: 404,
+            },
+        ];
+        store
+            .add_point(
+                s,
+                &Point {
+                    n,
+                    status: PointStatus::Ok,
+                    error: None,
+                    summary: Some(summary(100.0)),
+                    samples,
+                },
+            )
+            .unwrap();
     }
-    store.add_point(s, &Point { n: 20, status: PointStatus::Failed, error: Some("peer died".into()), summary: None, samples: vec![] }).unwrap();
+    store
+        .add_point(
+            s,
+            &Point {
+                n: 20,
+                status: PointStatus::Failed,
+                error: Some("peer died".into()),
+                summary: None,
+                samples: vec![],
+            },
+        )
+        .unwrap();
     store.set_fit(s, &fit()).unwrap();
-    store.set_series_attrs(s, &json!({"peer": "rust", "seen": 1})).unwrap();
-    store.finish_run(id, RunStatus::Partial, "1 series", Some("peer died")).unwrap();
+    store
+        .set_series_attrs(s, &json!({"peer": "rust", "seen": 1}))
+        .unwrap();
+    store
+        .finish_run(id, RunStatus::Partial, "1 series", Some("peer died"))
+        .unwrap();
     drop(store);
 
     let store = Store::open(&path).unwrap();
     let run = store.load_run(id).unwrap();
-    assert_eq!((run.status, run.summary.as_str(), run.error.as_deref()), (RunStatus::Partial, "1 series", Some("peer died")));
+    assert_eq!(
+        (run.status, run.summary.as_str(), run.error.as_deref()),
+        (RunStatus::Partial, "1 series", Some("peer died"))
+    );
     assert_eq!(run.env.cpu_model, "Test CPU");
     assert_eq!(run.config, json!({"sizes": [0, 10]}));
     assert!(run.started_at.ends_with('Z') && run.finished_at.is_some());
@@ -62,7 +131,13 @@ fn a_whole_run_round_trips() {
     assert_eq!(series.fit, Some(fit()));
     let ns: Vec<u64> = series.points.iter().map(|p| p.n).collect();
     assert_eq!(ns, [0, 10, 20], "points come back by n");
-    assert_eq!(series.points[1].samples[0], Sample { iters: 4, total_ns: 410 });
+    assert_eq!(
+        series.points[1].samples[0],
+        Sample {
+            iters: 4,
+            total_ns: 410
+        }
+    );
     assert_eq!(series.points[2].status, PointStatus::Failed);
     let rows = store.list_runs().unwrap();
     assert_eq!(rows.len(), 1);
@@ -76,13 +151,30 @@ fn runs_are_listed_newest_first_and_removed_with_everything_under_them() {
     let a = store.begin_run(&new_run()).unwrap();
     let b = store.begin_run(&new_run()).unwrap();
     let s = store.add_series(a, "x", &json!({})).unwrap();
-    store.add_point(s, &Point { n: 1, status: PointStatus::Ok, error: None, summary: None, samples: vec![Sample { iters: 1, total_ns: 1 }] }).unwrap();
+    store
+        .add_point(
+            s,
+            &Point {
+                n: 1,
+                status: PointStatus::Ok,
+                error: None,
+                summary: None,
+                samples: vec![Sample {
+                    iters: 1,
+                    total_ns: 1,
+                }],
+            },
+        )
+        .unwrap();
     let ids: Vec<i64> = store.list_runs().unwrap().iter().map(|r| r.id).collect();
     assert_eq!(ids, [b, a]);
     store.remove_run(a).unwrap();
     assert!(matches!(store.load_run(a), Err(StoreError::NoSuchRun(_))));
     assert!(matches!(store.remove_run(a), Err(StoreError::NoSuchRun(_))));
-    assert_eq!(store.remove_run(999).unwrap_err().to_string(), "no run 999: see `toll runs`");
+    assert_eq!(
+        store.remove_run(999).unwrap_err().to_string(),
+        "no run 999: see `toll runs`"
+    );
 }
 
 #[test]
@@ -95,7 +187,11 @@ fn a_run_whose_process_died_becomes_partial_on_reopen() {
     let dead = child.id();
     child.wait().unwrap();
     let conn = rusqlite::Connection::open(&path).unwrap();
-    conn.execute("UPDATE runs SET pid = ?1 WHERE id = ?2", rusqlite::params![dead, id]).unwrap();
+    conn.execute(
+        "UPDATE runs SET pid = ?1 WHERE id = ?2",
+        rusqlite::params![dead, id],
+    )
+    .unwrap();
     drop(conn);
     let store = Store::open(&path).unwrap();
     let run = store.load_run(id).unwrap();
@@ -116,17 +212,30 @@ fn a_running_run_of_a_live_process_is_left_alone() {
 fn foreign_files_are_refused() {
     let path = temp_db("foreign");
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, "not a database at all, just some text that is long enough").unwrap();
+    std::fs::write(
+        &path,
+        "not a database at all, just some text that is long enough",
+    )
+    .unwrap();
     let e = Store::open(&path).err().expect("refused");
     assert!(matches!(e, StoreError::NotToll { .. }), "{e}");
-    assert!(e.to_string().contains("is not a toll database: pick another file with --db PATH or TOLL_DB"));
+    assert!(e
+        .to_string()
+        .contains("is not a toll database: pick another file with --db PATH or TOLL_DB"));
 
     let other = path.with_file_name("other.db");
     let conn = rusqlite::Connection::open(&other).unwrap();
-    conn.execute_batch("CREATE TABLE recipes (name TEXT);").unwrap();
+    conn.execute_batch("CREATE TABLE recipes (name TEXT);")
+        .unwrap();
     drop(conn);
-    assert!(matches!(Store::open(&other), Err(StoreError::NotToll { .. })));
-    assert!(matches!(Store::open_read_only(&other), Err(StoreError::NotToll { .. })));
+    assert!(matches!(
+        Store::open(&other),
+        Err(StoreError::NotToll { .. })
+    ));
+    assert!(matches!(
+        Store::open_read_only(&other),
+        Err(StoreError::NotToll { .. })
+    ));
 }
 
 #[test]

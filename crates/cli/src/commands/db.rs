@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use toll_store::{Store, StoreError};
 
 fn path(db: Option<&Path>) -> PathBuf {
-    db.map(Path::to_path_buf).unwrap_or_else(Store::default_path)
+    db.map(Path::to_path_buf)
+        .unwrap_or_else(Store::default_path)
 }
 
 /// Open for writing (a measuring run, `toll rm`).
@@ -25,13 +26,13 @@ pub fn open_for_reading(db: Option<&Path>) -> anyhow::Result<Store> {
 /// A run named on the command line: a number, or `last`.
 pub fn run_id(store: &Store, text: Option<&str>) -> anyhow::Result<i64> {
     match text {
-        None | Some("last") => store
-            .latest_run_id()?
-            .ok_or_else(|| usage("no runs stored yet: measure something first, e.g. `toll transfer`")),
-        Some(t) => t
-            .parse::<i64>()
-            .ok()
-            .filter(|id| *id > 0)
-            .ok_or_else(|| usage(format!("bad run id `{t}`: give a number from `toll runs`, or `last`"))),
+        None | Some("last") => store.latest_run_id()?.ok_or_else(|| {
+            usage("no runs stored yet: measure something first, e.g. `toll transfer`")
+        }),
+        Some(t) => t.parse::<i64>().ok().filter(|id| *id > 0).ok_or_else(|| {
+            usage(format!(
+                "bad run id `{t}`: give a number from `toll runs`, or `last`"
+            ))
+        }),
     }
 }

@@ -29,7 +29,10 @@ pub fn list(args: RunsArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
         t.row(vec![
             r.id.to_string(),
             r.family.clone(),
-            r.started_at.replace('T', " ").trim_end_matches('Z').to_string(),
+            r.started_at
+                .replace('T', " ")
+                .trim_end_matches('Z')
+                .to_string(),
             status.as_str().unwrap_or("").to_string(),
             r.summary.clone(),
         ]);
@@ -43,7 +46,11 @@ pub fn show(args: ShowArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     let store = db::open_for_reading(db)?;
     let id = db::run_id(&store, args.run.as_deref())?;
     let run = store.load_run(id)?;
-    write!(std::io::stdout().lock(), "{}", toll_report::show::render_run(&run))?;
+    write!(
+        std::io::stdout().lock(),
+        "{}",
+        toll_report::show::render_run(&run)
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -23,13 +23,22 @@ static STOP: AtomicBool = AtomicBool::new(false);
 const QUOTE_AT: f64 = 100_000.0;
 
 fn list<T: std::str::FromStr<Err = String>>(text: &str, flag: &str) -> anyhow::Result<Vec<T>> {
-    let items: Vec<&str> = text.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+    let items: Vec<&str> = text
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
     if items.is_empty() {
-        return Err(usage(format!("{flag} is empty: give a comma-separated list")));
+        return Err(usage(format!(
+            "{flag} is empty: give a comma-separated list"
+        )));
     }
     items
         .iter()
-        .map(|s| s.parse::<T>().map_err(|e| usage(format!("{e} (in {flag})"))))
+        .map(|s| {
+            s.parse::<T>()
+                .map_err(|e| usage(format!("{e} (in {flag})")))
+        })
         .collect()
 }
 
@@ -40,7 +49,11 @@ fn config(args: &TransferArgs) -> anyhow::Result<TransferConfig> {
     } else {
         list::<Runtime>(&args.peer, "--peer")?
     };
-    let transports = args.via.as_deref().map(|v| list::<Transport>(v, "--via")).transpose()?;
+    let transports = args
+        .via
+        .as_deref()
+        .map(|v| list::<Transport>(v, "--via"))
+        .transpose()?;
     let pin: Pin = args.pin.parse().map_err(usage)?;
     if args.trials == 0 {
         return Err(usage("--trials must be at least 1"));
@@ -97,7 +110,11 @@ pub fn run(args: TransferArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
         let series = toll_report::plot::plot_series_from_run(&run);
         toll_report::plot::series_svg(
             path,
-            &format!("toll transfer — run {}, {}", run.id, outcome.placement.describe()),
+            &format!(
+                "toll transfer — run {}, {}",
+                run.id,
+                outcome.placement.describe()
+            ),
             "items per message (n)",
             "round trip (µs)",
             &series,
@@ -114,7 +131,10 @@ pub fn run(args: TransferArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
             outcome.run_id
         )),
         None if outcome.status == RunStatus::Partial => {
-            eprintln!("interrupted: run {} stored as partial with {points} points", outcome.run_id);
+            eprintln!(
+                "interrupted: run {} stored as partial with {points} points",
+                outcome.run_id
+            );
             Ok(ExitCode::from(130))
         }
         None => Ok(ExitCode::SUCCESS),
@@ -143,7 +163,17 @@ fn render(cfg: &TransferConfig, outcome: &TransferOutcome) -> String {
         if cfg.pin == Pin::DEFAULT { " — the default; --pin same|split|none changes it" } else { "" },
     );
     let mut t = Table::new(&[
-        "peer", "via", "α µs", "α 95% CI", "β ns/item", "β 95% CI", "MB/s", "MB/s 95% CI", "n½", "t(100000)", "R²",
+        "peer",
+        "via",
+        "α µs",
+        "α 95% CI",
+        "β ns/item",
+        "β 95% CI",
+        "MB/s",
+        "MB/s 95% CI",
+        "n½",
+        "t(100000)",
+        "R²",
     ]);
     let mut notes = Vec::new();
     for r in &outcome.series {
@@ -160,30 +190,63 @@ fn row(r: &SeriesResult, notes: &mut Vec<String>) -> Vec<String> {
     let mut cells = vec![r.peer.to_string(), r.transport.to_string()];
     let Some(fit) = &r.fit else {
         cells.extend(std::iter::repeat_n("–".to_string(), 9));
-        notes.push(format!("{}: fewer than two sizes measured, no model", r.label));
+        notes.push(format!(
+            "{}: fewer than two sizes measured, no model",
+            r.label
+        ));
         return cells;
     };
     let f = &fit.robust;
     // MB/s = bytes per item / ns per item × 1000.
-    let mbps = |beta: f64| if beta > 0.0 { ITEM_BYTES as f64 / beta * 1e3 } else { f64::INFINITY };
-    let fmt_mbps = |v: f64| if v.is_finite() { format!("{v:.0}") } else { "∞".into() };
+    let mbps = |beta: f64| {
+        if beta > 0.0 {
+            ITEM_BYTES as f64 / beta * 1e3
+        } else {
+            f64::INFINITY
+        }
+    };
+    let fmt_mbps = |v: f64| {
+        if v.is_finite() {
+            format!("{v:.0}")
+        } else {
+            "∞".into()
+        }
+    };
     cells.extend([
         format!("{:.2}", f.alpha / 1e3),
         format!("[{:.2}, {:.2}]", f.alpha_ci.0 / 1e3, f.alpha_ci.1 / 1e3),
         format!("{:.4}", f.beta),
         format!("[{:.4}, {:.4}]", f.beta_ci.0, f.beta_ci.1),
         fmt_mbps(mbps(f.beta)),
-        format!("[{}, {}]", fmt_mbps(mbps(f.beta_ci.1)), fmt_mbps(mbps(f.beta_ci.0))),
-        f.n_half.map(|n| format!("{n:.0}")).unwrap_or_else(|| "–".into()),
+        format!(
+            "[{}, {}]",
+            fmt_mbps(mbps(f.beta_ci.1)),
+            fmt_mbps(mbps(f.beta_ci.0))
+        ),
+        f.n_half
+            .map(|n| format!("{n:.0}"))
+            .unwrap_or_else(|| "–".into()),
         format!("{:.1} µs", f.predict(QUOTE_AT) / 1e3),
         format!("{:.4}", f.r2),
     ]);
     if fit.nonlinear {
-        notes.push(format!("{}: a straight line fits poorly (a knee or curve): see `toll show` and --plot", r.label));
+        notes.push(format!(
+            "{}: a straight line fits poorly (a knee or curve): see `toll show` and --plot",
+            r.label
+        ));
     }
-    let noisy: Vec<String> = r.points.iter().filter(|(_, s)| s.too_noisy).map(|(n, _)| n.to_string()).collect();
+    let noisy: Vec<String> = r
+        .points
+        .iter()
+        .filter(|(_, s)| s.too_noisy)
+        .map(|(n, _)| n.to_string())
+        .collect();
     if !noisy.is_empty() {
-        notes.push(format!("{}: spread too wide to trust at n = {} (try more --trials or a quieter machine)", r.label, noisy.join(", ")));
+        notes.push(format!(
+            "{}: spread too wide to trust at n = {} (try more --trials or a quieter machine)",
+            r.label,
+            noisy.join(", ")
+        ));
     }
     cells
 }

@@ -28,7 +28,10 @@ impl Scratch {
     pub fn toll_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
         let mut c = Command::new(env!("CARGO_BIN_EXE_toll"));
         c.arg("--db").arg(self.db()).args(args);
-        c.env("TOLL_CACHE_DIR", std::env::temp_dir().join("toll-e2e-cache"));
+        c.env(
+            "TOLL_CACHE_DIR",
+            std::env::temp_dir().join("toll-e2e-cache"),
+        );
         for (k, v) in env {
             c.env(k, v);
         }
@@ -62,7 +65,11 @@ pub fn export_json(s: &Scratch, run: &str) -> serde_json::Value {
 
 /// Assert a user error: non-zero exit, exactly one line on stderr naming `needle`.
 pub fn assert_one_line_error(o: &Output, needle: &str) {
-    assert!(!o.status.success(), "expected failure, got success: {}", stdout(o));
+    assert!(
+        !o.status.success(),
+        "expected failure, got success: {}",
+        stdout(o)
+    );
     let err = stderr(o);
     let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
     assert_eq!(lines.len(), 1, "expected one error line, got: {err}");

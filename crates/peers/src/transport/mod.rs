@@ -14,7 +14,9 @@ use std::str::FromStr;
 use std::time::Instant;
 
 /// A kind of link between two processes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Transport {
     /// A pair of pipes (FIFOs), one each way.
@@ -62,7 +64,10 @@ impl FromStr for Transport {
             .find(|t| t.name() == s)
             .ok_or_else(|| {
                 let valid: Vec<_> = Transport::ALL.iter().map(|t| t.name()).collect();
-                format!("unknown transport `{s}`: valid transports are {}", valid.join(", "))
+                format!(
+                    "unknown transport `{s}`: valid transports are {}",
+                    valid.join(", ")
+                )
             })
     }
 }
@@ -109,14 +114,19 @@ impl Pending {
 pub fn connect(cmd: &Value) -> io::Result<Channel> {
     let field = |k: &str| {
         cmd.get(k).and_then(Value::as_str).ok_or_else(|| {
-            io::Error::new(io::ErrorKind::InvalidInput, format!("transfer command lacks `{k}`"))
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("transfer command lacks `{k}`"),
+            )
         })
     };
     let transport: Transport = field("transport")?
         .parse()
         .map_err(|e: String| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     match transport {
-        Transport::Pipe => pipe::connect(Path::new(field("to_peer")?), Path::new(field("from_peer")?)),
+        Transport::Pipe => {
+            pipe::connect(Path::new(field("to_peer")?), Path::new(field("from_peer")?))
+        }
         Transport::Unix => socket::connect_unix(Path::new(field("path")?)),
         Transport::Tcp => {
             let port = cmd.get("port").and_then(Value::as_u64).ok_or_else(|| {

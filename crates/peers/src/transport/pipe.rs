@@ -31,19 +31,33 @@ pub(super) fn listen(scratch: &Path) -> io::Result<(PendingPipe, Value)> {
         nix::unistd::mkfifo(p, Mode::S_IRUSR | Mode::S_IWUSR)?;
     }
     // Opening a FIFO's read end without O_NONBLOCK would wait for a writer.
-    let rd = File::from(open(&from_peer, OFlag::O_RDONLY | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC, Mode::empty())?);
+    let rd = File::from(open(
+        &from_peer,
+        OFlag::O_RDONLY | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC,
+        Mode::empty(),
+    )?);
     let cmd = json!({
         "op": "transfer", "transport": "pipe",
         "to_peer": to_peer, "from_peer": from_peer,
     });
-    Ok((PendingPipe { to_peer, from_peer: rd }, cmd))
+    Ok((
+        PendingPipe {
+            to_peer,
+            from_peer: rd,
+        },
+        cmd,
+    ))
 }
 
 impl PendingPipe {
     pub(super) fn accept(self, deadline: Instant, alive: &Alive) -> io::Result<Channel> {
         // A non-blocking open of a write end fails with ENXIO until a reader exists.
         let wr = loop {
-            match open(&self.to_peer, OFlag::O_WRONLY | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC, Mode::empty()) {
+            match open(
+                &self.to_peer,
+                OFlag::O_WRONLY | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC,
+                Mode::empty(),
+            ) {
                 Ok(fd) => break File::from(fd),
                 Err(Errno::ENXIO) => wait_step(deadline, alive, "open its pipe")?,
                 Err(e) => return Err(e.into()),

@@ -84,12 +84,26 @@ impl Ring {
     }
     fn data(&self) -> *mut u8 {
         // SAFETY: the file holds DATA_OFFSET + 2·capacity bytes.
-        unsafe { self.region.base.add(DATA_OFFSET + self.region.capacity * self.index) }
+        unsafe {
+            self.region
+                .base
+                .add(DATA_OFFSET + self.region.capacity * self.index)
+        }
     }
 
     /// Block until `moved()` — by futex, or spinning — or fail when the partner died.
-    fn wait(&self, word: &AtomicU32, waiting: &AtomicU32, moved: impl Fn() -> bool) -> io::Result<()> {
-        let gone = || io::Error::new(io::ErrorKind::BrokenPipe, "the other end of the shared-memory ring is gone");
+    fn wait(
+        &self,
+        word: &AtomicU32,
+        waiting: &AtomicU32,
+        moved: impl Fn() -> bool,
+    ) -> io::Result<()> {
+        let gone = || {
+            io::Error::new(
+                io::ErrorKind::BrokenPipe,
+                "the other end of the shared-memory ring is gone",
+            )
+        };
         if self.region.spin {
             let mut spins = 0u64;
             while !moved() {
@@ -107,7 +121,10 @@ impl Ring {
             waiting.store(0, SeqCst);
             return Ok(());
         }
-        let timeout = rustix::time::Timespec { tv_sec: 0, tv_nsec: 100_000_000 };
+        let timeout = rustix::time::Timespec {
+            tv_sec: 0,
+            tv_nsec: 100_000_000,
+        };
         let r = futex::wait(word, futex::Flags::empty(), seen, Some(&timeout));
         waiting.store(0, SeqCst);
         if r == Err(rustix::io::Errno::TIMEDOUT) && !moved() && !(self.region.alive)() {
@@ -131,7 +148,9 @@ impl Write for RingWriter {
             let r = ring.read_pos().load(SeqCst);
             let free = cap - (w - r) as usize;
             if free == 0 {
-                ring.wait(ring.space_seq(), ring.writer_waiting(), || ring.read_pos().load(SeqCst) != r)?;
+                ring.wait(ring.space_seq(), ring.writer_waiting(), || {
+                    ring.read_pos().load(SeqCst) != r
+                })?;
                 continue;
             }
             let n = free.min(buf.len());
@@ -166,7 +185,9 @@ impl Read for RingReader {
             let w = ring.write_pos().load(SeqCst);
             let avail = (w - r) as usize;
             if avail == 0 {
-                ring.wait(ring.data_seq(), ring.reader_waiting(), || ring.write_pos().load(SeqCst) != w)?;
+                ring.wait(ring.data_seq(), ring.reader_waiting(), || {
+                    ring.write_pos().load(SeqCst) != w
+                })?;
                 continue;
             }
             let n = avail.min(buf.len());
@@ -205,8 +226,16 @@ pub(super) fn listen(scratch: &Path, spin: bool) -> io::Result<(PendingShm, Valu
     static NEXT: AtomicU32 = AtomicU32::new(0);
     let dir = Path::new("/dev/shm");
     let dir = if dir.is_dir() { dir } else { scratch };
-    let path = dir.join(format!("toll-{}-{}", std::process::id(), NEXT.fetch_add(1, SeqCst)));
-    let file = OpenOptions::new().read(true).write(true).create_new(true).open(&path)?;
+    let path = dir.join(format!(
+        "toll-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, SeqCst)
+    ));
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&path)?;
     file.set_len((DATA_OFFSET + 2 * CAPACITY) as u64)?;
     let mut map = map(&file)?;
     map[0..8].copy_from_slice(MAGIC);
@@ -217,26 +246,58 @@ pub(super) fn listen(scratch: &Path, spin: bool) -> io::Result<(PendingShm, Valu
     Ok((PendingShm { map, spin, path }, cmd))
 }
 
-fn channel(mut map: MmapMut, capacity: usize, spin: bool, alive: Alive, unlink: Option<PathBuf>, harness: bool) -> Channel {
+fn channel(
+    mut map: MmapMut,
+    capacity: usize,
+    spin: bool,
+    alive: Alive,
+    unlink: Option<PathBuf>,
+    harness: bool,
+) -> Channel {
     let base = map.as_mut_ptr();
-    let region = Arc::new(Region { _map: map, base, capacity, spin, alive, unlink });
+    let region = Arc::new(Region {
+        _map: map,
+        base,
+        capacity,
+        spin,
+        alive,
+        unlink,
+    });
     let (out_ring, in_ring) = if harness { (0, 1) } else { (1, 0) };
     Channel {
-        reader: Box::new(RingReader(Ring { region: region.clone(), index: in_ring })),
-        writer: Box::new(RingWriter(Ring { region, index: out_ring })),
+        reader: Box::new(RingReader(Ring {
+            region: region.clone(),
+            index: in_ring,
+        })),
+        writer: Box::new(RingWriter(Ring {
+            region,
+            index: out_ring,
+        })),
     }
 }
 
 impl PendingShm {
     pub(super) fn accept(self, alive: &Alive) -> io::Result<Channel> {
-        Ok(channel(self.map, CAPACITY, self.spin, alive.clone(), Some(self.path), true))
+        Ok(channel(
+            self.map,
+            CAPACITY,
+            self.spin,
+            alive.clone(),
+            Some(self.path),
+            true,
+        ))
     }
 }
 
 pub(super) fn connect(path: &Path) -> io::Result<Channel> {
     let file = OpenOptions::new().read(true).write(true).open(path)?;
     let map = map(&file)?;
-    let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidData, format!("{}: {what}", path.display()));
+    let bad = |what: &str| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}: {what}", path.display()),
+        )
+    };
     if map.len() < DATA_OFFSET || &map[0..8] != MAGIC {
         return Err(bad("not a toll shared-memory file"));
     }

@@ -39,7 +39,9 @@ fn accept_loop<T>(
     loop {
         match accept() {
             Ok(s) => return Ok(s),
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => wait_step(deadline, alive, "connect")?,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                wait_step(deadline, alive, "connect")?
+            }
             Err(e) => return Err(e),
         }
     }

@@ -33,14 +33,34 @@ impl Exporter for CsvExporter {
             .filter_map(|s| s.attrs.as_object())
             .flat_map(|o| o.keys().cloned())
             .collect();
-        let mut header = vec!["run_id", "family", "series", "n", "trial", "iters", "total_ns", "ns_per_op"]
-            .into_iter()
-            .map(String::from)
-            .collect::<Vec<_>>();
+        let mut header = vec![
+            "run_id",
+            "family",
+            "series",
+            "n",
+            "trial",
+            "iters",
+            "total_ns",
+            "ns_per_op",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect::<Vec<_>>();
         header.extend(keys.iter().map(|k| format!("attr_{k}")));
-        writeln!(out, "{}", header.iter().map(|h| field(h)).collect::<Vec<_>>().join(","))?;
+        writeln!(
+            out,
+            "{}",
+            header
+                .iter()
+                .map(|h| field(h))
+                .collect::<Vec<_>>()
+                .join(",")
+        )?;
         for s in &run.series {
-            let attrs: Vec<String> = keys.iter().map(|k| field(&attr_text(s.attrs.get(k)))).collect();
+            let attrs: Vec<String> = keys
+                .iter()
+                .map(|k| field(&attr_text(s.attrs.get(k))))
+                .collect();
             for p in &s.points {
                 for (trial, sample) in p.samples.iter().enumerate() {
                     let mut row = vec![
