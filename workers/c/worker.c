@@ -1,0 +1,185 @@
+/* toll's C worker: the control plane of spec/wire.md on stdin/stdout, serving
+   transfers over pipes (FIFOs), unix sockets, loopback TCP and shared memory. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "shm.h"
+#include "wire.h"
+
+/* The string value of "key" in a flat JSON object (escapes \" and \\ only). */
+static int json_str(const char *line, const char *key, char *out, size_t len) {
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\"", key);
+    const char *p = strstr(line, pat);
+    if (!p) return 0;
+    p += strlen(pat);
+    while (*p == ' ' || *p == ':') p++;
+    if (*p++ != '"') return 0;
+    size_t i = 0;
+    for (; *p && *p != '"' && i + 1 < len; p++) {
+        if (*p == '\\' && p[1]) p++;
+        out[i++] = *p;
+    }
+    out[i] = 0;
+    return *p == '"';
+}
+
+/* The number value of "key", or -1. */
+static long json_num(const char *line, const char *key) {
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\"", key);
+    const char *p = strstr(line, pat);
+    if (!p) return -1;
+    p += strlen(pat);
+    while (*p == ' ' || *p == ':') p++;
+    return (*p >= '0' && *p <= '9') ? strtol(p, NULL, 10) : -1;
+}
+
+static void answer(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    fflush(stdout);
+}
+
+static void answer_error(const char *what, const char *detail) {
+    printf("{\"ok\":false,\"error\":\"%s", what);
+    for (const char *p = detail; *p; p++) {
+        if (*p == '"' || *p == '\\') putchar('\\');
+        if ((unsigned char)*p >= 0x20) putchar(*p);
+    }
+    answer("\"}");
+}
+
+static int connect_socket(const char *line, const char *transport, char *err, size_t errlen) {
+    char buf[512];
+    int fd;
+    if (strcmp(transport, "unix") == 0) {
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        if (!json_str(line, "path", buf, sizeof buf) || strlen(buf) >= sizeof sa.sun_path) {
+            snprintf(err, errlen, "transfer command lacks a usable `path`");
+            return -1;
+        }
+        strcpy(sa.sun_path, buf);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) goto fail;
+        return fd;
+    }
+    long port = json_num(line, "port");
+    char service[24];
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai;
+    if (!json_str(line, "host", buf, sizeof buf) || port <= 0 || port > 65535) {
+        snprintf(err, errlen, "transfer command lacks `host` or `port`");
+        return -1;
+    }
+    snprintf(service, sizeof service, "%ld", port);
+    if (getaddrinfo(buf, service, &hints, &ai) != 0) {
+        snprintf(err, errlen, "cannot resolve %.64s", buf);
+        return -1;
+    }
+    fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int ok = fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) == 0;
+    freeaddrinfo(ai);
+    if (!ok) goto fail;
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+fail:
+    snprintf(err, errlen, "cannot connect: %s", strerror(errno));
+    if (fd >= 0) close(fd);
+    return -1;
+}
+
+static void transfer(const char *line, fault f) {
+    char transport[16], path[512], err[256] = "";
+    int rfd = -1, wfd = -1, is_shm = 0;
+    stream in, out;
+    if (!json_str(line, "transport", transport, sizeof transport)) {
+        answer_error("transfer command lacks `transport`", "");
+        return;
+    }
+    if (strcmp(transport, "pipe") == 0) {
+        char to_peer[512];
+        if (!json_str(line, "to_peer", to_peer, sizeof to_peer) || !json_str(line, "from_peer", path, sizeof path)) {
+            answer_error("transfer command lacks `to_peer` or `from_peer`", "");
+            return;
+        }
+        /* The reply end first: once the harness sees us open to_peer, both are open. */
+        wfd = open(path, O_WRONLY | O_CLOEXEC);
+        rfd = wfd < 0 ? -1 : open(to_peer, O_RDONLY | O_CLOEXEC);
+        if (rfd < 0) {
+            answer_error("cannot open the pipes: ", strerror(errno));
+            if (wfd >= 0) close(wfd);
+            return;
+        }
+    } else if (strcmp(transport, "unix") == 0 || strcmp(transport, "tcp") == 0) {
+        rfd = wfd = connect_socket(line, transport, err, sizeof err);
+        if (rfd < 0) {
+            answer_error("", err);
+            return;
+        }
+    } else if (strcmp(transport, "shm") == 0) {
+        if (!json_str(line, "path", path, sizeof path) || shm_connect(path, &in, &out, err, sizeof err) < 0) {
+            answer_error("shm: ", err[0] ? err : "transfer command lacks `path`");
+            return;
+        }
+        is_shm = 1;
+    } else {
+        answer_error("unsupported transport: ", transport);
+        return;
+    }
+    if (!is_shm) {
+        in = (stream){&rfd, fd_read, fd_write};
+        out = (stream){&wfd, fd_read, fd_write};
+    }
+    answer("{\"ok\":true,\"event\":\"ready\"}");
+    served s;
+    int rc = serve(&in, &out, f, &s, err, sizeof err);
+    if (is_shm) {
+        shm_close(&in);
+    } else {
+        close(rfd);
+        if (wfd != rfd) close(wfd);
+    }
+    if (rc < 0)
+        answer_error("data channel: ", err);
+    else
+        answer("{\"ok\":true,\"event\":\"done\",\"frames\":%llu,\"items\":%llu}", (unsigned long long)s.frames,
+               (unsigned long long)s.items);
+}
+
+int main(void) {
+    fault f = fault_from_env();
+    char *line = NULL, op[32];
+    size_t cap = 0;
+    while (getline(&line, &cap, stdin) > 0) {
+        if (!json_str(line, "op", op, sizeof op)) {
+            answer_error("command has no `op`", "");
+        } else if (strcmp(op, "hello") == 0) {
+            answer("{\"ok\":true,\"runtime\":\"c\",\"version\":\"gcc %s\",\"wire\":1,\"pid\":%d,"
+                   "\"ops\":[\"transfer\"],\"transports\":[\"pipe\",\"unix\",\"tcp\",\"shm\"]}",
+                   __VERSION__, (int)getpid());
+        } else if (strcmp(op, "transfer") == 0) {
+            transfer(line, f);
+        } else if (strcmp(op, "exit") == 0) {
+            break;
+        } else {
+            answer_error("unknown op: ", op);
+        }
+    }
+    free(line);
+    return 0;
+}
