@@ -24,8 +24,8 @@ typedef struct {
     uint64_t frames, items;
 } served;
 
-/* TOLL_WORKER_FAULT, for tests: exit:K exits (3) after K DATA frames;
-   garbage:K answers the DATA frame with seq K with 24 bytes of 0xAB. */
+/* TOLL_WORKER_FAULT, for tests: exit:K exits (3) instead of answering the
+   first DATA frame of K or more items; garbage:K answers it with 24 bytes of 0xAB. */
 typedef struct {
     enum { FAULT_NONE, FAULT_EXIT, FAULT_GARBAGE } kind;
     uint64_t k;

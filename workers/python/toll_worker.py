@@ -24,7 +24,8 @@ LITTLE = sys.byteorder == "little"
 
 
 def parse_fault(text):
-    """TOLL_WORKER_FAULT: `exit:K` exits after K DATA frames; `garbage:K` garbles the reply to seq K."""
+    """TOLL_WORKER_FAULT: `exit:K` exits instead of answering the first DATA frame
+    of K or more items; `garbage:K` answers it with 24 bytes of 0xAB."""
     kind, _, k = (text or "").partition(":")
     if kind in ("exit", "garbage") and k.isdigit():
         return kind, int(k)
@@ -91,10 +92,10 @@ def serve(read_into, write, fault=(None, 0)):
         if kind == END:
             write(REPLY.pack(REPLY_MAGIC, OK, seq, 0, 0))
             return frames, items
-        if fault[0] == "exit" and frames == fault[1]:
+        if fault[0] == "exit" and count >= fault[1]:
             os._exit(3)
         total = reader.sum_items(count)
-        if fault[0] == "garbage" and seq == fault[1]:
+        if fault[0] == "garbage" and count >= fault[1]:
             write(b"\xab" * REPLY.size)
         else:
             write(REPLY.pack(REPLY_MAGIC, OK, seq, count, total))

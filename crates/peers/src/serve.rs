@@ -14,12 +14,12 @@ pub struct Served {
 }
 
 /// Test-only misbehaviour, from `TOLL_WORKER_FAULT` (every worker honours it):
-/// `exit:K` exits (status 3) after serving K DATA frames; `garbage:K` answers
-/// DATA frame K (0-based seq) with 24 bytes of 0xAB.
+/// `exit:K` exits (status 3) instead of answering the first DATA frame that
+/// carries K or more items; `garbage:K` answers that frame with 24 bytes of 0xAB.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fault {
     None,
-    ExitAfter(u64),
+    ExitAt(u32),
     GarbageAt(u32),
 }
 
@@ -30,7 +30,7 @@ impl Fault {
             return Fault::None;
         };
         match v.split_once(':') {
-            Some(("exit", k)) => k.parse().map(Fault::ExitAfter).unwrap_or(Fault::None),
+            Some(("exit", k)) => k.parse().map(Fault::ExitAt).unwrap_or(Fault::None),
             Some(("garbage", k)) => k.parse().map(Fault::GarbageAt).unwrap_or(Fault::None),
             _ => Fault::None,
         }
@@ -138,14 +138,12 @@ pub fn serve(input: &mut dyn Read, output: &mut dyn Write, fault: Fault) -> io::
             output.flush()?;
             return Ok(served);
         }
-        if let Fault::ExitAfter(k) = fault {
-            if served.frames == k {
-                std::process::exit(3);
-            }
+        if matches!(fault, Fault::ExitAt(k) if header.count >= k) {
+            std::process::exit(3);
         }
         let sum = inb.sum_items(header.count)?;
         let reply = match fault {
-            Fault::GarbageAt(k) if k == header.seq => [0xAB; frame::REPLY_LEN],
+            Fault::GarbageAt(k) if header.count >= k => [0xAB; frame::REPLY_LEN],
             _ => frame::encode_reply(Status::Ok, header.seq, header.count, sum),
         };
         output.write_all(&reply)?;

@@ -63,7 +63,8 @@ pub fn export_json(s: &Scratch, run: &str) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).expect("export is JSON")
 }
 
-/// Assert a user error: non-zero exit, exactly one line on stderr naming `needle`.
+/// Assert a user error: non-zero exit, exactly one error line on stderr
+/// naming `needle` (warnings, such as a busy machine, may precede it).
 pub fn assert_one_line_error(o: &Output, needle: &str) {
     assert!(
         !o.status.success(),
@@ -71,7 +72,10 @@ pub fn assert_one_line_error(o: &Output, needle: &str) {
         stdout(o)
     );
     let err = stderr(o);
-    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with("warning: "))
+        .collect();
     assert_eq!(lines.len(), 1, "expected one error line, got: {err}");
     assert!(lines[0].starts_with("toll: "), "error line: {}", lines[0]);
     assert!(lines[0].contains(needle), "`{needle}` not in: {}", lines[0]);
