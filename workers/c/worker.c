@@ -1,5 +1,5 @@
 /* toll's C worker: the control plane of spec/wire.md on stdin/stdout, serving
-   transfers over pipes (FIFOs), unix sockets, loopback TCP and shared memory. */
+   transfers over inherited pipes, unix sockets, loopback TCP and shared memory. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -105,26 +105,21 @@ fail:
 
 static void transfer(const char *line, fault f) {
     char transport[16], path[512], err[256] = "";
-    int rfd = -1, wfd = -1, is_shm = 0;
+    int rfd = -1, wfd = -1, is_shm = 0, is_pipe = 0;
     stream in, out;
     if (!json_str(line, "transport", transport, sizeof transport)) {
         answer_error("transfer command lacks `transport`", "");
         return;
     }
     if (strcmp(transport, "pipe") == 0) {
-        char to_peer[512];
-        if (!json_str(line, "to_peer", to_peer, sizeof to_peer) || !json_str(line, "from_peer", path, sizeof path)) {
-            answer_error("transfer command lacks `to_peer` or `from_peer`", "");
+        /* Inherited from toll (fds 3 and 4); they stay open for the next transfer. */
+        rfd = (int)json_num(line, "read_fd");
+        wfd = (int)json_num(line, "write_fd");
+        if (rfd < 0 || wfd < 0) {
+            answer_error("transfer command lacks `read_fd` or `write_fd`", "");
             return;
         }
-        /* The reply end first: once the harness sees us open to_peer, both are open. */
-        wfd = open(path, O_WRONLY | O_CLOEXEC);
-        rfd = wfd < 0 ? -1 : open(to_peer, O_RDONLY | O_CLOEXEC);
-        if (rfd < 0) {
-            answer_error("cannot open the pipes: ", strerror(errno));
-            if (wfd >= 0) close(wfd);
-            return;
-        }
+        is_pipe = 1;
     } else if (strcmp(transport, "unix") == 0 || strcmp(transport, "tcp") == 0) {
         rfd = wfd = connect_socket(line, transport, err, sizeof err);
         if (rfd < 0) {
@@ -150,7 +145,7 @@ static void transfer(const char *line, fault f) {
     int rc = serve(&in, &out, f, &s, err, sizeof err);
     if (is_shm) {
         shm_close(&in);
-    } else {
+    } else if (!is_pipe) {
         close(rfd);
         if (wfd != rfd) close(wfd);
     }

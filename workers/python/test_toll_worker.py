@@ -70,9 +70,14 @@ class Vectors(unittest.TestCase):
 class Harness:
     """What toll does: start the worker, talk JSON lines, open the data channel."""
 
-    def __init__(self):
-        self.p = subprocess.Popen([sys.executable, os.path.join(HERE, "toll_worker.py")],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    def __init__(self, fds=None):
+        worker = [sys.executable, os.path.join(HERE, "toll_worker.py")]
+        fds = fds or {}
+        if fds:  # the shell puts each inherited pipe end at its number, as toll does
+            moves = " ".join(f"{target}>&{fd}" for target, fd in fds.items())
+            worker = ["bash", "-c", 'exec "$@" ' + moves, "bash", *worker]
+        self.p = subprocess.Popen(worker, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                  pass_fds=tuple(fds.values()))
 
     def send(self, obj):
         self.p.stdin.write(json.dumps(obj) + "\n")
@@ -130,27 +135,25 @@ class EndToEnd(unittest.TestCase):
         h.close()
 
     def test_pipe_transfer(self):
-        d = tempfile.mkdtemp()
-        to_peer, from_peer = os.path.join(d, "to"), os.path.join(d, "from")
-        os.mkfifo(to_peer)
-        os.mkfifo(from_peer)
-        h = Harness()
-        rfd = os.open(from_peer, os.O_RDONLY | os.O_NONBLOCK)
-        h.send({"op": "transfer", "transport": "pipe", "to_peer": to_peer, "from_peer": from_peer})
-        wfd = os.open(to_peer, os.O_WRONLY)  # blocks until the worker opens it
-        os.set_blocking(rfd, True)
-        self.assertEqual(h.recv(), {"ok": True, "event": "ready"})
+        # As toll does: two anonymous pipes, the worker's ends at fds 3 and 4.
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        h = Harness(fds={3: req_r, 4: rep_w})
+        os.close(req_r)
+        os.close(rep_w)
+        for _ in range(2):  # the pipes stay open from one transfer to the next
+            h.send({"op": "transfer", "transport": "pipe", "read_fd": 3, "write_fd": 4})
+            self.assertEqual(h.recv(), {"ok": True, "event": "ready"})
 
-        def read_exact(n):
-            buf = b""
-            while len(buf) < n:
-                buf += os.read(rfd, n - len(buf))
-            return buf
+            def read_exact(n):
+                buf = b""
+                while len(buf) < n:
+                    buf += os.read(rep_r, n - len(buf))
+                return buf
 
-        frames = round_trips(self, read_exact, w.write_all(wfd))
-        self.assertEqual(h.recv()["frames"], frames)
+            frames = round_trips(self, read_exact, w.write_all(req_w))
+            self.assertEqual(h.recv()["frames"], frames)
         h.close()
-
 
 if __name__ == "__main__":
     unittest.main()

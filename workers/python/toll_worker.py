@@ -117,15 +117,9 @@ def connect(cmd):
     """Open the data channel a transfer command names: (read_into, write, close)."""
     transport = cmd.get("transport")
     if transport == "pipe":
-        # The reply end first: once the harness sees us open to_peer, both are open.
-        wfd = os.open(cmd["from_peer"], os.O_WRONLY)
-        rfd = os.open(cmd["to_peer"], os.O_RDONLY)
-
-        def close():
-            os.close(rfd)
-            os.close(wfd)
-
-        return (lambda b: os.readv(rfd, [b])), write_all(wfd), close
+        # Inherited from toll (fds 3 and 4); they stay open for the next transfer.
+        rfd, wfd = int(cmd["read_fd"]), int(cmd["write_fd"])
+        return (lambda b: os.readv(rfd, [b])), write_all(wfd), (lambda: None)
     if transport == "unix":
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.connect(cmd["path"])

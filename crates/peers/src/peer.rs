@@ -2,7 +2,7 @@
 //! stops it when it hangs.
 
 use crate::runtime::{Launch, Runtime};
-use crate::transport::{self, Alive, Transport};
+use crate::transport::{self, Alive, PipePair, Transport};
 use crate::{PeerError, Session};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
@@ -85,6 +85,7 @@ impl Drop for Watchdog {
 pub struct Peer {
     runtime: Runtime,
     child: Child,
+    pipes: PipePair,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
@@ -112,19 +113,22 @@ impl Peer {
     /// reaches toll, which then ends the run cleanly) and say hello.
     pub fn start(runtime: Runtime, launch: Launch) -> Result<Peer, PeerError> {
         use std::os::unix::process::CommandExt;
-        let mut child = Command::new(&launch.program)
-            .args(&launch.args)
+        let mut pipes =
+            PipePair::new().map_err(|e| PeerError::io("making the worker's pipes", e))?;
+        let mut cmd = Command::new(&launch.program);
+        cmd.args(&launch.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
-            .map_err(|e| {
-                PeerError::io(
-                    format!("starting the {runtime} worker {}", launch.program.display()),
-                    e,
-                )
-            })?;
+            .process_group(0);
+        pipes.attach(&mut cmd);
+        let mut child = cmd.spawn().map_err(|e| {
+            PeerError::io(
+                format!("starting the {runtime} worker {}", launch.program.display()),
+                e,
+            )
+        })?;
+        pipes.release_child_ends();
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
         let stderr = child.stderr.take().expect("piped stderr");
@@ -143,6 +147,7 @@ impl Peer {
         let mut peer = Peer {
             runtime,
             child,
+            pipes,
             stdin,
             stdout,
             stderr_tail,
@@ -309,7 +314,7 @@ impl Peer {
                 supported: self.hello.transports.join(", "),
             });
         }
-        let (pending, cmd) = transport::listen(transport, scratch, spin)
+        let (pending, cmd) = transport::listen(transport, scratch, spin, &self.pipes)
             .map_err(|e| PeerError::io(format!("setting up the {transport} endpoint"), e))?;
         let line = format!("{cmd}\n");
         if self

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use toll_peers::frame::{self, DataFrame, Kind, Status, REPLY_LEN};
 use toll_peers::serve::{serve, Fault};
-use toll_peers::transport::{self, Alive, Transport};
+use toll_peers::transport::{self, Alive, PipePair, Transport};
 
 fn scratch(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("toll-test-{}-{name}", std::process::id()));
@@ -17,7 +17,9 @@ fn scratch(name: &str) -> std::path::PathBuf {
 
 fn exchange(t: Transport, spin: bool) {
     let dir = scratch(&format!("{t}-{spin}"));
-    let (pending, cmd) = transport::listen(t, &dir, spin).unwrap();
+    // In one process the worker's pipe ends are simply the pair's other fds.
+    let pipes = PipePair::new().unwrap();
+    let (pending, cmd) = transport::listen(t, &dir, spin, &pipes).unwrap();
     let worker = std::thread::spawn(move || {
         let mut ch = transport::connect(&cmd).unwrap();
         serve(&mut *ch.reader, &mut *ch.writer, Fault::None)
@@ -86,7 +88,8 @@ fn shm_carries_frames_spinning() {
 #[test]
 fn shm_reader_notices_a_dead_partner() {
     let dir = scratch("shm-dead");
-    let (pending, _cmd) = transport::listen(Transport::Shm, &dir, false).unwrap();
+    let pipes = PipePair::new().unwrap();
+    let (pending, _cmd) = transport::listen(Transport::Shm, &dir, false, &pipes).unwrap();
     let alive: Alive = Arc::new(|| false);
     let mut ch = pending.accept(Instant::now(), &alive).unwrap();
     let mut b = [0u8; 4];

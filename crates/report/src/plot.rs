@@ -64,6 +64,7 @@ pub fn series_svg(
         .configure_mesh()
         .x_desc(x_label)
         .y_desc(y_label)
+        .x_label_formatter(&|x| format!("{x:.0}"))
         .draw()
         .map_err(err)?;
     for (i, s) in series.iter().enumerate() {

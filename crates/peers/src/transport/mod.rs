@@ -3,6 +3,7 @@
 //! connects to it ([`connect`]), as spec/wire.md describes.
 
 mod pipe;
+pub use pipe::PipePair;
 pub mod shm;
 mod socket;
 
@@ -19,7 +20,7 @@ use std::time::Instant;
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Transport {
-    /// A pair of pipes (FIFOs), one each way.
+    /// A pair of anonymous pipes, one each way.
     Pipe,
     /// A unix-domain stream socket.
     Unix,
@@ -83,16 +84,22 @@ pub type Alive = std::sync::Arc<dyn Fn() -> bool + Send + Sync>;
 
 /// The harness's endpoint, made before the worker is told to connect.
 pub enum Pending {
-    Pipe(pipe::PendingPipe),
+    /// Pipes are there from the worker's start.
+    Pipe(Channel),
     Socket(socket::PendingSocket),
     Shm(shm::PendingShm),
 }
 
 /// Make the harness's endpoint for `transport` in `scratch` (a private
 /// directory); returns it and the `transfer` command to send the worker.
-pub fn listen(transport: Transport, scratch: &Path, spin: bool) -> io::Result<(Pending, Value)> {
+pub fn listen(
+    transport: Transport,
+    scratch: &Path,
+    spin: bool,
+    pipes: &PipePair,
+) -> io::Result<(Pending, Value)> {
     match transport {
-        Transport::Pipe => pipe::listen(scratch).map(|(p, v)| (Pending::Pipe(p), v)),
+        Transport::Pipe => pipes.listen().map(|(c, v)| (Pending::Pipe(c), v)),
         Transport::Unix => socket::listen_unix(scratch).map(|(p, v)| (Pending::Socket(p), v)),
         Transport::Tcp => socket::listen_tcp().map(|(p, v)| (Pending::Socket(p), v)),
         Transport::Shm => shm::listen(scratch, spin).map(|(p, v)| (Pending::Shm(p), v)),
@@ -103,7 +110,7 @@ impl Pending {
     /// Wait until the worker has connected (or `deadline`, or the worker died).
     pub fn accept(self, deadline: Instant, alive: &Alive) -> io::Result<Channel> {
         match self {
-            Pending::Pipe(p) => p.accept(deadline, alive),
+            Pending::Pipe(c) => Ok(c),
             Pending::Socket(p) => p.accept(deadline, alive),
             Pending::Shm(p) => p.accept(alive),
         }
@@ -125,7 +132,18 @@ pub fn connect(cmd: &Value) -> io::Result<Channel> {
         .map_err(|e: String| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     match transport {
         Transport::Pipe => {
-            pipe::connect(Path::new(field("to_peer")?), Path::new(field("from_peer")?))
+            let fd = |k: &str| {
+                cmd.get(k)
+                    .and_then(Value::as_i64)
+                    .map(|v| v as i32)
+                    .ok_or_else(|| {
+                        io::Error::new(
+                            io::ErrorKind::InvalidInput,
+                            format!("transfer command lacks `{k}`"),
+                        )
+                    })
+            };
+            pipe::connect(fd("read_fd")?, fd("write_fd")?)
         }
         Transport::Unix => socket::connect_unix(Path::new(field("path")?)),
         Transport::Tcp => {
