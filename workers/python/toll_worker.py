@@ -2,8 +2,9 @@
 """toll's Python worker: spec/wire.md over stdin/stdout, standard library only.
 
 The harness starts it, says `hello`, then asks for `transfer`s over a pipe
-(two FIFOs), a unix socket or loopback TCP; each transfer serves request
-frames until END, answering each with the sum of its int32 items.
+(two anonymous pipes it inherits as fds 3 and 4), a unix socket or loopback
+TCP; each transfer serves request frames until END, answering each with the
+sum of its int32 items.
 """
 import json
 import os
