@@ -7,9 +7,14 @@ pub struct Table {
     rows: Vec<Vec<String>>,
 }
 
+/// A number, a number with its unit (`48.2 µs`) or an interval (`[1.2, 3.4]`).
 fn numeric(cell: &str) -> bool {
-    let c = cell.trim_start_matches(['[', '-', '+']);
-    c.chars().next().is_some_and(|ch| ch.is_ascii_digit()) || cell == "–" || cell == "∞"
+    let words: Vec<&str> = cell.split_whitespace().collect();
+    let first = words
+        .first()
+        .map(|w| w.trim_matches(['[', ']', ',']))
+        .unwrap_or("");
+    cell == "–" || cell == "∞" || (words.len() <= 2 && first.parse::<f64>().is_ok())
 }
 
 impl Table {
@@ -105,6 +110,9 @@ mod tests {
         t.row(vec!["rust".into(), "5.1".into()]);
         t.row(vec!["python".into(), "48.25".into()]);
         assert_eq!(t.render(), "peer     α µs\nrust      5.1\npython  48.25\n");
+        let mut t = Table::new(&["run", "summary"]);
+        t.row(vec!["12".into(), "11 series; lowest α".into()]);
+        assert_eq!(t.render(), "run  summary\n 12  11 series; lowest α\n");
     }
 
     #[test]
