@@ -72,23 +72,25 @@ fn a_peer_that_sends_garbage_leaves_a_partial_run() {
     }
 }
 
-#[test]
-fn ctrl_c_stores_a_partial_run_and_exits_130() {
-    let s = Scratch::new("sigint");
+/// A transfer of 101 sizes, 1.5 s into measuring.
+fn long_run_under_way(s: &Scratch) -> std::process::Child {
     let child = Command::new(env!("CARGO_BIN_EXE_toll"))
-        .args([
-            "--db",
-            s.db().to_str().unwrap(),
-            "transfer",
-            "--sizes",
-            "0:100000:1000",
-        ])
+        .arg("--db")
+        .arg(s.db())
+        .args(["transfer", "--sizes", "0:100000:1000"])
         .args(["--trials", "3", "--warmup-ms", "5", "--batch-ms", "20"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1500));
+    child
+}
+
+#[test]
+fn ctrl_c_stores_a_partial_run_and_exits_130() {
+    let s = Scratch::new("sigint");
+    let child = long_run_under_way(&s);
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(child.id() as i32),
         nix::sys::signal::Signal::SIGINT,
@@ -155,20 +157,7 @@ fn a_read_only_database_can_be_read_but_not_written() {
 #[test]
 fn a_killed_toll_leaves_a_sound_database_and_a_partial_run() {
     let s = Scratch::new("sigkill");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toll"))
-        .args([
-            "--db",
-            s.db().to_str().unwrap(),
-            "transfer",
-            "--sizes",
-            "0:100000:1000",
-        ])
-        .args(["--trials", "3", "--warmup-ms", "5", "--batch-ms", "20"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let mut child = long_run_under_way(&s);
     child.kill().unwrap();
     child.wait().unwrap();
     // The next toll to open the database sees the run's process is gone.

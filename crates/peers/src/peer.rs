@@ -248,20 +248,22 @@ impl Peer {
         })
     }
 
-    /// Send a command and read its one-line answer.
-    pub(crate) fn command(&mut self, cmd: &Value, op: &str) -> Result<Value, PeerError> {
+    /// Write one command line to the worker.
+    fn send(&mut self, cmd: &Value, op: &str) -> Result<(), PeerError> {
         let line = format!("{cmd}\n");
-        if self
+        let sent = self
             .stdin
             .write_all(line.as_bytes())
-            .and_then(|_| self.stdin.flush())
-            .is_err()
-        {
-            return Err(self.exit_error().unwrap_or_else(|| PeerError::Protocol {
-                peer: self.runtime.name(),
-                detail: format!("could not send `{op}`"),
-            }));
+            .and_then(|_| self.stdin.flush());
+        match sent {
+            Ok(()) => Ok(()),
+            Err(_) => Err(self.protocol(format!("could not send `{op}`"))),
         }
+    }
+
+    /// Send a command and read its one-line answer.
+    pub(crate) fn command(&mut self, cmd: &Value, op: &str) -> Result<Value, PeerError> {
+        self.send(cmd, op)?;
         self.read_answer(op)
     }
 
@@ -316,17 +318,7 @@ impl Peer {
         }
         let (pending, cmd) = transport::listen(transport, scratch, spin, &self.pipes)
             .map_err(|e| PeerError::io(format!("setting up the {transport} endpoint"), e))?;
-        let line = format!("{cmd}\n");
-        if self
-            .stdin
-            .write_all(line.as_bytes())
-            .and_then(|_| self.stdin.flush())
-            .is_err()
-        {
-            return Err(self
-                .exit_error()
-                .unwrap_or_else(|| self.protocol("could not send `transfer`")));
-        }
+        self.send(&cmd, "transfer")?;
         let pid = self.child.id();
         let alive: Alive = Arc::new(move || process_alive(pid));
         let channel = pending

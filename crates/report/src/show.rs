@@ -2,16 +2,7 @@
 
 use crate::table::{fmt_ns, sig3, Table};
 use std::fmt::Write;
-use toll_store::{PointStatus, Run, RunStatus};
-
-fn status(s: RunStatus) -> &'static str {
-    match s {
-        RunStatus::Running => "running",
-        RunStatus::Complete => "complete",
-        RunStatus::Partial => "partial",
-        RunStatus::Failed => "failed",
-    }
-}
+use toll_store::{PointStatus, Run};
 
 /// The run as text: header, machine, config, then each series' model and points.
 pub fn render_run(run: &Run) -> String {
@@ -21,7 +12,7 @@ pub fn render_run(run: &Run) -> String {
         "run {} — {} — {}",
         run.id,
         run.family,
-        status(run.status)
+        run.status.as_str()
     );
     let _ = writeln!(
         s,

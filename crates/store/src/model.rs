@@ -15,6 +15,18 @@ pub enum RunStatus {
     Failed,
 }
 
+impl RunStatus {
+    /// The word stored and shown for this status.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Complete => "complete",
+            RunStatus::Partial => "partial",
+            RunStatus::Failed => "failed",
+        }
+    }
+}
+
 /// Whether a point was measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

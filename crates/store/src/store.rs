@@ -14,15 +14,6 @@ pub struct Store {
     path: PathBuf,
 }
 
-fn status_text(s: RunStatus) -> &'static str {
-    match s {
-        RunStatus::Running => "running",
-        RunStatus::Complete => "complete",
-        RunStatus::Partial => "partial",
-        RunStatus::Failed => "failed",
-    }
-}
-
 fn parse_status(s: &str) -> RunStatus {
     match s {
         "running" => RunStatus::Running,
@@ -79,14 +70,6 @@ impl Store {
             path: path.to_path_buf(),
         };
         store.check()?;
-        let found = migrate::version(&store.conn).map_err(|e| store.err(e))?;
-        if found > migrate::LATEST {
-            return Err(StoreError::TooNew {
-                path: path.to_path_buf(),
-                found,
-                known: migrate::LATEST,
-            });
-        }
         migrate::migrate(&mut store.conn).map_err(|e| StoreError::from_sqlite(path, e))?;
         store.mark_stale_runs()?;
         Ok(store)
@@ -100,15 +83,7 @@ impl Store {
             conn,
             path: path.to_path_buf(),
         };
-        store.check()?;
-        let found = migrate::version(&store.conn).map_err(|e| store.err(e))?;
-        if found > migrate::LATEST {
-            return Err(StoreError::TooNew {
-                path: path.to_path_buf(),
-                found,
-                known: migrate::LATEST,
-            });
-        }
+        let found = store.check()?;
         if found < migrate::LATEST {
             return Err(StoreError::ReadOnly {
                 path: path.to_path_buf(),
@@ -117,8 +92,9 @@ impl Store {
         Ok(store)
     }
 
-    /// Refuse a file that is not toll's; set the connection up.
-    fn check(&self) -> Result<(), StoreError> {
+    /// Refuse a file that is not toll's, or from a newer toll; set the
+    /// connection up. Returns the schema version found.
+    fn check(&self) -> Result<i64, StoreError> {
         self.conn
             .busy_timeout(Duration::from_secs(5))
             .map_err(|e| self.err(e))?;
@@ -129,7 +105,16 @@ impl Store {
         }
         self.conn
             .execute_batch("PRAGMA foreign_keys = ON;")
-            .map_err(|e| self.err(e))
+            .map_err(|e| self.err(e))?;
+        let found = migrate::version(&self.conn).map_err(|e| self.err(e))?;
+        if found > migrate::LATEST {
+            return Err(StoreError::TooNew {
+                path: self.path.clone(),
+                found,
+                known: migrate::LATEST,
+            });
+        }
+        Ok(found)
     }
 
     fn mark_stale_runs(&self) -> Result<(), StoreError> {
@@ -271,7 +256,7 @@ impl Store {
         self.conn
             .execute(
                 "UPDATE runs SET status = ?2, summary = ?3, error = ?4, finished_at = ?5 WHERE id = ?1",
-                params![run_id, status_text(status), summary, error, crate::time::now()],
+                params![run_id, status.as_str(), summary, error, crate::time::now()],
             )
             .map(|_| ())
             .map_err(|e| self.err(e))

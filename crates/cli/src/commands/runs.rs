@@ -25,7 +25,6 @@ pub fn list(args: RunsArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     }
     let mut t = Table::new(&["run", "family", "started (UTC)", "status", "summary"]);
     for r in &runs {
-        let status = serde_json::to_value(r.status)?;
         t.row(vec![
             r.id.to_string(),
             r.family.clone(),
@@ -33,7 +32,7 @@ pub fn list(args: RunsArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
                 .replace('T', " ")
                 .trim_end_matches('Z')
                 .to_string(),
-            status.as_str().unwrap_or("").to_string(),
+            r.status.as_str().to_string(),
             r.summary.clone(),
         ]);
     }

@@ -100,7 +100,7 @@ pub fn run(args: TransferArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
         println!(
             "run {} stored ({}) in {} — `toll show {}`, `toll export {} --format csv`",
             outcome.run_id,
-            status_word(outcome.status),
+            outcome.status.as_str(),
             store.path().display(),
             outcome.run_id,
             outcome.run_id
@@ -127,7 +127,7 @@ pub fn run(args: TransferArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
         Some(e) => Err(anyhow::anyhow!(
             "{e} — run {} stored as {} with {points} points (`toll show {}`)",
             outcome.run_id,
-            status_word(outcome.status),
+            outcome.status.as_str(),
             outcome.run_id
         )),
         None if outcome.status == RunStatus::Partial => {
@@ -138,15 +138,6 @@ pub fn run(args: TransferArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::from(130))
         }
         None => Ok(ExitCode::SUCCESS),
-    }
-}
-
-fn status_word(s: RunStatus) -> &'static str {
-    match s {
-        RunStatus::Running => "running",
-        RunStatus::Complete => "complete",
-        RunStatus::Partial => "partial",
-        RunStatus::Failed => "failed",
     }
 }
 
