@@ -4,6 +4,7 @@ use super::db;
 use crate::args::TransferArgs;
 use crate::progress::Progress;
 use crate::usage::usage;
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -92,19 +93,24 @@ pub fn run(args: TransferArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     progress.finish();
     let outcome = outcome?;
     let run = store.load_run(outcome.run_id)?;
-    if args.json {
-        toll_report::export::exporter(toll_report::export::Format::Json)
-            .export(&run, &mut std::io::stdout().lock())?;
+    let mut out = std::io::stdout().lock();
+    let printed = if args.json {
+        toll_report::export::exporter(toll_report::export::Format::Json).export(&run, &mut out)
     } else {
-        print!("{}", render(&cfg, &outcome));
-        println!(
-            "run {} stored ({}) in {} — `toll show {}`, `toll export {} --format csv`",
-            outcome.run_id,
-            outcome.status.as_str(),
-            store.path().display(),
-            outcome.run_id,
-            outcome.run_id
-        );
+        let id = outcome.run_id;
+        write!(out, "{}", render(&cfg, &outcome)).and_then(|_| {
+            writeln!(
+                out,
+                "run {id} stored ({}) in {} — `toll show {id}`, `toll export {id} --format csv`",
+                outcome.status.as_str(),
+                store.path().display(),
+            )
+        })
+    };
+    // A reader that stopped early (`| head`) is no reason to skip the plot or the status.
+    match printed {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
+        _ => drop(out),
     }
     if let Some(path) = &args.plot {
         let series = toll_report::plot::plot_series_from_run(&run);
