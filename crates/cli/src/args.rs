@@ -28,6 +28,8 @@ pub enum Command {
     Export(ExportArgs),
     /// Delete stored runs.
     Rm(RmArgs),
+    /// Which runtimes this machine has, what each can do, and how to add the rest.
+    Doctor,
     /// Run the built-in Rust worker on stdin/stdout (toll starts it itself).
     #[command(hide = true)]
     Worker,
@@ -43,7 +45,7 @@ pub struct TransferArgs {
         allow_hyphen_values = true
     )]
     pub sizes: String,
-    /// Peers, comma-separated: rust, c, python, or all.
+    /// Peers, comma-separated: rust, c, python, node, or all.
     #[arg(long, default_value = "rust", value_name = "LIST")]
     pub peer: String,
     /// Transports, comma-separated: pipe, unix, tcp, shm (default: all the peer supports).

@@ -21,6 +21,7 @@ fn main() -> ExitCode {
         Command::Show(a) => commands::runs::show(a, cli.db.as_deref()),
         Command::Export(a) => commands::runs::export(a, cli.db.as_deref()),
         Command::Rm(a) => commands::runs::remove(a, cli.db.as_deref()),
+        Command::Doctor => commands::doctor::run(),
         Command::Worker => return ExitCode::from(toll_peers::worker::run() as u8),
     };
     match result {

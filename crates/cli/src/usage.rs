@@ -40,9 +40,9 @@ pub fn clap_error(e: clap::Error) -> ExitCode {
                 .next()
                 .unwrap_or("bad arguments")
                 .trim_start_matches("error: ");
-            let cmd = std::env::args()
-                .skip(1)
-                .find(|a| ["transfer", "runs", "show", "export", "rm"].contains(&a.as_str()));
+            let cmd = std::env::args().skip(1).find(|a| {
+                ["transfer", "runs", "show", "export", "rm", "doctor"].contains(&a.as_str())
+            });
             let help = match cmd {
                 Some(c) => format!("toll {c} --help"),
                 None => "toll --help".into(),

@@ -19,7 +19,10 @@ fn unknown_transport_lists_the_valid_ones() {
 fn unknown_peer_lists_the_valid_ones() {
     let s = Scratch::new("bad-peer");
     let o = s.toll(&["transfer", "--peer", "cobol"]);
-    assert_one_line_error(&o, "unknown peer `cobol`: valid peers are rust, c, python");
+    assert_one_line_error(
+        &o,
+        "unknown peer `cobol`: valid peers are rust, c, python, node",
+    );
 }
 
 #[test]
@@ -82,4 +85,35 @@ fn missing_toolchains_name_the_package() {
     assert_one_line_error(&o, "apt-get install gcc");
     let o = s.toll_env(&["transfer", "--peer", "python"], &env);
     assert_one_line_error(&o, "apt-get install python3");
+    let o = s.toll_env(&["transfer", "--peer", "node"], &env);
+    assert_one_line_error(&o, "apt-get install nodejs");
+}
+
+#[test]
+fn doctor_lists_every_runtime_and_how_to_install_what_is_missing() {
+    let s = Scratch::new("doctor");
+    let o = s.toll(&["doctor"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    for r in ["rust", "c", "python", "node"] {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(r))
+            .unwrap_or_else(|| panic!("no {r} row: {out}"));
+        assert!(line.contains("found"), "{r} is on this machine: {line}");
+    }
+    let empty = s.0.join("empty-bin");
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = s.toll_env(&["doctor"], &[("PATH", empty.to_str().unwrap())]);
+    let out = stdout(&o);
+    let c = out.lines().find(|l| l.starts_with("c ")).unwrap();
+    assert!(
+        c.contains("missing") && c.contains("apt-get install gcc"),
+        "{c}"
+    );
+    assert!(out
+        .lines()
+        .find(|l| l.starts_with("rust"))
+        .unwrap()
+        .contains("found"));
 }

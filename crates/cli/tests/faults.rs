@@ -31,7 +31,7 @@ fn measured_points(run: &serde_json::Value) -> usize {
 
 #[test]
 fn a_peer_that_exits_mid_run_leaves_a_partial_run() {
-    for peer in ["rust", "c", "python"] {
+    for peer in ["rust", "c", "python", "node"] {
         let s = Scratch::new(&format!("exit-{peer}"));
         // Sizes 0, 1000, …: the worker dies at the first frame of 2000 items.
         let o = faulty_run(&s, peer, "exit:2000");
@@ -57,7 +57,7 @@ fn a_peer_that_exits_mid_run_leaves_a_partial_run() {
 
 #[test]
 fn a_peer_that_sends_garbage_leaves_a_partial_run() {
-    for peer in ["rust", "c", "python"] {
+    for peer in ["rust", "c", "python", "node"] {
         let s = Scratch::new(&format!("garbage-{peer}"));
         let o = faulty_run(&s, peer, "garbage:2000");
         assert_one_line_error(

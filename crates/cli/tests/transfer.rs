@@ -118,6 +118,17 @@ fn python_peer_speaks_pipe_unix_and_tcp() {
 }
 
 #[test]
+fn node_peer_speaks_pipe_unix_and_tcp() {
+    let s = Scratch::new("node-all");
+    let o = transfer(&s, &["--peer", "node"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = export_json(&s, "last");
+    let labels: Vec<String> = series(&run).into_iter().map(|x| x.0).collect();
+    assert_eq!(labels, ["node/pipe", "node/unix", "node/tcp"]);
+    assert!(run["env"]["toolchains"].to_string().contains("node"));
+}
+
+#[test]
 fn shm_can_spin_instead_of_sleeping() {
     let s = Scratch::new("spin");
     let o = transfer(&s, &["--peer", "rust,c", "--via", "shm", "--spin"]);

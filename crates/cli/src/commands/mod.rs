@@ -1,5 +1,6 @@
 //! One module per command family.
 
 pub mod db;
+pub mod doctor;
 pub mod runs;
 pub mod transfer;

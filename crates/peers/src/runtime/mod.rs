@@ -22,6 +22,8 @@ pub enum Runtime {
     C,
     /// workers/python, run by python3.
     Python,
+    /// workers/node, run by node.
+    Node,
 }
 
 /// How to start a prepared worker.
@@ -33,18 +35,21 @@ pub struct Launch {
     pub toolchain: (String, String),
 }
 
-const C_SOURCES: [(&str, &str); 5] = [
-    ("worker.c", include_str!("../../../workers/c/worker.c")),
-    ("wire.c", include_str!("../../../workers/c/wire.c")),
-    ("wire.h", include_str!("../../../workers/c/wire.h")),
-    ("shm.c", include_str!("../../../workers/c/shm.c")),
-    ("shm.h", include_str!("../../../workers/c/shm.h")),
-];
-const PYTHON_WORKER: &str = include_str!("../../../workers/python/toll_worker.py");
+mod c;
+mod node;
+mod python;
+
+/// A toolchain found on this machine.
+#[derive(Debug, Clone)]
+pub struct Toolchain {
+    pub program: PathBuf,
+    /// What the tool says of its version (first line).
+    pub version: String,
+}
 
 impl Runtime {
     /// Every runtime, in the order toll measures them.
-    pub const ALL: [Runtime; 3] = [Runtime::Rust, Runtime::C, Runtime::Python];
+    pub const ALL: [Runtime; 4] = [Runtime::Rust, Runtime::C, Runtime::Python, Runtime::Node];
 
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
@@ -52,6 +57,7 @@ impl Runtime {
             Runtime::Rust => "rust",
             Runtime::C => "c",
             Runtime::Python => "python",
+            Runtime::Node => "node",
         }
     }
 
@@ -59,26 +65,71 @@ impl Runtime {
     pub fn transports(self) -> &'static [Transport] {
         match self {
             Runtime::Rust | Runtime::C => &Transport::ALL,
-            Runtime::Python => &[Transport::Pipe, Transport::Unix, Transport::Tcp],
+            Runtime::Python | Runtime::Node => &[Transport::Pipe, Transport::Unix, Transport::Tcp],
+        }
+    }
+
+    /// The operations its worker answers.
+    pub fn ops(self) -> &'static [&'static str] {
+        &["transfer"]
+    }
+
+    /// The command that installs what this runtime needs.
+    pub fn install_hint(self) -> &'static str {
+        match self {
+            Runtime::Rust => "nothing: it is built into toll",
+            Runtime::C => c::INSTALL,
+            Runtime::Python => python::INSTALL,
+            Runtime::Node => node::INSTALL,
+        }
+    }
+
+    /// Find the toolchain, without building anything.
+    pub fn detect(self) -> Result<Toolchain, PeerError> {
+        match self {
+            Runtime::Rust => Ok(Toolchain {
+                program: std::env::current_exe()
+                    .map_err(|e| PeerError::io("finding the toll executable", e))?,
+                version: concat!("toll ", env!("CARGO_PKG_VERSION")).into(),
+            }),
+            Runtime::C => c::detect(),
+            Runtime::Python => python::detect(),
+            Runtime::Node => node::detect(),
         }
     }
 
     /// Find the toolchain and build the worker if needed.
     pub fn prepare(self) -> Result<Launch, PeerError> {
+        let tool = self.detect()?;
         match self {
-            Runtime::Rust => {
-                let exe = std::env::current_exe()
-                    .map_err(|e| PeerError::io("finding the toll executable", e))?;
-                Ok(Launch {
-                    program: exe,
-                    args: vec!["worker".into()],
-                    toolchain: ("toll".into(), env!("CARGO_PKG_VERSION").into()),
-                })
-            }
-            Runtime::C => prepare_c(),
-            Runtime::Python => prepare_python(),
+            Runtime::Rust => Ok(Launch {
+                program: tool.program,
+                args: vec!["worker".into()],
+                toolchain: ("toll".into(), tool.version),
+            }),
+            Runtime::C => c::prepare(tool),
+            Runtime::Python => python::prepare(tool),
+            Runtime::Node => node::prepare(tool),
         }
     }
+}
+
+/// A toolchain looked up by name (an environment variable may name another),
+/// or the error that says how to install it.
+fn find_tool(
+    peer: &'static str,
+    var: &str,
+    default: &str,
+    install: &'static str,
+) -> Result<Toolchain, PeerError> {
+    let name = std::env::var(var).unwrap_or_else(|_| default.into());
+    let program = find_in_path(&name).ok_or_else(|| PeerError::MissingToolchain {
+        peer,
+        tool: format!("`{name}`"),
+        install,
+    })?;
+    let version = version_of(&program);
+    Ok(Toolchain { program, version })
 }
 
 impl fmt::Display for Runtime {
@@ -128,7 +179,7 @@ pub fn find_in_path(name: &str) -> Option<PathBuf> {
 }
 
 /// The first line a tool prints for `--version`.
-fn version_of(program: &Path) -> String {
+pub(crate) fn version_of(program: &Path) -> String {
     Command::new(program)
         .arg("--version")
         .output()
@@ -164,69 +215,4 @@ fn write_sources(dir: &Path, files: &[(&str, &str)]) -> Result<(), PeerError> {
             .map_err(|e| PeerError::io(format!("writing {}", dir.join(name).display()), e))?;
     }
     Ok(())
-}
-
-fn prepare_c() -> Result<Launch, PeerError> {
-    let cc_name = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let cc = find_in_path(&cc_name).ok_or_else(|| PeerError::MissingToolchain {
-        peer: "c",
-        tool: format!("a C compiler (`{cc_name}`)"),
-        install: "apt-get install gcc",
-    })?;
-    let version = version_of(&cc);
-    let mut parts: Vec<&str> = C_SOURCES.iter().map(|(_, s)| *s).collect();
-    parts.push(&version);
-    let dir = keyed_dir("c", &parts);
-    let exe = dir.join("toll-worker-c");
-    if !exe.is_file() {
-        let src = dir.join("src");
-        write_sources(&src, &C_SOURCES)?;
-        // Build beside the target and rename, so concurrent runs never see half a binary.
-        let tmp = dir.join(format!("toll-worker-c.{}", std::process::id()));
-        let out = Command::new(&cc)
-            .current_dir(&src)
-            .args(["-O2", "-std=gnu11", "-Wall", "-Wextra", "-o"])
-            .arg(&tmp)
-            .args(["worker.c", "wire.c", "shm.c"])
-            .output()
-            .map_err(|e| PeerError::io(format!("running {}", cc.display()), e))?;
-        if !out.status.success() {
-            let log = String::from_utf8_lossy(&out.stderr);
-            let first = log
-                .lines()
-                .find(|l| l.contains("error"))
-                .unwrap_or("compiler failed");
-            return Err(PeerError::BuildFailed {
-                peer: "c",
-                detail: first.trim().to_string(),
-            });
-        }
-        std::fs::rename(&tmp, &exe)
-            .map_err(|e| PeerError::io(format!("installing {}", exe.display()), e))?;
-    }
-    Ok(Launch {
-        program: exe,
-        args: vec![],
-        toolchain: ("cc".into(), version),
-    })
-}
-
-fn prepare_python() -> Result<Launch, PeerError> {
-    let name = std::env::var("TOLL_PYTHON").unwrap_or_else(|_| "python3".into());
-    let python = find_in_path(&name).ok_or_else(|| PeerError::MissingToolchain {
-        peer: "python",
-        tool: format!("`{name}`"),
-        install: "apt-get install python3",
-    })?;
-    let version = version_of(&python);
-    let dir = keyed_dir("python", &[PYTHON_WORKER]);
-    let script = dir.join("toll_worker.py");
-    if !script.is_file() {
-        write_sources(&dir, &[("toll_worker.py", PYTHON_WORKER)])?;
-    }
-    Ok(Launch {
-        program: python,
-        args: vec!["-u".into(), script.into()],
-        toolchain: ("python3".into(), version),
-    })
 }

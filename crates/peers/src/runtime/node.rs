@@ -1,0 +1,25 @@
+//! The Node.js worker: workers/node/toll_worker.js, run by node.
+
+use super::{find_tool, keyed_dir, write_sources, Launch, Toolchain};
+use crate::PeerError;
+
+pub(super) const INSTALL: &str = "apt-get install nodejs";
+const WORKER: &str = include_str!("../../../../workers/node/toll_worker.js");
+
+/// `$TOLL_NODE`, else `node`.
+pub(super) fn detect() -> Result<Toolchain, PeerError> {
+    find_tool("node", "TOLL_NODE", "node", INSTALL)
+}
+
+pub(super) fn prepare(node: Toolchain) -> Result<Launch, PeerError> {
+    let dir = keyed_dir("node", &[WORKER]);
+    let script = dir.join("toll_worker.js");
+    if !script.is_file() {
+        write_sources(&dir, &[("toll_worker.js", WORKER)])?;
+    }
+    Ok(Launch {
+        program: node.program,
+        args: vec![script.into()],
+        toolchain: ("node".into(), node.version),
+    })
+}
