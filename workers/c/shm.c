@@ -50,6 +50,14 @@ static _Atomic uint32_t *u32_at(ring *r, size_t off) {
 #define SPACE_SEQ(r) u32_at(r, 192)
 #define WRITER_WAITING(r) u32_at(r, 196)
 
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 static uint8_t *data(ring *r) { return r->reg->base + DATA_OFFSET + r->reg->capacity * r->index; }
 
 static void futex_wake(_Atomic uint32_t *word) {
@@ -63,7 +71,7 @@ static int wait_moved(ring *r, _Atomic uint32_t *word, _Atomic uint32_t *waiting
                       uint64_t seen_pos) {
     if (r->reg->spin) {
         for (uint32_t spins = 1; atomic_load(pos) == seen_pos; spins++) {
-            __builtin_ia32_pause();
+            cpu_relax();
             if (spins % SPINS_PER_CHECK == 0 && !partner_alive(r)) return -1;
         }
         return 0;

@@ -81,7 +81,9 @@ typedef struct {
 
 /* Read more, keeping unconsumed bytes: 1 read, 0 end of stream, -1 error. */
 static int fill(reader *r) {
-    if (r->start > 0) {
+    if (r->start == r->end) {
+        r->start = r->end = 0;
+    } else if (r->start > 0) {
         memmove(r->buf, r->buf + r->start, r->end - r->start);
         r->end -= r->start;
         r->start = 0;
@@ -113,14 +115,12 @@ int serve(stream *in, stream *out, fault f, served *result, char *err, size_t er
         request_header h = decode_request_header(r.buf + r.start);
         r.start += REQUEST_HEADER;
         uint8_t reply[REPLY_LEN];
-        if (!h.magic_ok || (h.kind != KIND_DATA && h.kind != KIND_END) || h.seq != expected) {
-            encode_reply(reply, STATUS_BAD_FRAME, h.seq, 0, 0);
+        int bad = !h.magic_ok || (h.kind != KIND_DATA && h.kind != KIND_END) || h.seq != expected;
+        if (bad || h.kind == KIND_END) {
+            /* Either way the transfer is over: after a bad frame the stream cannot be trusted. */
+            encode_reply(reply, bad ? STATUS_BAD_FRAME : STATUS_OK, h.seq, 0, 0);
             rc = write_all(out, reply, REPLY_LEN);
-            goto done;
-        }
-        if (h.kind == KIND_END) {
-            encode_reply(reply, STATUS_OK, h.seq, 0, 0);
-            rc = write_all(out, reply, REPLY_LEN);
+            if (rc < 0) snprintf(err, errlen, "writing: %s", strerror(errno));
             goto done;
         }
         if (f.kind == FAULT_EXIT && h.count >= f.k) _exit(3);
@@ -130,7 +130,8 @@ int serve(stream *in, stream *out, fault f, served *result, char *err, size_t er
             if (r.end - r.start < 4) {
                 int got = fill(&r);
                 if (got <= 0) {
-                    snprintf(err, errlen, "data channel closed inside a frame");
+                    snprintf(err, errlen, got < 0 ? "reading: %s" : "data channel closed inside a frame",
+                             strerror(errno));
                     goto done;
                 }
                 continue;
@@ -138,11 +139,7 @@ int serve(stream *in, stream *out, fault f, served *result, char *err, size_t er
             size_t avail = (r.end - r.start) / 4 * 4;
             size_t take = left < avail ? (size_t)left : avail;
             const uint8_t *p = r.buf + r.start;
-            for (size_t i = 0; i < take; i += 4) {
-                int32_t v;
-                memcpy(&v, p + i, 4); /* little-endian hosts: the wire order */
-                sum += v;
-            }
+            for (size_t i = 0; i < take; i += 4) sum += (int32_t)get_u32(p + i); /* compiles to one load */
             r.start += take;
             left -= take;
         }

@@ -6,6 +6,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,15 +18,25 @@
 #include "shm.h"
 #include "wire.h"
 
-/* The string value of "key" in a flat JSON object (escapes \" and \\ only). */
-static int json_str(const char *line, const char *key, char *out, size_t len) {
+/* Where the value of "key" starts in a flat JSON object, or NULL. A match
+   must be followed by a colon, so a string value equal to a key is skipped. */
+static const char *json_value(const char *line, const char *key) {
     char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\"", key);
-    const char *p = strstr(line, pat);
-    if (!p) return 0;
-    p += strlen(pat);
-    while (*p == ' ' || *p == ':') p++;
-    if (*p++ != '"') return 0;
+    size_t n = (size_t)snprintf(pat, sizeof pat, "\"%s\"", key);
+    for (const char *p = strstr(line, pat); p; p = strstr(p + 1, pat)) {
+        const char *v = p + n;
+        while (*v == ' ' || *v == '\t') v++;
+        if (*v++ != ':') continue;
+        while (*v == ' ' || *v == '\t') v++;
+        return v;
+    }
+    return NULL;
+}
+
+/* The string value of "key" (escapes \" and \\ only; tiny, for toll's flat commands). */
+static int json_str(const char *line, const char *key, char *out, size_t len) {
+    const char *p = json_value(line, key);
+    if (!p || *p++ != '"') return 0;
     size_t i = 0;
     for (; *p && *p != '"' && i + 1 < len; p++) {
         if (*p == '\\' && p[1]) p++;
@@ -37,13 +48,8 @@ static int json_str(const char *line, const char *key, char *out, size_t len) {
 
 /* The number value of "key", or -1. */
 static long json_num(const char *line, const char *key) {
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\"", key);
-    const char *p = strstr(line, pat);
-    if (!p) return -1;
-    p += strlen(pat);
-    while (*p == ' ' || *p == ':') p++;
-    return (*p >= '0' && *p <= '9') ? strtol(p, NULL, 10) : -1;
+    const char *p = json_value(line, key);
+    return (p && *p >= '0' && *p <= '9') ? strtol(p, NULL, 10) : -1;
 }
 
 static void answer(const char *fmt, ...) {
@@ -55,7 +61,9 @@ static void answer(const char *fmt, ...) {
     fflush(stdout);
 }
 
+/* {"ok":false,"error":"<what><detail>"} on stdout; the same reason on stderr. */
 static void answer_error(const char *what, const char *detail) {
+    fprintf(stderr, "toll-worker-c: %s%s\n", what, detail);
     printf("{\"ok\":false,\"error\":\"%s", what);
     for (const char *p = detail; *p; p++) {
         if (*p == '"' || *p == '\\') putchar('\\');
@@ -65,7 +73,8 @@ static void answer_error(const char *what, const char *detail) {
 }
 
 static int connect_socket(const char *line, const char *transport, char *err, size_t errlen) {
-    char buf[512];
+    char buf[512], service[24] = "";
+    long port = 0;
     int fd;
     if (strcmp(transport, "unix") == 0) {
         struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -78,8 +87,7 @@ static int connect_socket(const char *line, const char *transport, char *err, si
         if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) goto fail;
         return fd;
     }
-    long port = json_num(line, "port");
-    char service[24];
+    port = json_num(line, "port");
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai;
     if (!json_str(line, "host", buf, sizeof buf) || port <= 0 || port > 65535) {
         snprintf(err, errlen, "transfer command lacks `host` or `port`");
@@ -91,14 +99,16 @@ static int connect_socket(const char *line, const char *transport, char *err, si
         return -1;
     }
     fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    int ok = fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) == 0;
+    int ok = fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) == 0, saved = errno;
     freeaddrinfo(ai);
+    errno = saved;
     if (!ok) goto fail;
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     return fd;
 fail:
-    snprintf(err, errlen, "cannot connect: %s", strerror(errno));
+    snprintf(err, errlen, "cannot connect to %.200s%s%s: %s", buf, port > 0 ? ":" : "", port > 0 ? service : "",
+             strerror(errno));
     if (fd >= 0) close(fd);
     return -1;
 }
@@ -156,7 +166,15 @@ static void transfer(const char *line, fault f) {
                (unsigned long long)s.items);
 }
 
+#ifdef __clang__
+#define COMPILER "clang " __clang_version__
+#else
+#define COMPILER "gcc " __VERSION__
+#endif
+
 int main(void) {
+    /* A harness gone mid-transfer must yield an error answer (EPIPE), not a silent death. */
+    signal(SIGPIPE, SIG_IGN);
     fault f = fault_from_env();
     char *line = NULL, op[32];
     size_t cap = 0;
@@ -164,9 +182,9 @@ int main(void) {
         if (!json_str(line, "op", op, sizeof op)) {
             answer_error("command has no `op`", "");
         } else if (strcmp(op, "hello") == 0) {
-            answer("{\"ok\":true,\"runtime\":\"c\",\"version\":\"gcc %s\",\"wire\":1,\"pid\":%d,"
+            answer("{\"ok\":true,\"runtime\":\"c\",\"version\":\"%s\",\"wire\":1,\"pid\":%d,"
                    "\"ops\":[\"transfer\"],\"transports\":[\"pipe\",\"unix\",\"tcp\",\"shm\"]}",
-                   __VERSION__, (int)getpid());
+                   COMPILER, (int)getpid());
         } else if (strcmp(op, "transfer") == 0) {
             transfer(line, f);
         } else if (strcmp(op, "exit") == 0) {

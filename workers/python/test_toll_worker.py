@@ -1,10 +1,12 @@
-"""The Python worker passes spec/vectors and does a real transfer as toll would.
+"""The Python worker passes spec/vectors and does real transfers as toll would.
 
-Run: python3 -m pytest -q workers/python   (or python3 -m unittest from this directory)
+Run: python3 -m pytest -q workers/python   (or: cd workers/python && python3 -m unittest)
 """
+import fcntl
 import io
 import json
 import os
+import platform
 import socket
 import struct
 import subprocess
@@ -21,7 +23,7 @@ VECTORS = os.path.join(HERE, "..", "..", "spec", "vectors")
 
 def rows(name):
     with open(os.path.join(VECTORS, name)) as f:
-        return [l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")]
+        return [line.rstrip("\n").split("\t") for line in f if line.strip() and not line.startswith("#")]
 
 
 def reader_of(data, chunk=None):
@@ -37,6 +39,10 @@ def reader_of(data, chunk=None):
     return read_into
 
 
+def request(kind, seq, items=()):
+    return w.HEADER.pack(w.REQUEST_MAGIC, kind, seq, len(items)) + struct.pack(f"<{len(items)}i", *items)
+
+
 class Vectors(unittest.TestCase):
     def test_frames(self):
         frames = rows("frames.tsv")
@@ -44,10 +50,12 @@ class Vectors(unittest.TestCase):
         for name, typ, kind, status, seq, count, total, items, hx in frames:
             data = bytes.fromhex(hx)
             if typ == "request":
-                magic, k, s, c = w.HEADER.unpack(data[: w.HEADER.size])
-                self.assertEqual((magic, k, s, c), (w.REQUEST_MAGIC, {"data": w.DATA, "end": w.END}[kind], int(seq), int(count)), name)
+                magic, k, s, c = w.HEADER.unpack_from(data)
+                kinds = {"data": w.DATA, "end": w.END}
+                self.assertEqual((magic, k, s, c), (w.REQUEST_MAGIC, kinds[kind], int(seq), int(count)), name)
                 want = [] if items == "-" else [int(v) for v in items.split(",")]
                 self.assertEqual(list(struct.unpack(f"<{c}i", data[w.HEADER.size :])), want, name)
+                self.assertEqual(w.sum_ints(memoryview(data)[w.HEADER.size :]), sum(want), name)
             else:
                 st = {"ok": w.OK, "bad_frame": w.BAD_FRAME}[status]
                 self.assertEqual(w.REPLY.pack(w.REPLY_MAGIC, st, int(seq), int(count), int(total)), data, name)
@@ -56,28 +64,56 @@ class Vectors(unittest.TestCase):
         sessions = rows("sessions.tsv")
         self.assertGreaterEqual(len(sessions), 4)
         for name, in_hex, out_hex in sessions:
-            for chunk in (None, 7):
+            for chunk in (None, 7, 1):
                 out = bytearray()
                 w.serve(reader_of(bytes.fromhex(in_hex), chunk), out.extend)
                 self.assertEqual(out.hex(), out_hex, f"{name} (chunk {chunk})")
 
-    def test_stream_ending_early_is_an_error(self):
-        frame = w.HEADER.pack(w.REQUEST_MAGIC, w.DATA, 0, 2) + struct.pack("<2i", 1, 2)
-        with self.assertRaises(EOFError):
-            w.serve(reader_of(frame), bytearray().extend)
+
+class Serve(unittest.TestCase):
+    STREAM = request(w.DATA, 0, [5]) + request(w.DATA, 1, [7, 0]) + request(w.END, 2)
+
+    def test_garbage_fault_garbles_only_the_frame_at_k_items(self):
+        out = bytearray()
+        self.assertEqual(w.serve(reader_of(self.STREAM), out.extend, ("garbage", 2)), (2, 3))
+        self.assertEqual(out[:24], w.REPLY.pack(w.REPLY_MAGIC, w.OK, 0, 1, 5))
+        self.assertEqual(out[24:48], b"\xab" * 24)
+
+    def test_a_stream_ending_before_end_is_an_error(self):
+        for cut in range(len(self.STREAM)):
+            with self.assertRaises(EOFError, msg=f"cut at {cut}"):
+                w.serve(reader_of(self.STREAM[:cut]), bytearray().extend)
+
+    def test_fault_parsing(self):
+        self.assertEqual(w.parse_fault("exit:2000"), ("exit", 2000))
+        self.assertEqual(w.parse_fault("garbage:0"), ("garbage", 0))
+        for nonsense in (None, "", "exit", "exit:x", "boom:3"):
+            self.assertEqual(w.parse_fault(nonsense), (None, 0))
 
 
 class Harness:
-    """What toll does: start the worker, talk JSON lines, open the data channel."""
+    """What toll does: start the worker (data pipes at fds 3 and 4), talk JSON lines."""
 
-    def __init__(self, fds=None):
-        worker = [sys.executable, os.path.join(HERE, "toll_worker.py")]
-        fds = fds or {}
-        if fds:  # the shell puts each inherited pipe end at its number, as toll does
-            moves = " ".join(f"{target}>&{fd}" for target, fd in fds.items())
-            worker = ["bash", "-c", 'exec "$@" ' + moves, "bash", *worker]
-        self.p = subprocess.Popen(worker, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                  pass_fds=tuple(fds.values()))
+    def __init__(self, fault=None):
+        env = dict(os.environ)
+        env.pop("TOLL_WORKER_FAULT", None)
+        if fault:
+            env["TOLL_WORKER_FAULT"] = fault
+        req_r, self.req = os.pipe()
+        self.rep, rep_w = os.pipe()
+        # Lift the worker's ends clear of 3 and 4, so placing them there cannot clobber either.
+        high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in (req_r, rep_w)]
+        for fd in (req_r, rep_w):
+            os.close(fd)
+        place = "import os, sys; os.dup2(int(sys.argv[1]), 3); os.dup2(int(sys.argv[2]), 4); " \
+                "os.execv(sys.executable, [sys.executable] + sys.argv[3:])"
+        self.p = subprocess.Popen(
+            [sys.executable, "-c", place, *map(str, high), os.path.join(HERE, "toll_worker.py")],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+            pass_fds=high, env=env,
+        )
+        for fd in high:
+            os.close(fd)
 
     def send(self, obj):
         self.p.stdin.write(json.dumps(obj) + "\n")
@@ -86,74 +122,148 @@ class Harness:
     def recv(self):
         return json.loads(self.p.stdout.readline())
 
+    def wait(self):
+        for f in (self.p.stdin, self.p.stdout):
+            f.close()
+        os.close(self.req)
+        os.close(self.rep)
+        return self.p.wait(timeout=10)
+
     def close(self):
         self.send({"op": "exit"})
-        assert self.p.wait(timeout=10) == 0
+        assert self.wait() == 0
 
-
-def round_trips(test, read_exact, write):
-    seq = 0
-    for count in (0, 1, 1000, 70000):
-        write(w.HEADER.pack(w.REQUEST_MAGIC, w.DATA, seq, count) + struct.pack(f"<{count}i", *([123] * count)))
-        test.assertEqual(w.REPLY.unpack(read_exact(w.REPLY.size)), (w.REPLY_MAGIC, w.OK, seq, count, 123 * count))
-        seq += 1
-    write(w.HEADER.pack(w.REQUEST_MAGIC, w.END, seq, 0))
-    test.assertEqual(w.REPLY.unpack(read_exact(w.REPLY.size))[:3], (w.REPLY_MAGIC, w.OK, seq))
-    return seq
-
-
-class EndToEnd(unittest.TestCase):
-    def test_hello(self):
-        h = Harness()
-        h.send({"op": "hello"})
-        hello = h.recv()
-        self.assertEqual((hello["ok"], hello["runtime"], hello["wire"]), (True, "python", 1))
-        self.assertEqual(hello["transports"], ["pipe", "unix", "tcp"])
-        h.send({"op": "nonsense"})
-        self.assertFalse(h.recv()["ok"])
-        h.close()
-
-    def test_unix_transfer(self):
-        d = tempfile.mkdtemp()
-        path = os.path.join(d, "s")
-        lst = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        lst.bind(path)
-        lst.listen(1)
-        h = Harness()
-        h.send({"op": "transfer", "transport": "unix", "path": path})
-        conn, _ = lst.accept()
-        self.assertEqual(h.recv(), {"ok": True, "event": "ready"})
+    def pipe_transfer(self):
+        """Start a transfer over the inherited pipes; (read_exact, write) for our ends."""
+        self.send({"op": "transfer", "transport": "pipe", "read_fd": 3, "write_fd": 4})
+        assert self.recv() == {"ok": True, "event": "ready"}
 
         def read_exact(n):
             buf = b""
             while len(buf) < n:
-                buf += conn.recv(n - len(buf))
+                got = os.read(self.rep, n - len(buf))
+                if not got:
+                    raise EOFError
+                buf += got
             return buf
 
-        frames = round_trips(self, read_exact, conn.sendall)
-        self.assertEqual(h.recv(), {"ok": True, "event": "done", "frames": frames, "items": 71001})
+        return read_exact, w.write_all(self.req)
+
+
+def reader_of_socket(conn):
+    def read_exact(n):
+        buf = b""
+        while len(buf) < n:
+            got = conn.recv(n - len(buf))
+            if not got:
+                raise EOFError
+            buf += got
+        return buf
+
+    return read_exact
+
+
+COUNTS = (0, 1, 1000, 70000)
+
+
+def round_trips(test, read_exact, write):
+    """DATA frames of COUNTS items (all 123), then END; checks every reply."""
+    for seq, count in enumerate(COUNTS):
+        write(request(w.DATA, seq, [123] * count))
+        test.assertEqual(w.REPLY.unpack(read_exact(w.REPLY.size)), (w.REPLY_MAGIC, w.OK, seq, count, 123 * count))
+    write(request(w.END, len(COUNTS)))
+    test.assertEqual(w.REPLY.unpack(read_exact(w.REPLY.size)), (w.REPLY_MAGIC, w.OK, len(COUNTS), 0, 0))
+
+
+DONE = {"ok": True, "event": "done", "frames": len(COUNTS), "items": sum(COUNTS)}
+
+
+class EndToEnd(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def test_hello(self):
+        h = Harness()
+        h.send({"op": "hello"})
+        hello = h.recv()
+        self.assertEqual(hello, {
+            "ok": True, "runtime": "python", "version": platform.python_version(), "wire": 1,
+            "pid": h.p.pid, "ops": ["transfer"], "transports": ["pipe", "unix", "tcp"],
+        })
+        for bad in ({"op": "nonsense"}, [1], {"op": "transfer", "transport": "shm", "path": "/x"},
+                    {"op": "transfer", "transport": "unix"}):
+            h.send(bad)
+            self.assertFalse(h.recv()["ok"], bad)
         h.close()
+
+    def test_end_of_stdin_exits(self):
+        self.assertEqual(Harness().wait(), 0)
 
     def test_pipe_transfer(self):
-        # As toll does: two anonymous pipes, the worker's ends at fds 3 and 4.
-        req_r, req_w = os.pipe()
-        rep_r, rep_w = os.pipe()
-        h = Harness(fds={3: req_r, 4: rep_w})
-        os.close(req_r)
-        os.close(rep_w)
+        h = Harness()
         for _ in range(2):  # the pipes stay open from one transfer to the next
-            h.send({"op": "transfer", "transport": "pipe", "read_fd": 3, "write_fd": 4})
-            self.assertEqual(h.recv(), {"ok": True, "event": "ready"})
-
-            def read_exact(n):
-                buf = b""
-                while len(buf) < n:
-                    buf += os.read(rep_r, n - len(buf))
-                return buf
-
-            frames = round_trips(self, read_exact, w.write_all(req_w))
-            self.assertEqual(h.recv()["frames"], frames)
+            round_trips(self, *h.pipe_transfer())
+            self.assertEqual(h.recv(), DONE)
         h.close()
+
+    def socket_transfer(self, listener, cmd):
+        h = Harness()
+        h.send(cmd)
+        conn, _ = listener.accept()
+        with conn:
+            self.assertEqual(h.recv(), {"ok": True, "event": "ready"})
+            round_trips(self, reader_of_socket(conn), conn.sendall)
+            self.assertEqual(h.recv(), DONE)
+        # A harness that hangs up mid-frame: an error answer, and the worker lives on.
+        h.send(cmd)
+        conn, _ = listener.accept()
+        self.assertEqual(h.recv(), {"ok": True, "event": "ready"})
+        conn.sendall(w.HEADER.pack(w.REQUEST_MAGIC, w.DATA, 0, 1000))
+        conn.close()
+        answer = h.recv()
+        self.assertFalse(answer["ok"])
+        self.assertIn("data channel", answer["error"])
+        h.close()
+
+    def test_unix_transfer(self):
+        path = os.path.join(self.dir.name, "sock")
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as lst:
+            lst.bind(path)
+            lst.listen(1)
+            self.socket_transfer(lst, {"op": "transfer", "transport": "unix", "path": path})
+
+    def test_tcp_transfer(self):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as lst:
+            lst.bind(("127.0.0.1", 0))
+            lst.listen(1)
+            port = lst.getsockname()[1]
+            self.socket_transfer(lst, {"op": "transfer", "transport": "tcp", "host": "127.0.0.1", "port": port})
+
+    def test_fault_exit(self):
+        h = Harness(fault="exit:1000")
+        read_exact, write = h.pipe_transfer()
+        write(request(w.DATA, 0, [123] * 999))
+        self.assertEqual(w.REPLY.unpack(read_exact(w.REPLY.size))[4], 123 * 999)
+        write(request(w.DATA, 1, [123] * 1000))
+        with self.assertRaises(EOFError):
+            read_exact(w.REPLY.size)
+        self.assertEqual(h.wait(), 3)
+
+    def test_fault_garbage(self):
+        h = Harness(fault="garbage:1000")
+        read_exact, write = h.pipe_transfer()
+        write(request(w.DATA, 0, [123] * 999))
+        self.assertEqual(w.REPLY.unpack(read_exact(w.REPLY.size))[4], 123 * 999)
+        write(request(w.DATA, 1, [123] * 1000))
+        self.assertEqual(read_exact(w.REPLY.size), b"\xab" * 24)
+        write(request(w.END, 2))
+        read_exact(w.REPLY.size)
+        self.assertEqual(h.recv(), {"ok": True, "event": "done", "frames": 2, "items": 1999})
+        h.close()
+
 
 if __name__ == "__main__":
     unittest.main()
