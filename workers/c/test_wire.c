@@ -326,6 +326,27 @@ static void timed_out(int sig) {
     _exit(1);
 }
 
+/* spawn and ring for each unit: done, with the hops of the spec. */
+static void units(worker *w) {
+    const char *kinds[] = {"process", "thread"};
+    for (int i = 0; i < 2; i++) {
+        char cmd[160], want[160];
+        snprintf(cmd, sizeof cmd, "{\"op\":\"spawn\",\"unit\":\"%s\",\"n\":50}", kinds[i]);
+        send_line(w, cmd);
+        snprintf(want, sizeof want, "{\"ok\":true,\"event\":\"done\",\"unit\":\"%s\",\"n\":50,\"ns\":", kinds[i]);
+        char *got = recv_line(w);
+        check(strncmp(got, want, strlen(want)) == 0 && strstr(got, "\"mem_kb\":"), got, "e2e-spawn");
+        snprintf(cmd, sizeof cmd, "{\"op\":\"ring\",\"unit\":\"%s\",\"n\":7,\"m\":13}", kinds[i]);
+        send_line(w, cmd);
+        got = recv_line(w);
+        check(strstr(got, "\"ok\":true") && strstr(got, "\"hops\":91,"), got, "e2e-ring");
+    }
+    send_line(w, "{\"op\":\"ring\",\"unit\":\"thread\",\"n\":1,\"m\":5}");
+    expect(w, "{\"ok\":false,\"error\":\"a ring needs", "e2e-ring-of-one");
+    send_line(w, "{\"op\":\"spawn\",\"unit\":\"fiber\",\"n\":5}");
+    expect(w, "{\"ok\":false,\"error\":\"unknown unit `fiber`", "e2e-unknown-unit");
+}
+
 static void end_to_end(const char *exe) {
     signal(SIGPIPE, SIG_IGN);
     signal(SIGALRM, timed_out); /* a dead or hung worker fails the test rather than hanging it */
@@ -344,6 +365,7 @@ static void end_to_end(const char *exe) {
           hello, "e2e-hello");
     send_line(&w, "{\"op\":\"nonsense\"}");
     expect(&w, "{\"ok\":false,\"error\":\"", "e2e-unknown-op");
+    units(&w);
 
     stream tx = {&w.req, fd_read, fd_write}, rx = {&w.rep, fd_read, fd_write};
     for (int i = 0; i < 2; i++) { /* the pipes stay open from one transfer to the next */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "shm.h"
+#include "units.h"
 #include "wire.h"
 
 /* Where the value of "key" starts in a flat JSON object, or NULL. A match
@@ -166,6 +167,19 @@ static void transfer(const char *line, fault f) {
                (unsigned long long)s.items);
 }
 
+/* spawn and ring; exit:K makes the worker exit instead when n >= K. */
+static void units(const char *op, const char *line, fault f) {
+    char unit[64] = "", out[512];
+    long n = json_num(line, "n"), m = json_num(line, "m");
+    json_str(line, "unit", unit, sizeof unit);
+    if (f.kind == FAULT_EXIT && n >= (long)f.k) exit(3);
+    if (strcmp(op, "spawn") == 0)
+        units_spawn(unit, n, out, sizeof out);
+    else
+        units_ring(unit, n, m, out, sizeof out);
+    answer("%s", out);
+}
+
 #ifdef __clang__
 #define COMPILER "clang " __clang_version__
 #else
@@ -183,8 +197,11 @@ int main(void) {
             answer_error("command has no `op`", "");
         } else if (strcmp(op, "hello") == 0) {
             answer("{\"ok\":true,\"runtime\":\"c\",\"version\":\"%s\",\"wire\":1,\"pid\":%d,"
-                   "\"ops\":[\"transfer\"],\"transports\":[\"pipe\",\"unix\",\"tcp\",\"shm\"]}",
+                   "\"ops\":[\"transfer\",\"spawn\",\"ring\"],\"transports\":[\"pipe\",\"unix\",\"tcp\",\"shm\"],"
+                   "\"units\":" UNITS_JSON "}",
                    COMPILER, (int)getpid());
+        } else if (strcmp(op, "spawn") == 0 || strcmp(op, "ring") == 0) {
+            units(op, line, f);
         } else if (strcmp(op, "transfer") == 0) {
             transfer(line, f);
         } else if (strcmp(op, "exit") == 0) {

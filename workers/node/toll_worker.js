@@ -7,6 +7,7 @@
 const fs = require('node:fs');
 const net = require('node:net');
 const readline = require('node:readline');
+const units = require('./toll_units.js');
 
 const DATA = 1, END = 2, OK = 0, BAD_FRAME = 1;
 const HEADER = 16, REPLY = 24;
@@ -178,10 +179,16 @@ function main() {
       try { cmd = JSON.parse(line); } catch (e) { answer({ ok: false, error: `not JSON: ${e.message}` }); continue; }
       if (cmd.op === 'hello') {
         answer({ ok: true, runtime: 'node', version: process.versions.node, wire: 1, pid: process.pid,
-          ops: ['transfer'], transports: ['pipe', 'unix', 'tcp'] });
+          ops: ['transfer', 'spawn', 'ring'], transports: ['pipe', 'unix', 'tcp'], units: units.UNITS });
       } else if (cmd.op === 'transfer') {
         busy = true;
         transfer(cmd, fault, () => { busy = false; setImmediate(pump); });
+      } else if (cmd.op === 'spawn' || cmd.op === 'ring') {
+        if (fault.kind === 'exit' && Number.isSafeInteger(cmd.n) && cmd.n >= fault.k) process.exit(3);
+        busy = true;
+        const work = cmd.op === 'spawn' ? units.spawn(cmd.unit, cmd.n) : units.ring(cmd.unit, cmd.n, cmd.m);
+        work.then(answer, (e) => answer({ ok: false, error: `${cmd.op}: ${e.message}` }))
+          .finally(() => { busy = false; setImmediate(pump); });
       } else if (cmd.op === 'exit') {
         process.exit(0);
       } else {
@@ -190,7 +197,8 @@ function main() {
     }
   };
   lines.on('line', (line) => { queue.push(line); pump(); });
-  lines.on('close', () => { const wait = () => (busy ? setTimeout(wait, 10) : process.exit(0)); wait(); });
+  // End of input: exit once every queued command has been answered.
+  lines.on('close', () => { const wait = () => (busy || queue.length > 0 ? setTimeout(wait, 10) : process.exit(0)); wait(); });
 }
 
 module.exports = { Frames, reply, parseFault };

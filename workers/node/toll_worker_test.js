@@ -123,3 +123,20 @@ test('a real unix-socket transfer, as toll runs it', async () => {
   await new Promise((r) => worker.on('exit', r));
   server.close();
 });
+
+test('spawn makes every unit and reports time and memory', async () => {
+  const units = require('./toll_units.js');
+  const a = await units.spawn('async-task', 500);
+  assert.strictEqual(a.ok, true);
+  assert.strictEqual(a.n, 500);
+  assert.ok(a.ns > 0 && Number.isInteger(a.mem_kb) && a.mem_how === 'rss');
+});
+
+test('ring hops are n times m, and bad rings are refused', async () => {
+  const units = require('./toll_units.js');
+  const a = await units.ring('async-task', 7, 13);
+  assert.strictEqual(a.hops, 91);
+  assert.ok(a.ns > 0);
+  assert.match((await units.ring('async-task', 1, 5)).error, /a ring needs/);
+  assert.match((await units.spawn('fiber', 5)).error, /unknown unit "fiber"/);
+});

@@ -191,7 +191,8 @@ class EndToEnd(unittest.TestCase):
         hello = h.recv()
         self.assertEqual(hello, {
             "ok": True, "runtime": "python", "version": platform.python_version(), "wire": 1,
-            "pid": h.p.pid, "ops": ["transfer"], "transports": ["pipe", "unix", "tcp"],
+            "pid": h.p.pid, "ops": ["transfer", "spawn", "ring"], "transports": ["pipe", "unix", "tcp"],
+            "units": ["thread", "asyncio-task"],
         })
         for bad in ({"op": "nonsense"}, [1], {"op": "transfer", "transport": "shm", "path": "/x"},
                     {"op": "transfer", "transport": "unix"}):
@@ -267,3 +268,29 @@ class EndToEnd(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+# ---- spawn and ring ----
+
+import pytest  # noqa: E402
+import toll_units  # noqa: E402
+
+
+@pytest.mark.parametrize("unit", toll_units.UNITS)
+def test_spawn_makes_every_unit_and_reports_time_and_memory(unit):
+    a = toll_units.spawn(unit, 200)
+    assert a["ok"] and a["event"] == "done" and a["n"] == 200, a
+    assert a["ns"] > 0 and isinstance(a["mem_kb"], int) and a["mem_how"] == "rss"
+
+
+@pytest.mark.parametrize("unit", toll_units.UNITS)
+def test_ring_hops_are_n_times_m(unit):
+    a = toll_units.ring(unit, 7, 13)
+    assert a["ok"] and a["hops"] == 91 and a["ns"] > 0, a
+
+
+def test_units_refuse_what_they_cannot_do():
+    assert "a ring needs" in toll_units.ring("thread", 1, 5)["error"]
+    assert "spawn needs" in toll_units.spawn("thread", 0)["error"]
+    a = toll_units.spawn("fiber", 3)
+    assert not a["ok"] and "thread, asyncio-task" in a["error"]

@@ -15,6 +15,8 @@ import struct
 import sys
 from array import array
 
+import toll_units
+
 REQUEST_MAGIC = b"TOLL"
 REPLY_MAGIC = b"TOLR"
 HEADER = struct.Struct("<4sIII")  # magic, kind, seq, count
@@ -187,10 +189,17 @@ def main():
         if op == "hello":
             answer({
                 "ok": True, "runtime": "python", "version": platform.python_version(), "wire": 1,
-                "pid": os.getpid(), "ops": ["transfer"], "transports": ["pipe", "unix", "tcp"],
+                "pid": os.getpid(), "ops": ["transfer", "spawn", "ring"], "transports": ["pipe", "unix", "tcp"],
+                "units": toll_units.UNITS,
             })
         elif op == "transfer":
             answer(transfer(cmd, fault))
+        elif op in ("spawn", "ring"):
+            n = cmd.get("n")
+            if fault[0] == "exit" and isinstance(n, int) and n >= fault[1]:
+                os._exit(3)
+            unit = cmd.get("unit")
+            answer(toll_units.spawn(unit, n) if op == "spawn" else toll_units.ring(unit, n, cmd.get("m")))
         elif op == "exit":
             return 0
         else:

@@ -20,6 +20,10 @@ pub struct Cli {
 pub enum Command {
     /// Send n int32 items to a peer process over pipes, sockets or shared memory (E1).
     Transfer(TransferArgs),
+    /// Make N units (processes, threads, tasks) that wait: µs and memory per unit (E2).
+    Spawn(SpawnArgs),
+    /// Pass a token M times round a ring of N units: ns per hop (E2).
+    Ring(RingArgs),
     /// List stored runs, newest first.
     Runs(RunsArgs),
     /// Show one stored run in full (default: the newest).
@@ -72,6 +76,80 @@ pub struct TransferArgs {
     /// Draw the points with their CIs and the fitted lines to an SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+}
+
+/// What `toll spawn` and `toll ring` share.
+#[derive(Debug, Args)]
+pub struct UnitArgs {
+    /// Runtimes, comma-separated: rust, c, python, node, go, java, erlang, or all
+    /// (every runtime found on this machine).
+    #[arg(long, default_value = "all", value_name = "LIST")]
+    pub runtime: String,
+    /// Unit kinds, comma-separated: a unit (thread, goroutine, …), a pair
+    /// (java/virtual-thread) or a class (os-process, os-thread, green). Default: all.
+    #[arg(long, value_name = "LIST")]
+    pub unit: Option<String>,
+    /// Timed trials per N.
+    #[arg(long, default_value_t = 5, value_name = "K")]
+    pub trials: u32,
+    /// Time ceiling per point, in seconds: a point that takes longer is stopped and failed.
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
+    pub max_time: f64,
+    /// Memory ceiling per point, in MiB of the machine's memory: a point that
+    /// takes more is stopped and failed.
+    #[arg(long, default_value_t = 4096, value_name = "MIB")]
+    pub max_mem: u64,
+    /// The largest N accepted.
+    #[arg(long, default_value_t = 1_000_000, value_name = "N")]
+    pub max_units: u64,
+    /// Print the stored run as JSON on stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Draw the cost per unit against N, one line per runtime and unit, to an SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct SpawnArgs {
+    /// How many units at each point: a list and/or ranges (1k, 10k, 1000:5000:1000).
+    #[arg(
+        short = 'n',
+        long = "n",
+        default_value = "1000,10000,100000,300000",
+        value_name = "LIST",
+        allow_hyphen_values = true
+    )]
+    pub n: String,
+    #[command(flatten)]
+    pub common: UnitArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct RingArgs {
+    /// Units in the ring at each point (at least 2).
+    #[arg(
+        short = 'n',
+        long = "n",
+        default_value = "100,1000,10000",
+        value_name = "LIST",
+        allow_hyphen_values = true
+    )]
+    pub n: String,
+    /// Times the token goes round the ring.
+    #[arg(
+        short = 'm',
+        long = "m",
+        default_value = "1000",
+        value_name = "M",
+        allow_hyphen_values = true
+    )]
+    pub m: String,
+    /// The largest M accepted.
+    #[arg(long, default_value_t = 1_000_000, value_name = "M")]
+    pub max_rounds: u64,
+    #[command(flatten)]
+    pub common: UnitArgs,
 }
 
 #[derive(Debug, Args)]

@@ -41,7 +41,10 @@ pub fn clap_error(e: clap::Error) -> ExitCode {
                 .unwrap_or("bad arguments")
                 .trim_start_matches("error: ");
             let cmd = std::env::args().skip(1).find(|a| {
-                ["transfer", "runs", "show", "export", "rm", "doctor"].contains(&a.as_str())
+                [
+                    "transfer", "spawn", "ring", "runs", "show", "export", "rm", "doctor",
+                ]
+                .contains(&a.as_str())
             });
             let help = match cmd {
                 Some(c) => format!("toll {c} --help"),

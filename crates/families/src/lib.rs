@@ -5,5 +5,7 @@ pub mod observer;
 pub mod placement;
 pub mod sizes;
 pub mod transfer;
+pub mod unit_sweep;
+pub mod units;
 
 pub use observer::{Observer, Quiet};

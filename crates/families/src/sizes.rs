@@ -82,6 +82,26 @@ pub fn parse_sizes(spec: &str) -> Result<Vec<u64>, SizeError> {
     }
 }
 
+/// Parse a list of counts for `flag` (`--n`, `--m`), in the same syntax as
+/// sizes; every count must be at least `min`.
+pub fn parse_counts(spec: &str, flag: &str, min: u64) -> Result<Vec<u64>, String> {
+    let counts = parse_sizes(spec).map_err(|e| match e {
+        SizeError::Empty => format!("{flag} is empty: give counts like 1000,10000 or 1k:10k:1k"),
+        SizeError::Negative(v) => format!("negative count `{v}` in {flag}: give counts of at least {min}"),
+        SizeError::Bad(v) => format!("bad count `{v}` in {flag}: use numbers with an optional k, M, Ki or Mi suffix, or ranges start:end:step"),
+        SizeError::BadRange(v) => format!("bad range `{v}` in {flag}: write start:end:step with start ≤ end and step > 0"),
+        SizeError::TooLarge(v) => format!("{flag} {v} is too large: counts go up to {MAX_ITEMS}"),
+        SizeError::TooMany => format!("{flag} gives more than {MAX_SIZES} counts: use a larger step"),
+    })?;
+    if counts[0] < min {
+        return Err(format!(
+            "{flag} contains {}: give counts of at least {min}",
+            counts[0]
+        ));
+    }
+    Ok(counts)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,6 +115,21 @@ mod tests {
         );
         assert_eq!(parse_sizes("5, 1, 5,3").unwrap(), vec![1, 3, 5]);
         assert_eq!(parse_sizes("0:10:4,2M").unwrap(), vec![0, 4, 8, 2_000_000]);
+    }
+
+    #[test]
+    fn counts_name_their_flag() {
+        assert_eq!(parse_counts("1k,10k", "--n", 1).unwrap(), vec![1000, 10000]);
+        assert_eq!(
+            parse_counts("0,10", "--n", 1).unwrap_err(),
+            "--n contains 0: give counts of at least 1"
+        );
+        assert!(parse_counts("-3", "--m", 1)
+            .unwrap_err()
+            .starts_with("negative count `-3` in --m"));
+        assert!(parse_counts("", "--n", 2)
+            .unwrap_err()
+            .starts_with("--n is empty"));
     }
 
     #[test]

@@ -308,6 +308,7 @@ impl Sweep<'_> {
                         error: None,
                         summary: Some(summary.clone()),
                         samples,
+                        extra: None,
                     };
                     self.store.add_point(series_id, &point)?;
                     self.observer.point_done(label, n, &summary);
@@ -321,6 +322,7 @@ impl Sweep<'_> {
                         error: Some(e.to_string()),
                         summary: None,
                         samples: vec![],
+                        extra: None,
                     };
                     self.store.add_point(series_id, &point)?;
                     return Err(e.into());

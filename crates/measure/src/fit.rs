@@ -316,3 +316,18 @@ fn bootstrap_cis(groups: &[Group]) -> [[(f64, f64); 2]; 2] {
 #[cfg(test)]
 #[path = "fit_tests.rs"]
 mod tests;
+
+/// Where the cost per unit rises: the first `n` whose median cost per unit
+/// is at least `factor` times the lowest median at any smaller `n` (E2's
+/// Squeak spawn rose 8× past 20,000). `points` are (n, median cost per unit),
+/// in increasing `n`. Returns (n, ratio).
+pub fn cost_knee(points: &[(f64, f64)], factor: f64) -> Option<(f64, f64)> {
+    let mut lowest = f64::INFINITY;
+    for &(n, cost) in points {
+        if lowest.is_finite() && lowest > 0.0 && cost / lowest >= factor {
+            return Some((n, cost / lowest));
+        }
+        lowest = lowest.min(cost);
+    }
+    None
+}

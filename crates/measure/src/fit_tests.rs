@@ -212,3 +212,16 @@ fn a_typical_series_fits_quickly() {
     eprintln!("fit_series, 11 × 10 samples: {took:?}");
     assert!(took.as_secs_f64() < 5.0, "{took:?}");
 }
+
+#[test]
+fn a_knee_is_where_the_cost_per_unit_rises() {
+    // E2's Squeak spawn: 4–5 µs per process to 20,000, then 32.9 µs at 30,000.
+    let squeak = [(1e3, 4.2), (1e4, 4.6), (2e4, 5.0), (3e4, 32.9), (4e4, 64.7)];
+    let (n, ratio) = cost_knee(&squeak, 2.0).expect("a knee");
+    assert_eq!(n, 3e4);
+    assert!((ratio - 32.9 / 4.2).abs() < 1e-9);
+    // Erlang: flat, with noise.
+    let erlang = [(1e3, 2.2), (1e4, 2.4), (1e5, 2.6), (2e5, 3.0)];
+    assert_eq!(cost_knee(&erlang, 2.0), None);
+    assert_eq!(cost_knee(&[], 2.0), None);
+}

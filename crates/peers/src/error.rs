@@ -33,11 +33,15 @@ pub enum PeerError {
         what: String,
         secs: u64,
     },
+    #[error("peer {peer} was stopped at the {what} for one point")]
+    Ceiling { peer: &'static str, what: String },
     #[error("peer {peer} refused `{op}`: {detail}")]
     Refused {
         peer: &'static str,
         op: String,
         detail: String,
+        /// The runtime hit a limit making units (spec/wire.md, `spawn`).
+        limit: bool,
     },
     #[error("{context}: {source}")]
     Io {

@@ -9,10 +9,11 @@ pub mod runtime;
 pub mod serve;
 mod session;
 pub mod transport;
+pub mod units;
 pub mod worker;
 
 pub use error::PeerError;
-pub use peer::{process_alive, Hello, Peer};
-pub use runtime::{Launch, Runtime};
+pub use peer::{process_alive, Ceiling, Hello, Peer};
+pub use runtime::{Launch, Runtime, UnitClass};
 pub use session::Session;
 pub use transport::Transport;

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -24,14 +24,25 @@ pub struct Hello {
     pub runtime: String,
     pub version: String,
     pub transports: Vec<String>,
+    /// The units it can spawn and ring.
+    pub units: Vec<String>,
     pub pid: u32,
 }
 
-/// Kills the worker when a deadline passes, so a hung worker cannot hang toll.
+/// Why the watchdog stopped the worker.
+const FIRED_TIME: u8 = 1;
+const FIRED_MEMORY: u8 = 2;
+
+/// Kills the worker's process group when a deadline passes or, while a
+/// memory ceiling is set, when the machine's used memory grows past it, so a
+/// hung or runaway worker cannot hang or exhaust the machine.
 struct Watchdog {
     /// Milliseconds since `epoch` after which the worker is killed; 0 = disarmed.
     deadline_ms: Arc<AtomicU64>,
-    fired: Arc<AtomicBool>,
+    /// Growth of the machine's used memory (kB) past `mem_base_kb` that kills; 0 = none.
+    mem_limit_kb: Arc<AtomicU64>,
+    mem_base_kb: Arc<AtomicI64>,
+    fired: Arc<AtomicU8>,
     stop: Arc<AtomicBool>,
     epoch: Instant,
 }
@@ -40,26 +51,38 @@ impl Watchdog {
     fn start(pid: u32) -> Watchdog {
         let w = Watchdog {
             deadline_ms: Arc::new(AtomicU64::new(0)),
-            fired: Arc::new(AtomicBool::new(false)),
+            mem_limit_kb: Arc::new(AtomicU64::new(0)),
+            mem_base_kb: Arc::new(AtomicI64::new(0)),
+            fired: Arc::new(AtomicU8::new(0)),
             stop: Arc::new(AtomicBool::new(false)),
             epoch: Instant::now(),
         };
-        let (deadline, fired, stop, epoch) = (
+        let (deadline, limit, base, fired, stop, epoch) = (
             w.deadline_ms.clone(),
+            w.mem_limit_kb.clone(),
+            w.mem_base_kb.clone(),
             w.fired.clone(),
             w.stop.clone(),
             w.epoch,
         );
         std::thread::spawn(move || {
             while !stop.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(50));
+                std::thread::sleep(Duration::from_millis(20));
                 let d = deadline.load(Ordering::Relaxed);
-                if d != 0 && epoch.elapsed().as_millis() as u64 > d {
-                    fired.store(true, Ordering::Relaxed);
-                    let pid = nix::unistd::Pid::from_raw(pid as i32);
-                    let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
-                    return;
-                }
+                let why = if d != 0 && epoch.elapsed().as_millis() as u64 > d {
+                    FIRED_TIME
+                } else {
+                    let lim = limit.load(Ordering::Relaxed);
+                    let grown = crate::units::system_used_kb() - base.load(Ordering::Relaxed);
+                    if lim != 0 && grown > lim as i64 {
+                        FIRED_MEMORY
+                    } else {
+                        continue;
+                    }
+                };
+                fired.store(why, Ordering::Relaxed);
+                kill_group(pid);
+                return;
             }
         });
         w
@@ -70,9 +93,31 @@ impl Watchdog {
         self.deadline_ms.store(at.max(1), Ordering::Relaxed);
     }
 
+    /// Also kill when the machine's used memory grows by more than `kb` from now.
+    fn limit_memory(&self, kb: u64) {
+        self.mem_base_kb
+            .store(crate::units::system_used_kb(), Ordering::Relaxed);
+        self.mem_limit_kb.store(kb, Ordering::Relaxed);
+    }
+
     fn disarm(&self) {
         self.deadline_ms.store(0, Ordering::Relaxed);
+        self.mem_limit_kb.store(0, Ordering::Relaxed);
     }
+}
+
+/// SIGKILL the worker and everything it started (its own process group).
+fn kill_group(pid: u32) {
+    let pgid = nix::unistd::Pid::from_raw(pid as i32);
+    let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+}
+
+/// The time and memory a worker may use for one `spawn` or `ring` point.
+#[derive(Debug, Clone, Copy)]
+pub struct Ceiling {
+    pub time: Duration,
+    /// Growth of the machine's used memory, in kB.
+    pub mem_kb: u64,
 }
 
 impl Drop for Watchdog {
@@ -90,6 +135,8 @@ pub struct Peer {
     stdout: BufReader<ChildStdout>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     watchdog: Watchdog,
+    /// The ceiling of the `spawn` or `ring` under way, if any.
+    ceiling: Option<Ceiling>,
     /// What the worker said it is.
     pub hello: Hello,
     /// How the worker was started (for the fingerprint).
@@ -152,10 +199,12 @@ impl Peer {
             stdout,
             stderr_tail,
             watchdog,
+            ceiling: None,
             hello: Hello {
                 runtime: String::new(),
                 version: String::new(),
                 transports: vec![],
+                units: vec![],
                 pid: 0,
             },
             launch,
@@ -183,6 +232,7 @@ impl Peer {
                 .unwrap_or("")
                 .into(),
             transports: strings("transports"),
+            units: strings("units"),
             pid: h.get("pid").and_then(Value::as_u64).unwrap_or(0) as u32,
         };
         if h.get("wire").and_then(Value::as_u64) != Some(1) {
@@ -214,13 +264,30 @@ impl Peer {
     /// If the worker has died (or was stopped by the watchdog), the error that says so.
     pub(crate) fn exit_error(&mut self) -> Option<PeerError> {
         let peer = self.runtime.name();
-        if self.watchdog.fired.load(Ordering::Relaxed) {
-            let _ = self.child.wait();
-            return Some(PeerError::TimedOut {
-                peer,
-                what: "it stopped answering".into(),
-                secs: 0,
-            });
+        match (self.watchdog.fired.load(Ordering::Relaxed), self.ceiling) {
+            (0, _) => {}
+            (FIRED_MEMORY, Some(c)) => {
+                let _ = self.child.wait();
+                return Some(PeerError::Ceiling {
+                    peer,
+                    what: format!("memory ceiling of {} MiB", c.mem_kb / 1024),
+                });
+            }
+            (_, Some(c)) => {
+                let _ = self.child.wait();
+                return Some(PeerError::Ceiling {
+                    peer,
+                    what: format!("time ceiling of {} s", c.time.as_secs_f64()),
+                });
+            }
+            (_, None) => {
+                let _ = self.child.wait();
+                return Some(PeerError::TimedOut {
+                    peer,
+                    what: "it stopped answering".into(),
+                    secs: CONTROL_TIMEOUT.as_secs(),
+                });
+            }
         }
         let status = match self.child.try_wait() {
             Ok(Some(s)) => s,
@@ -269,7 +336,13 @@ impl Peer {
 
     /// Read one answer line; `{"ok":false}` becomes an error.
     pub(crate) fn read_answer(&mut self, op: &str) -> Result<Value, PeerError> {
-        self.watchdog.arm(CONTROL_TIMEOUT);
+        match self.ceiling {
+            Some(c) => {
+                self.watchdog.arm(c.time);
+                self.watchdog.limit_memory(c.mem_kb);
+            }
+            None => self.watchdog.arm(CONTROL_TIMEOUT),
+        }
         let mut line = String::new();
         let read = self.stdout.read_line(&mut line);
         self.watchdog.disarm();
@@ -297,9 +370,25 @@ impl Peer {
                 peer: self.runtime.name(),
                 op: op.into(),
                 detail: detail.into(),
+                limit: v.get("limit").and_then(Value::as_bool) == Some(true),
             });
         }
         Ok(v)
+    }
+
+    /// Run one `spawn` or `ring` command (spec/wire.md) under `ceiling`: the
+    /// worker's process group is killed when the point takes longer or the
+    /// machine's used memory grows by more.
+    pub fn units(&mut self, cmd: &Value, ceiling: Ceiling) -> Result<Value, PeerError> {
+        let op = cmd
+            .get("op")
+            .and_then(Value::as_str)
+            .unwrap_or("units")
+            .to_string();
+        self.ceiling = Some(ceiling);
+        let answer = self.command(cmd, &op);
+        self.ceiling = None;
+        answer
     }
 
     /// Open a transfer session over `transport`; `scratch` is a private directory.
@@ -357,7 +446,7 @@ impl Peer {
 impl Drop for Peer {
     fn drop(&mut self) {
         if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
+            kill_group(self.child.id());
         }
         let _ = self.child.wait();
     }

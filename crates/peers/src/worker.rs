@@ -26,10 +26,12 @@ pub fn run() -> i32 {
             Ok(cmd) => match cmd.get("op").and_then(Value::as_str) {
                 Some("hello") => json!({
                     "ok": true, "runtime": "rust", "version": concat!("toll ", env!("CARGO_PKG_VERSION")),
-                    "wire": 1, "pid": std::process::id(), "ops": ["transfer"],
+                    "wire": 1, "pid": std::process::id(), "ops": ["transfer", "spawn", "ring"],
+                    "units": crate::units::UNITS,
                     "transports": Transport::ALL.iter().map(|t| t.name()).collect::<Vec<_>>(),
                 }),
                 Some("transfer") => transfer(&cmd, &mut out, fault),
+                Some(op @ ("spawn" | "ring")) => units(op, &cmd, fault),
                 Some("exit") => return 0,
                 Some(op) => json!({"ok": false, "error": format!("unknown op `{op}`")}),
                 None => json!({"ok": false, "error": "command has no `op`"}),
@@ -53,5 +55,26 @@ fn transfer(cmd: &Value, out: &mut impl Write, fault: Fault) -> Value {
     match serve(&mut *channel.reader, &mut *channel.writer, fault) {
         Ok(s) => json!({"ok": true, "event": "done", "frames": s.frames, "items": s.items}),
         Err(e) => json!({"ok": false, "error": format!("data channel: {e}")}),
+    }
+}
+
+/// `spawn` and `ring` (spec/wire.md): `exit:K` exits instead of answering when n ≥ K.
+fn units(op: &str, cmd: &Value, fault: Fault) -> Value {
+    let unit = cmd.get("unit").and_then(Value::as_str).unwrap_or("");
+    let (Some(n), m) = (
+        cmd.get("n").and_then(Value::as_u64),
+        cmd.get("m").and_then(Value::as_u64),
+    ) else {
+        return json!({"ok": false, "error": format!("`{op}` needs a whole number `n`")});
+    };
+    if let Fault::ExitAt(k) = fault {
+        if n >= u64::from(k) {
+            std::process::exit(3);
+        }
+    }
+    match (op, m) {
+        ("spawn", _) => crate::units::spawn(unit, n),
+        (_, Some(m)) if m > 0 => crate::units::ring(unit, n, m),
+        _ => json!({"ok": false, "error": "`ring` needs a whole number `m` of at least 1"}),
     }
 }

@@ -31,7 +31,8 @@ fn err<E: std::fmt::Display>(e: E) -> PlotError {
     PlotError(e.to_string())
 }
 
-/// Draw `series` to an SVG file at `path`.
+/// Draw `series` to an SVG file at `path`: points with their CIs and each
+/// series' fitted line.
 pub fn series_svg(
     path: &Path,
     title: &str,
@@ -39,11 +40,55 @@ pub fn series_svg(
     y_label: &str,
     series: &[PlotSeries],
 ) -> Result<(), PlotError> {
+    draw(path, title, x_label, y_label, series, false)
+}
+
+/// Draw a cost per unit against counts that span decades (`toll spawn`,
+/// `toll ring`): x on a log scale, each series' points joined, no fit line.
+pub fn per_unit_svg(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[PlotSeries],
+) -> Result<(), PlotError> {
+    let logged: Vec<PlotSeries> = series
+        .iter()
+        .map(|s| PlotSeries {
+            label: s.label.clone(),
+            points: s
+                .points
+                .iter()
+                .filter(|p| p.x > 0.0)
+                .map(|p| PlotPoint {
+                    x: p.x.log10(),
+                    ..*p
+                })
+                .collect(),
+            line: None,
+        })
+        .collect();
+    draw(path, title, x_label, y_label, &logged, true)
+}
+
+fn draw(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[PlotSeries],
+    log_x: bool,
+) -> Result<(), PlotError> {
     let pts = || series.iter().flat_map(|s| s.points.iter());
     if pts().next().is_none() {
         return Err(PlotError("no measured points to plot".into()));
     }
     let x_max = pts().map(|p| p.x).fold(f64::MIN, f64::max).max(1.0);
+    let x_min = if log_x {
+        pts().map(|p| p.x).fold(f64::MAX, f64::min).floor()
+    } else {
+        0.0
+    };
     let y_max = pts().map(|p| p.y_high.max(p.y)).fold(f64::MIN, f64::max);
     let y_max = series
         .iter()
@@ -58,13 +103,22 @@ pub fn series_svg(
         .margin(16)
         .x_label_area_size(44)
         .y_label_area_size(70)
-        .build_cartesian_2d(0.0..x_max * 1.02, 0.0..y_max)
+        .build_cartesian_2d(x_min..x_max * 1.02, 0.0..y_max)
         .map_err(err)?;
     chart
         .configure_mesh()
         .x_desc(x_label)
         .y_desc(y_label)
-        .x_label_formatter(&|x| format!("{x:.0}"))
+        .x_label_formatter(&|x| {
+            if log_x {
+                // Two significant digits between the decades.
+                let v = 10f64.powf(*x);
+                let step = 10f64.powf((v.log10().floor() - 1.0).max(0.0));
+                format!("{:.0}", (v / step).round() * step)
+            } else {
+                format!("{x:.0}")
+            }
+        })
         .draw()
         .map_err(err)?;
     for (i, s) in series.iter().enumerate() {
@@ -76,6 +130,14 @@ pub fn series_svg(
                 }),
             )
             .map_err(err)?;
+        if log_x {
+            chart
+                .draw_series(LineSeries::new(
+                    s.points.iter().map(|p| (p.x, p.y)),
+                    color.stroke_width(1),
+                ))
+                .map_err(err)?;
+        }
         let drawn = chart
             .draw_series(
                 s.points
@@ -178,6 +240,35 @@ mod tests {
         );
         assert!(svg.contains("<polyline"), "the fitted line");
         assert!(svg.matches("<circle").count() >= 10, "the points");
+    }
+
+    #[test]
+    fn per_unit_plots_join_points_on_a_log_axis() {
+        let path = std::env::temp_dir().join(format!("toll-plot-log-{}.svg", std::process::id()));
+        let points = [1e3, 1e4, 1e5]
+            .iter()
+            .map(|&x| PlotPoint {
+                x,
+                y: 2.0,
+                y_low: 1.9,
+                y_high: 2.1,
+            })
+            .collect();
+        let series = [PlotSeries {
+            label: "go/goroutine".into(),
+            points,
+            line: Some((1.0, 1.0)),
+        }];
+        per_unit_svg(&path, "spawn", "N", "µs per unit", &series).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert!(svg.contains("go/goroutine"));
+        let labels: Vec<&str> = svg.lines().map(str::trim).collect();
+        assert!(
+            labels.contains(&"100000") && labels.contains(&"1000"),
+            "decade labels"
+        );
+        assert!(svg.matches("<circle").count() >= 3, "the points");
     }
 
     #[test]

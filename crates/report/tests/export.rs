@@ -74,6 +74,7 @@ fn run() -> Run {
                             total_ns: 15200,
                         },
                     ],
+                    extra: Some(serde_json::json!({"mem_kb_per_unit": 1.5})),
                 },
                 Point {
                     n: 1000,
@@ -81,6 +82,7 @@ fn run() -> Run {
                     error: Some("peer c exited".into()),
                     summary: None,
                     samples: vec![],
+                    extra: None,
                 },
             ],
         }],

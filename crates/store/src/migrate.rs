@@ -48,6 +48,8 @@ const STEPS: &[&str] = &[
         total_ns INTEGER NOT NULL,
         PRIMARY KEY (point_id, trial)
     );",
+    // 2: per-point figures beyond the timings (spawn's memory per unit).
+    "ALTER TABLE points ADD COLUMN extra_json TEXT;",
 ];
 
 /// The schema version this toll writes.

@@ -63,6 +63,9 @@ pub struct Point {
     pub error: Option<String>,
     pub summary: Option<Summary>,
     pub samples: Vec<Sample>,
+    /// Family-specific figures of the point (spawn: memory per unit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra: Option<serde_json::Value>,
 }
 
 /// One series of a run (for transfer: one peer over one transport).

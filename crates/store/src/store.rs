@@ -211,8 +211,8 @@ impl Store {
             .as_ref()
             .map(|s| serde_json::to_string(s).expect("summary serialises"));
         tx.execute(
-            "INSERT INTO points (series_id, n, status, error, summary_json) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![series_id, point.n as i64, status, point.error, summary],
+            "INSERT INTO points (series_id, n, status, error, summary_json, extra_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![series_id, point.n as i64, status, point.error, summary, point.extra.as_ref().map(|e| e.to_string())],
         )
         .map_err(|e| self.err(e))?;
         let point_id = tx.last_insert_rowid();
@@ -370,12 +370,26 @@ impl Store {
     fn load_points(&self, series_id: i64) -> Result<Vec<Point>, StoreError> {
         let mut stmt = self
             .conn
-            .prepare("SELECT id, n, status, error, summary_json FROM points WHERE series_id = ?1 ORDER BY n, id")
+            .prepare("SELECT id, n, status, error, summary_json, extra_json FROM points WHERE series_id = ?1 ORDER BY n, id")
             .map_err(|e| self.err(e))?;
-        type PointFields = (i64, i64, String, Option<String>, Option<String>);
+        type PointFields = (
+            i64,
+            i64,
+            String,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+        );
         let rows: Vec<PointFields> = stmt
             .query_map([series_id], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
             })
             .map_err(|e| self.err(e))?
             .collect::<Result<_, _>>()
@@ -385,7 +399,7 @@ impl Store {
             .prepare("SELECT iters, total_ns FROM samples WHERE point_id = ?1 ORDER BY trial")
             .map_err(|e| self.err(e))?;
         rows.into_iter()
-            .map(|(id, n, status, error, summary)| {
+            .map(|(id, n, status, error, summary, extra)| {
                 let samples: Vec<Sample> = samples
                     .query_map([id], |r| {
                         Ok(Sample {
@@ -408,6 +422,7 @@ impl Store {
                         .map(|s| self.parse("point summary", &s))
                         .transpose()?,
                     samples,
+                    extra: extra.map(|e| self.parse("point extra", &e)).transpose()?,
                 })
             })
             .collect()

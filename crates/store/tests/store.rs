@@ -92,6 +92,7 @@ fn a_whole_run_round_trips() {
                     error: None,
                     summary: Some(summary(100.0)),
                     samples,
+                    extra: None,
                 },
             )
             .unwrap();
@@ -105,6 +106,7 @@ fn a_whole_run_round_trips() {
                 error: Some("peer died".into()),
                 summary: None,
                 samples: vec![],
+                extra: Some(json!({"mem_kb_per_unit": 2.5})),
             },
         )
         .unwrap();
@@ -131,6 +133,11 @@ fn a_whole_run_round_trips() {
     assert_eq!(series.fit, Some(fit()));
     let ns: Vec<u64> = series.points.iter().map(|p| p.n).collect();
     assert_eq!(ns, [0, 10, 20], "points come back by n");
+    assert_eq!(series.points[0].extra, None);
+    assert_eq!(
+        series.points[2].extra,
+        Some(json!({"mem_kb_per_unit": 2.5}))
+    );
     assert_eq!(
         series.points[1].samples[0],
         Sample {
@@ -163,6 +170,7 @@ fn runs_are_listed_newest_first_and_removed_with_everything_under_them() {
                     iters: 1,
                     total_ns: 1,
                 }],
+                extra: None,
             },
         )
         .unwrap();
@@ -247,6 +255,38 @@ fn a_newer_schema_is_refused() {
     drop(conn);
     let e = Store::open(&path).err().expect("refused");
     assert!(matches!(e, StoreError::TooNew { found: 99, .. }), "{e}");
+}
+
+#[test]
+fn a_version_1_database_is_migrated_and_keeps_its_runs() {
+    let path = temp_db("v1");
+    let store = Store::open(&path).unwrap();
+    let old = store.begin_run(&new_run()).unwrap();
+    drop(store);
+    // Make it what toll's first schema wrote: no per-point extras.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch("ALTER TABLE points DROP COLUMN extra_json; PRAGMA user_version = 1;")
+        .unwrap();
+    drop(conn);
+    let store = Store::open(&path).unwrap();
+    assert!(store.load_run(old).is_ok(), "the old run is still there");
+    let id = store.begin_run(&new_run()).unwrap();
+    let s = store.add_series(id, "x", &json!({})).unwrap();
+    let extra = Some(json!({"mem_kb_per_unit": 1.0}));
+    store
+        .add_point(
+            s,
+            &Point {
+                n: 1,
+                status: PointStatus::Ok,
+                error: None,
+                summary: None,
+                samples: vec![],
+                extra: extra.clone(),
+            },
+        )
+        .unwrap();
+    assert_eq!(store.load_run(id).unwrap().series[0].points[0].extra, extra);
 }
 
 #[test]

@@ -4,3 +4,4 @@ pub mod db;
 pub mod doctor;
 pub mod runs;
 pub mod transfer;
+pub mod units;

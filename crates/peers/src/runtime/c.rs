@@ -7,12 +7,14 @@ use std::process::Command;
 
 pub(super) const INSTALL: &str = "apt-get install gcc";
 
-const SOURCES: [(&str, &str); 5] = [
+const SOURCES: [(&str, &str); 7] = [
     ("worker.c", include_str!("../../../../workers/c/worker.c")),
     ("wire.c", include_str!("../../../../workers/c/wire.c")),
     ("wire.h", include_str!("../../../../workers/c/wire.h")),
     ("shm.c", include_str!("../../../../workers/c/shm.c")),
     ("shm.h", include_str!("../../../../workers/c/shm.h")),
+    ("units.c", include_str!("../../../../workers/c/units.c")),
+    ("units.h", include_str!("../../../../workers/c/units.h")),
 ];
 
 /// `$CC`, else `cc`.
@@ -43,9 +45,9 @@ pub(super) fn prepare(cc: Toolchain) -> Result<Launch, PeerError> {
         let tmp = dir.join(format!("toll-worker-c.{}", std::process::id()));
         let out = Command::new(&cc.program)
             .current_dir(&src)
-            .args(["-O2", "-std=gnu11", "-Wall", "-Wextra", "-o"])
+            .args(["-O2", "-std=gnu11", "-Wall", "-Wextra", "-pthread", "-o"])
             .arg(&tmp)
-            .args(["worker.c", "wire.c", "shm.c"])
+            .args(["worker.c", "wire.c", "shm.c", "units.c"])
             .output()
             .map_err(|e| PeerError::io(format!("running {}", cc.program.display()), e))?;
         if !out.status.success() {

@@ -39,6 +39,28 @@ mod c;
 mod node;
 mod python;
 
+/// What kind of thing a unit is: the OS's process or thread, or a runtime's
+/// own light-weight unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UnitClass {
+    OsProcess,
+    OsThread,
+    Green,
+}
+
+impl UnitClass {
+    pub const ALL: [UnitClass; 3] = [UnitClass::OsProcess, UnitClass::OsThread, UnitClass::Green];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            UnitClass::OsProcess => "os-process",
+            UnitClass::OsThread => "os-thread",
+            UnitClass::Green => "green",
+        }
+    }
+}
+
 /// A toolchain found on this machine.
 #[derive(Debug, Clone)]
 pub struct Toolchain {
@@ -71,7 +93,26 @@ impl Runtime {
 
     /// The operations its worker answers.
     pub fn ops(self) -> &'static [&'static str] {
-        &["transfer"]
+        &["transfer", "spawn", "ring"]
+    }
+
+    /// The class of one of its units: an Erlang process is the runtime's own.
+    pub fn unit_class(self, unit: &str) -> UnitClass {
+        match (self, unit) {
+            (Runtime::C, "process") => UnitClass::OsProcess,
+            (_, "thread") => UnitClass::OsThread,
+            _ => UnitClass::Green,
+        }
+    }
+
+    /// The units its worker can spawn and ring (spec/wire.md, "Unit names").
+    pub fn units(self) -> &'static [&'static str] {
+        match self {
+            Runtime::Rust => &crate::units::UNITS,
+            Runtime::C => &["process", "thread"],
+            Runtime::Python => &["thread", "asyncio-task"],
+            Runtime::Node => &["async-task"],
+        }
     }
 
     /// The command that installs what this runtime needs.

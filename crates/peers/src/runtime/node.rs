@@ -5,6 +5,7 @@ use crate::PeerError;
 
 pub(super) const INSTALL: &str = "apt-get install nodejs";
 const WORKER: &str = include_str!("../../../../workers/node/toll_worker.js");
+const UNITS: &str = include_str!("../../../../workers/node/toll_units.js");
 
 /// `$TOLL_NODE`, else `node`.
 pub(super) fn detect() -> Result<Toolchain, PeerError> {
@@ -12,10 +13,14 @@ pub(super) fn detect() -> Result<Toolchain, PeerError> {
 }
 
 pub(super) fn prepare(node: Toolchain) -> Result<Launch, PeerError> {
-    let dir = keyed_dir("node", &[WORKER]);
+    let dir = keyed_dir("node", &[WORKER, UNITS]);
     let script = dir.join("toll_worker.js");
     if !script.is_file() {
-        write_sources(&dir, &[("toll_worker.js", WORKER)])?;
+        // The units first: a worker script present means a complete directory.
+        write_sources(
+            &dir,
+            &[("toll_units.js", UNITS), ("toll_worker.js", WORKER)],
+        )?;
     }
     Ok(Launch {
         program: node.program,

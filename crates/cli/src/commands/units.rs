@@ -1,0 +1,326 @@
+//! `toll spawn` and `toll ring`: validate the arguments, run the sweep, print
+//! the cost per unit or per hop at each N and the fitted model.
+
+use super::db;
+use crate::args::{RingArgs, SpawnArgs, UnitArgs};
+use crate::progress::Progress;
+use crate::usage::usage;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use toll_families::sizes::parse_counts;
+use toll_families::unit_sweep::{self, UnitOp, UnitSeries, UnitsConfig, UnitsOutcome};
+use toll_families::units::select;
+use toll_peers::{Ceiling, Runtime};
+use toll_report::table::Table;
+use toll_store::RunStatus;
+
+/// Set by Ctrl-C: the run stops after the current trial and is stored as partial.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// `toll spawn`.
+pub fn spawn(args: SpawnArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let ns = counts(&args.n, "--n", 1, &args.common)?;
+    let cfg = config(UnitOp::Spawn, ns, &args.common)?;
+    measure(cfg, &args.common, db)
+}
+
+/// `toll ring`.
+pub fn ring(args: RingArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let ns = counts(&args.n, "--n", 2, &args.common)?;
+    let m = parse_counts(&args.m, "--m", 1).map_err(usage)?;
+    let [m] = m[..] else {
+        return Err(usage("--m takes one number of rounds"));
+    };
+    if m > args.max_rounds {
+        return Err(usage(format!(
+            "--m {m} is above the ceiling of {} rounds: raise it with --max-rounds",
+            args.max_rounds
+        )));
+    }
+    let cfg = config(UnitOp::Ring { m }, ns, &args.common)?;
+    measure(cfg, &args.common, db)
+}
+
+fn counts(text: &str, flag: &str, min: u64, common: &UnitArgs) -> anyhow::Result<Vec<u64>> {
+    let ns = parse_counts(text, flag, min).map_err(usage)?;
+    let top = ns[ns.len() - 1];
+    if top > common.max_units {
+        return Err(usage(format!(
+            "{flag} {top} is above the ceiling of {} units: raise it with --max-units",
+            common.max_units
+        )));
+    }
+    Ok(ns)
+}
+
+fn config(op: UnitOp, ns: Vec<u64>, a: &UnitArgs) -> anyhow::Result<UnitsConfig> {
+    if a.trials == 0 {
+        return Err(usage("--trials must be at least 1"));
+    }
+    if !(a.max_time.is_finite() && a.max_time > 0.0) {
+        return Err(usage("--max-time must be a positive number of seconds"));
+    }
+    if a.max_mem == 0 {
+        return Err(usage("--max-mem must be at least 1 MiB"));
+    }
+    let runtimes = runtimes(&a.runtime)?;
+    let filters: Option<Vec<String>> = a.unit.as_deref().map(|u| {
+        u.split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect()
+    });
+    if filters.as_ref().is_some_and(Vec::is_empty) {
+        return Err(usage("--unit is empty: give a comma-separated list"));
+    }
+    let targets = select(&runtimes, filters.as_deref()).map_err(|e| usage(e.to_string()))?;
+    Ok(UnitsConfig {
+        op,
+        ns,
+        targets,
+        trials: a.trials,
+        ceiling: Ceiling {
+            time: Duration::from_secs_f64(a.max_time),
+            mem_kb: a.max_mem * 1024,
+        },
+    })
+}
+
+/// The runtimes asked for; `all` means every one found here, with a warning
+/// naming those that are missing and how to add them.
+fn runtimes(text: &str) -> anyhow::Result<Vec<Runtime>> {
+    if text.trim() != "all" {
+        let names: Vec<&str> = text
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect();
+        if names.is_empty() {
+            return Err(usage("--runtime is empty: give a comma-separated list"));
+        }
+        return names
+            .iter()
+            .map(|s| {
+                s.parse::<Runtime>()
+                    .map_err(|e| usage(format!("{} (in --runtime)", e.replace("peer", "runtime"))))
+            })
+            .collect();
+    }
+    let (found, missing): (Vec<Runtime>, Vec<Runtime>) =
+        Runtime::ALL.into_iter().partition(|r| r.detect().is_ok());
+    for r in missing {
+        eprintln!(
+            "warning: skipping {r}: not found here (install: `{}`; see `toll doctor`)",
+            r.install_hint()
+        );
+    }
+    Ok(found)
+}
+
+fn measure(cfg: UnitsConfig, a: &UnitArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let store = db::open(db)?;
+    let _ = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("\nstopping after the current trial (Ctrl-C again to quit at once)");
+    });
+    let mut progress = Progress::new((cfg.targets.len() * cfg.ns.len()) as u64);
+    let outcome = unit_sweep::run(&cfg, &store, &mut progress, &STOP);
+    progress.finish();
+    let outcome = outcome?;
+    let run = store.load_run(outcome.run_id)?;
+    let mut out = std::io::stdout().lock();
+    let printed = if a.json {
+        toll_report::export::exporter(toll_report::export::Format::Json).export(&run, &mut out)
+    } else {
+        let id = outcome.run_id;
+        write!(out, "{}", render(&cfg, &outcome)).and_then(|_| {
+            writeln!(
+                out,
+                "run {id} stored ({}) in {} — `toll show {id}`, `toll export {id} --format csv`",
+                outcome.status.as_str(),
+                store.path().display(),
+            )
+        })
+    };
+    match printed {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
+        _ => drop(out),
+    }
+    if let Some(path) = &a.plot {
+        let (x, y) = match cfg.op {
+            UnitOp::Spawn => ("units (N)", "µs per unit"),
+            UnitOp::Ring { .. } => ("units in the ring (N)", "µs per hop"),
+        };
+        let series = toll_report::plot::plot_series_from_run(&run);
+        toll_report::plot::per_unit_svg(
+            path,
+            &format!("toll {} — run {}", cfg.op.family(), run.id),
+            x,
+            y,
+            &series,
+        )
+        .map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", path.display()))?;
+        eprintln!("plot written to {}", path.display());
+    }
+    match outcome.error {
+        Some(e) => Err(anyhow::anyhow!(
+            "{e} — run {} stored as {} (`toll show {}`)",
+            outcome.run_id,
+            outcome.status.as_str(),
+            outcome.run_id
+        )),
+        None if outcome.status == RunStatus::Partial => {
+            eprintln!("interrupted: run {} stored as partial", outcome.run_id);
+            Ok(ExitCode::from(130))
+        }
+        None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// The results: one row per (runtime, unit, N), then the fitted models.
+fn render(cfg: &UnitsConfig, outcome: &UnitsOutcome) -> String {
+    let ns: Vec<String> = cfg.ns.iter().map(u64::to_string).collect();
+    let mut s = match cfg.op {
+        UnitOp::Spawn => format!("toll spawn: N = {}", ns.join(", ")),
+        UnitOp::Ring { m } => format!("toll ring: N = {}, M = {m} rounds", ns.join(", ")),
+    };
+    s.push_str(&format!(
+        "; {} trials each; ceilings per point {} s, {} MiB\n\n",
+        cfg.trials,
+        cfg.ceiling.time.as_secs_f64(),
+        cfg.ceiling.mem_kb / 1024
+    ));
+    let mut t = match cfg.op {
+        UnitOp::Spawn => Table::new(&[
+            "runtime", "unit", "class", "N", "µs/unit", "95% CI", "KB/unit", "total ms",
+        ]),
+        UnitOp::Ring { .. } => Table::new(&[
+            "runtime", "unit", "class", "N", "ns/hop", "95% CI", "total ms", "95% CI",
+        ]),
+    };
+    let mut notes = Vec::new();
+    for series in &outcome.series {
+        for p in &series.points {
+            let mut cells = vec![
+                series.target.runtime.to_string(),
+                series.target.unit.to_string(),
+                series.target.class().name().to_string(),
+                p.n.to_string(),
+            ];
+            match &p.result {
+                Ok(f) => match cfg.op {
+                    UnitOp::Spawn => cells.extend([
+                        format!("{:.3}", f.per_op.median / 1e3),
+                        format!(
+                            "[{:.3}, {:.3}]",
+                            f.per_op.ci_low / 1e3,
+                            f.per_op.ci_high / 1e3
+                        ),
+                        f.mem_kb_per_unit
+                            .map(|k| format!("{k:.2}"))
+                            .unwrap_or_else(|| "–".into()),
+                        format!("{:.1}", f.total.median / 1e6),
+                    ]),
+                    UnitOp::Ring { .. } => cells.extend([
+                        format!("{:.0}", f.per_op.median),
+                        format!("[{:.0}, {:.0}]", f.per_op.ci_low, f.per_op.ci_high),
+                        format!("{:.1}", f.total.median / 1e6),
+                        format!(
+                            "[{:.1}, {:.1}]",
+                            f.total.ci_low / 1e6,
+                            f.total.ci_high / 1e6
+                        ),
+                    ]),
+                },
+                Err(_) => cells.extend(["failed".into(), "–".into(), "–".into(), "–".into()]),
+            }
+            t.row(cells);
+            if let Ok(f) = &p.result {
+                if f.per_op.count < cfg.trials as usize {
+                    notes.push(format!(
+                        "{} at N = {}: {} of {} trials fitted in the time ceiling",
+                        series.target.label(),
+                        p.n,
+                        f.per_op.count,
+                        cfg.trials
+                    ));
+                }
+            }
+        }
+        series_notes(cfg.op, series, &mut notes);
+    }
+    s.push_str(&t.render());
+    s.push_str(&models(cfg.op, &outcome.series));
+    if matches!(cfg.op, UnitOp::Spawn) {
+        s.push_str("KB/unit: growth of the worker's resident memory (os-process: of the machine's used memory) per unit\n");
+    }
+    for n in notes {
+        s.push_str(&format!("note: {n}\n"));
+    }
+    s
+}
+
+fn series_notes(op: UnitOp, series: &UnitSeries, notes: &mut Vec<String>) {
+    let label = series.target.label();
+    if let Some((n, reason)) = series.first_failure() {
+        notes.push(format!("{label} failed at N = {n}: {reason}"));
+    }
+    if let Some((n, ratio)) = series.knee {
+        notes.push(format!(
+            "{label}: a knee: the cost per {} rises {ratio:.1}× by N = {n:.0}",
+            op.per()
+        ));
+    }
+}
+
+/// The model t(N) = α + β·N of each series.
+fn models(op: UnitOp, series: &[UnitSeries]) -> String {
+    let fitted: Vec<_> = series
+        .iter()
+        .filter_map(|s| s.fit.as_ref().map(|f| (s, f)))
+        .collect();
+    if fitted.is_empty() {
+        return String::new();
+    }
+    let (what, beta) = match op {
+        UnitOp::Spawn => ("t(N) = α + β·N, the time to make N units", "β µs/unit"),
+        UnitOp::Ring { .. } => ("t(N) = α + β·N, the time of one round", "β ns/hop"),
+    };
+    let mut t = Table::new(&[
+        "runtime",
+        "unit",
+        "α µs",
+        "α 95% CI",
+        beta,
+        "β 95% CI",
+        "R²",
+    ]);
+    let (scale, digits) = match op {
+        UnitOp::Spawn => (1e3, 3),
+        UnitOp::Ring { .. } => (1.0, 1),
+    };
+    for (s, f) in fitted {
+        let r = &f.robust;
+        t.row(vec![
+            s.target.runtime.to_string(),
+            s.target.unit.to_string(),
+            format!("{:.1}", r.alpha / 1e3),
+            format!("[{:.1}, {:.1}]", r.alpha_ci.0 / 1e3, r.alpha_ci.1 / 1e3),
+            format!("{:.*}", digits, r.beta / scale),
+            format!(
+                "[{:.*}, {:.*}]",
+                digits,
+                r.beta_ci.0 / scale,
+                digits,
+                r.beta_ci.1 / scale
+            ),
+            format!("{:.4}", r.r2),
+        ]);
+    }
+    format!("\nmodel {what}:\n{}", t.render())
+}

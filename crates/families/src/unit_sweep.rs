@@ -1,0 +1,523 @@
+//! `toll spawn` and `toll ring` (E2): what it costs a runtime to have N units
+//! that wait, and to pass one message round a ring of N units; one series per
+//! (runtime, unit kind), one point per N, every trial stored.
+//!
+//! A point that fails (the runtime refused to make more units, crashed, or
+//! was stopped at the time or memory ceiling) is stored as failed with its
+//! reason, and the run goes on; a limit or a ceiling also marks the larger Ns
+//! of that series as not tried, since they would only fail the same way.
+
+use crate::observer::Observer;
+use crate::units::Target;
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use toll_measure::fit::{cost_knee, fit_series};
+use toll_measure::{Fingerprint, Sample, SeriesFit, Summary};
+use toll_peers::{Ceiling, Launch, Peer, PeerError, Runtime};
+use toll_store::{NewRun, Point, PointStatus, RunStatus, Store, StoreError};
+
+/// E2's spawn sizes.
+pub const DEFAULT_SPAWN_NS: &str = "1000,10000,100000,300000";
+/// E2's ring sizes.
+pub const DEFAULT_RING_NS: &str = "100,1000,10000";
+/// E2's rounds of the ring.
+pub const DEFAULT_ROUNDS: u64 = 1000;
+/// A knee is where the cost per unit reaches this multiple of its lowest so far.
+pub const KNEE_FACTOR: f64 = 2.0;
+
+/// Which experiment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "op")]
+pub enum UnitOp {
+    Spawn,
+    /// The token goes round `m` times.
+    Ring {
+        m: u64,
+    },
+}
+
+impl UnitOp {
+    /// The family name, as stored.
+    pub fn family(self) -> &'static str {
+        match self {
+            UnitOp::Spawn => "spawn",
+            UnitOp::Ring { .. } => "ring",
+        }
+    }
+
+    /// What one timed operation of a point is: a unit made, or a hop.
+    pub fn per(self) -> &'static str {
+        match self {
+            UnitOp::Spawn => "unit",
+            UnitOp::Ring { .. } => "hop",
+        }
+    }
+}
+
+/// A validated `toll spawn` / `toll ring` request.
+#[derive(Debug, Clone)]
+pub struct UnitsConfig {
+    pub op: UnitOp,
+    pub ns: Vec<u64>,
+    pub targets: Vec<Target>,
+    pub trials: u32,
+    pub ceiling: Ceiling,
+}
+
+/// Why a run could not start, or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum UnitsError {
+    #[error(transparent)]
+    Peer(#[from] PeerError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The figures of one measured point.
+#[derive(Debug, Clone, Serialize)]
+pub struct Figures {
+    /// ns per unit made (spawn) or per hop (ring), one value per trial.
+    pub per_op: Summary,
+    /// ns of a whole trial.
+    pub total: Summary,
+    /// ns of each trial, as measured.
+    pub trials_ns: Vec<f64>,
+    /// Median memory growth per unit, kB (spawn only).
+    pub mem_kb_per_unit: Option<f64>,
+    pub mem_how: Option<String>,
+}
+
+/// One N of a series: its figures, or why it failed.
+#[derive(Debug, Clone, Serialize)]
+pub struct UnitPoint {
+    pub n: u64,
+    pub result: Result<Figures, String>,
+}
+
+/// One (runtime, unit) series.
+#[derive(Debug, Clone, Serialize)]
+pub struct UnitSeries {
+    pub target: Target,
+    pub points: Vec<UnitPoint>,
+    /// t(N) = α + β·N over the measured points: total spawn time, or the
+    /// time of one round of the ring.
+    pub fit: Option<SeriesFit>,
+    /// (N, ratio) where the cost per unit first reached KNEE_FACTOR× its lowest.
+    pub knee: Option<(f64, f64)>,
+}
+
+impl UnitSeries {
+    /// The smallest N that failed, with its reason.
+    pub fn first_failure(&self) -> Option<(u64, &str)> {
+        self.points
+            .iter()
+            .find_map(|p| p.result.as_ref().err().map(|e| (p.n, e.as_str())))
+    }
+}
+
+/// What a run produced.
+#[derive(Debug)]
+pub struct UnitsOutcome {
+    pub run_id: i64,
+    pub status: RunStatus,
+    pub series: Vec<UnitSeries>,
+    /// Why the run stopped early, if it did.
+    pub error: Option<UnitsError>,
+}
+
+/// Run a spawn or ring sweep, storing everything as it goes. A missing
+/// toolchain comes back as `Err` before any run is stored.
+pub fn run(
+    cfg: &UnitsConfig,
+    store: &Store,
+    observer: &mut dyn Observer,
+    stop: &AtomicBool,
+) -> Result<UnitsOutcome, UnitsError> {
+    let mut launches: BTreeMap<Runtime, Launch> = BTreeMap::new();
+    for t in &cfg.targets {
+        if let std::collections::btree_map::Entry::Vacant(e) = launches.entry(t.runtime) {
+            e.insert(t.runtime.prepare()?);
+        }
+    }
+    let toolchains = launches.values().map(|l| l.toolchain.clone()).collect();
+    let env = Fingerprint::capture(toolchains);
+    if let Some(w) = env.busy_warning() {
+        observer.warning(&w);
+    }
+    let run_id = store.begin_run(&NewRun {
+        family: cfg.op.family().into(),
+        config: json!({
+            "op": cfg.op, "ns": cfg.ns, "trials": cfg.trials,
+            "targets": cfg.targets.iter().map(Target::label).collect::<Vec<_>>(),
+            "max_time_s": cfg.ceiling.time.as_secs_f64(), "max_mem_mib": cfg.ceiling.mem_kb / 1024,
+        }),
+        env,
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+    })?;
+    let mut series = Vec::new();
+    let mut error = None;
+    for target in &cfg.targets {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let launch = launches[&target.runtime].clone();
+        let mut sweep = Sweep {
+            cfg,
+            store,
+            observer: &mut *observer,
+            stop,
+            target: *target,
+            launch,
+            peer: None,
+        };
+        match sweep.series(run_id) {
+            Ok(s) => series.push(s),
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        }
+    }
+    let interrupted = stop.load(Ordering::Relaxed);
+    let measured = series
+        .iter()
+        .any(|s| s.points.iter().any(|p| p.result.is_ok()));
+    let status = match (&error, interrupted) {
+        (Some(_), _) if !measured => RunStatus::Failed,
+        (Some(_), _) | (None, true) => RunStatus::Partial,
+        (None, false) => RunStatus::Complete,
+    };
+    let error_text = match &error {
+        Some(e) => Some(e.to_string()),
+        None if interrupted => Some("interrupted by the user".to_string()),
+        None => None,
+    };
+    store.finish_run(
+        run_id,
+        status,
+        &summary_line(cfg.op, &series),
+        error_text.as_deref(),
+    )?;
+    Ok(UnitsOutcome {
+        run_id,
+        status,
+        series,
+        error,
+    })
+}
+
+/// One series' sweep over N, with the worker it talks to (restarted after a
+/// point that killed it).
+struct Sweep<'a> {
+    cfg: &'a UnitsConfig,
+    store: &'a Store,
+    observer: &'a mut dyn Observer,
+    stop: &'a AtomicBool,
+    target: Target,
+    launch: Launch,
+    peer: Option<Peer>,
+}
+
+/// How one point ended.
+enum PointEnd {
+    Measured(Box<Figures>, Vec<Sample>, Option<Value>),
+    /// Failed; `blocks` when larger N would fail the same way.
+    Failed {
+        reason: String,
+        blocks: bool,
+    },
+}
+
+impl Sweep<'_> {
+    fn series(&mut self, run_id: i64) -> Result<UnitSeries, UnitsError> {
+        let label = self.target.label();
+        let version = self
+            .peer()
+            .map(|p| p.hello.version.clone())
+            .unwrap_or_default();
+        let (op, m) = match self.cfg.op {
+            UnitOp::Spawn => ("spawn", None),
+            UnitOp::Ring { m } => ("ring", Some(m)),
+        };
+        let attrs = json!({
+            "runtime": self.target.runtime.name(), "unit": self.target.unit,
+            "class": self.target.class().name(), "runtime_version": version,
+            "op": op, "m": m, "per": self.cfg.op.per(),
+        });
+        let series_id = self.store.add_series(run_id, &label, &attrs)?;
+        self.observer.series_started(&label, self.cfg.ns.len());
+        self.warm_up();
+        let mut points: Vec<UnitPoint> = Vec::new();
+        let mut blocked: Option<String> = None;
+        for &n in &self.cfg.ns {
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let end = match &blocked {
+                Some(why) => PointEnd::Failed {
+                    reason: format!("not tried: {why}"),
+                    blocks: false,
+                },
+                None => self.point(n),
+            };
+            let (point, result) = match end {
+                PointEnd::Measured(figures, samples, extra) => {
+                    self.observer.point_done(&label, n, &figures.per_op);
+                    let point = Point {
+                        n,
+                        status: PointStatus::Ok,
+                        error: None,
+                        summary: Some(figures.per_op.clone()),
+                        samples,
+                        extra,
+                    };
+                    (point, Ok(*figures))
+                }
+                PointEnd::Failed { reason, blocks } => {
+                    if blocked.is_none() {
+                        self.observer
+                            .warning(&format!("{label} at N = {n}: {reason}"));
+                    }
+                    if blocks {
+                        blocked = Some(format!("N = {n} already failed"));
+                    }
+                    let point = Point {
+                        n,
+                        status: PointStatus::Failed,
+                        error: Some(reason.clone()),
+                        summary: None,
+                        samples: vec![],
+                        extra: None,
+                    };
+                    (point, Err(reason))
+                }
+            };
+            self.store.add_point(series_id, &point)?;
+            points.push(UnitPoint { n, result });
+        }
+        if let Some(peer) = self.peer.take() {
+            peer.close();
+        }
+        let fit = fit_series(&self.fit_input(&points));
+        if let Some(f) = &fit {
+            self.store.set_fit(series_id, f)?;
+        }
+        let per_unit: Vec<(f64, f64)> = points
+            .iter()
+            .filter_map(|p| Some((p.n as f64, p.result.as_ref().ok()?.per_op.median)))
+            .collect();
+        let knee = cost_knee(&per_unit, KNEE_FACTOR);
+        Ok(UnitSeries {
+            target: self.target,
+            points,
+            fit,
+            knee,
+        })
+    }
+
+    /// The worker, started if it is not running; None if it cannot start.
+    fn peer(&mut self) -> Option<&mut Peer> {
+        if self.peer.is_none() {
+            self.peer = Peer::start(self.target.runtime, self.launch.clone()).ok();
+        }
+        self.peer.as_mut()
+    }
+
+    /// One untimed small run, so a JIT has compiled the code before the first
+    /// point (E5 needed 5–6 runs before a Java server settled).
+    fn warm_up(&mut self) {
+        let n = self
+            .cfg
+            .ns
+            .iter()
+            .copied()
+            .min()
+            .unwrap_or(2)
+            .clamp(2, 1000);
+        let cmd = self.command(n, Some(10));
+        let ceiling = self.cfg.ceiling;
+        if let Some(peer) = self.peer() {
+            if peer.units(&cmd, ceiling).is_err() {
+                self.peer = None;
+            }
+        }
+    }
+
+    fn command(&self, n: u64, max_rounds: Option<u64>) -> Value {
+        match self.cfg.op {
+            UnitOp::Spawn => json!({"op": "spawn", "unit": self.target.unit, "n": n}),
+            UnitOp::Ring { m } => {
+                let m = max_rounds.map_or(m, |r| m.min(r));
+                json!({"op": "ring", "unit": self.target.unit, "n": n, "m": m})
+            }
+        }
+    }
+
+    /// Measure one N: `trials` commands, within the point's time ceiling.
+    fn point(&mut self, n: u64) -> PointEnd {
+        let cmd = self.command(n, None);
+        let ceiling = self.cfg.ceiling;
+        let started = Instant::now();
+        let mut samples = Vec::new();
+        let mut mems = Vec::new();
+        let mut mem_how = None;
+        for _ in 0..self.cfg.trials {
+            let spent = started.elapsed();
+            let last = samples
+                .last()
+                .map(|s: &Sample| Duration::from_nanos(s.total_ns))
+                .unwrap_or_default();
+            // Stop adding trials when the next one would likely cross the ceiling.
+            if !samples.is_empty() && spent + last + last / 4 > ceiling.time {
+                break;
+            }
+            let budget = Ceiling {
+                time: ceiling.time.saturating_sub(spent),
+                mem_kb: ceiling.mem_kb,
+            };
+            let Some(peer) = self.peer() else {
+                return PointEnd::Failed {
+                    reason: format!("the {} worker did not start", self.target.runtime),
+                    blocks: true,
+                };
+            };
+            let answer = match peer.units(&cmd, budget) {
+                Ok(a) => a,
+                Err(e) => return self.failed(e, &ceiling),
+            };
+            match self.check(&answer, n) {
+                Ok(sample) => samples.push(sample),
+                Err(reason) => {
+                    self.peer = None;
+                    return PointEnd::Failed {
+                        reason,
+                        blocks: false,
+                    };
+                }
+            }
+            if let Some(kb) = answer.get("mem_kb").and_then(Value::as_i64) {
+                mems.push(kb as f64);
+                mem_how = answer
+                    .get("mem_how")
+                    .and_then(Value::as_str)
+                    .map(String::from);
+            }
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+        }
+        let per_op: Vec<f64> = samples.iter().map(Sample::per_op_ns).collect();
+        let totals: Vec<f64> = samples.iter().map(|s| s.total_ns as f64).collect();
+        let mem_kb_per_unit =
+            (!mems.is_empty()).then(|| toll_measure::quantile::median(&mems) / n as f64);
+        let extra = mem_kb_per_unit
+            .map(|per| json!({"mem_kb": mems, "mem_kb_per_unit": per, "mem_how": mem_how}));
+        let figures = Figures {
+            per_op: Summary::of(&per_op),
+            total: Summary::of(&totals),
+            trials_ns: totals,
+            mem_kb_per_unit,
+            mem_how,
+        };
+        PointEnd::Measured(Box::new(figures), samples, extra)
+    }
+
+    /// A command's answer as a sample: units made, or hops checked against n·m.
+    fn check(&self, answer: &Value, n: u64) -> Result<Sample, String> {
+        let ns = answer
+            .get("ns")
+            .and_then(Value::as_u64)
+            .filter(|&ns| ns > 0)
+            .ok_or_else(|| format!("the {} worker gave no time", self.target.runtime))?;
+        let iters = match self.cfg.op {
+            UnitOp::Spawn => n,
+            UnitOp::Ring { m } => {
+                let hops = answer.get("hops").and_then(Value::as_u64).unwrap_or(0);
+                if hops != n * m {
+                    return Err(format!(
+                        "the {} worker's token made {hops} hops, not N·M = {}",
+                        self.target.runtime,
+                        n * m
+                    ));
+                }
+                hops
+            }
+        };
+        Ok(Sample {
+            iters,
+            total_ns: ns,
+        })
+    }
+
+    /// A failed command: say why, and restart the worker if it died.
+    fn failed(&mut self, e: PeerError, ceiling: &Ceiling) -> PointEnd {
+        match e {
+            PeerError::Refused { detail, limit, .. } => PointEnd::Failed {
+                reason: detail,
+                blocks: limit,
+            },
+            PeerError::Ceiling { what, .. } => {
+                self.peer = None;
+                let flag = if what.starts_with("memory") {
+                    format!("--max-mem (now {} MiB)", ceiling.mem_kb / 1024)
+                } else {
+                    format!("--max-time (now {} s)", ceiling.time.as_secs_f64())
+                };
+                PointEnd::Failed {
+                    reason: format!("stopped at the {what}: raise it with {flag}"),
+                    blocks: true,
+                }
+            }
+            other => {
+                self.peer = None;
+                PointEnd::Failed {
+                    reason: other.to_string(),
+                    blocks: false,
+                }
+            }
+        }
+    }
+
+    /// (N, t) for the fit, every trial: the whole spawn, or one round of the ring.
+    fn fit_input(&self, points: &[UnitPoint]) -> Vec<(f64, Vec<f64>)> {
+        let per_round = match self.cfg.op {
+            UnitOp::Spawn => 1.0,
+            UnitOp::Ring { m } => m as f64,
+        };
+        points
+            .iter()
+            .filter_map(|p| {
+                let f = p.result.as_ref().ok()?;
+                Some((
+                    p.n as f64,
+                    f.trials_ns.iter().map(|t| t / per_round).collect(),
+                ))
+            })
+            .collect()
+    }
+}
+
+/// The one-line summary `toll runs` shows.
+pub fn summary_line(op: UnitOp, series: &[UnitSeries]) -> String {
+    let best = series
+        .iter()
+        .flat_map(|s| {
+            s.points
+                .iter()
+                .filter_map(move |p| Some((s, p.n, p.result.as_ref().ok()?.per_op.median)))
+        })
+        .min_by(|a, b| a.2.total_cmp(&b.2));
+    match best {
+        None => format!("{} series, nothing measured", series.len()),
+        Some((s, n, ns)) => format!(
+            "{} series; cheapest {} {:.0} ns per {} at N = {n}",
+            series.len(),
+            s.target.label(),
+            ns,
+            op.per()
+        ),
+    }
+}
