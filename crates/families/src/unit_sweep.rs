@@ -461,13 +461,19 @@ impl Sweep<'_> {
             },
             PeerError::Ceiling { what, .. } => {
                 self.peer = None;
-                let flag = if what.starts_with("memory") {
-                    format!("--max-mem (now {} MiB)", ceiling.mem_kb / 1024)
+                let reason = if what.starts_with("memory") {
+                    format!(
+                        "stopped at the memory ceiling of {} MiB: raise it with --max-mem",
+                        ceiling.mem_kb / 1024
+                    )
                 } else {
-                    format!("--max-time (now {} s)", ceiling.time.as_secs_f64())
+                    format!(
+                        "stopped at the time ceiling of {} s: raise it with --max-time",
+                        ceiling.time.as_secs_f64()
+                    )
                 };
                 PointEnd::Failed {
-                    reason: format!("stopped at the {what}: raise it with {flag}"),
+                    reason,
                     blocks: true,
                 }
             }

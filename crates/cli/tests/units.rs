@@ -1,0 +1,300 @@
+//! `toll spawn` and `toll ring` end to end: a small spawn and ring on every
+//! runtime's real worker, the stored run, a runtime that crashes at one point,
+//! the time and memory ceilings, and the user mistakes.
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+/// Every runtime toll has a worker for; the test command installs or finds each.
+const RUNTIMES: &str = "rust,c,python,node,go,java,erlang";
+
+fn series(run: &Value) -> &Vec<Value> {
+    run["series"].as_array().expect("series")
+}
+
+fn points(s: &Value) -> &Vec<Value> {
+    s["points"].as_array().expect("points")
+}
+
+#[test]
+fn a_small_spawn_on_every_runtime_stores_time_and_memory_per_unit() {
+    let s = Scratch::new("spawn-all");
+    let o = s.toll(&[
+        "spawn",
+        "--runtime",
+        RUNTIMES,
+        "-n",
+        "10,200",
+        "--trials",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for label in [
+        "goroutine",
+        "virtual-thread",
+        "tokio-task",
+        "asyncio-task",
+        "async-task",
+    ] {
+        assert!(out.contains(label), "{label} missing from:\n{out}");
+    }
+    assert!(
+        out.contains("µs/unit") && out.contains("model t(N)"),
+        "{out}"
+    );
+    let run = export_json(&s, "last");
+    assert_eq!(run["family"], "spawn");
+    assert_eq!(run["status"], "complete");
+    let all = series(&run);
+    // rust 2, c 2, python 2, node 1, go 1, java 2, erlang 1.
+    assert_eq!(all.len(), 11, "one series per runtime and unit");
+    for sr in all {
+        let label = sr["label"].as_str().unwrap();
+        let ps = points(sr);
+        assert_eq!(ps.len(), 2, "{label}");
+        for p in ps {
+            assert_eq!(p["status"], "ok", "{label}: {p}");
+            let samples = p["samples"].as_array().unwrap();
+            assert_eq!(samples.len(), 2, "{label}: one sample per trial");
+            assert_eq!(
+                samples[0]["iters"], p["n"],
+                "{label}: a sample counts units"
+            );
+            assert!(samples[0]["total_ns"].as_u64().unwrap() > 0);
+            assert!(p["extra"]["mem_kb_per_unit"].is_number(), "{label}: {p}");
+        }
+        assert!(sr["fit"].is_object(), "{label}: two Ns give a fit");
+        assert!(sr["attrs"]["class"].is_string());
+    }
+}
+
+#[test]
+fn a_small_ring_on_every_runtime_passes_the_token_n_times_m() {
+    let s = Scratch::new("ring-all");
+    let plot = s.0.join("ring.svg");
+    let o = s.toll(&[
+        "ring",
+        "--runtime",
+        RUNTIMES,
+        "-n",
+        "3,20",
+        "-m",
+        "15",
+        "--trials",
+        "2",
+        "--plot",
+        plot.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("ns/hop"));
+    let run = export_json(&s, "last");
+    assert_eq!(run["family"], "ring");
+    for sr in series(&run) {
+        let label = sr["label"].as_str().unwrap();
+        for p in points(sr) {
+            assert_eq!(p["status"], "ok", "{label}: {p}");
+            let n = p["n"].as_u64().unwrap();
+            for sample in p["samples"].as_array().unwrap() {
+                assert_eq!(
+                    sample["iters"].as_u64(),
+                    Some(n * 15),
+                    "{label}: hops = N·M"
+                );
+            }
+        }
+        assert_eq!(sr["attrs"]["m"], 15);
+    }
+    let svg = std::fs::read_to_string(&plot).expect("the plot");
+    assert!(svg.contains("go/goroutine") && svg.contains("erlang/process"));
+}
+
+#[test]
+fn a_runtime_that_crashes_at_one_point_fails_that_point_and_the_run_goes_on() {
+    for runtime in RUNTIMES.split(',') {
+        let s = Scratch::new(&format!("crash-{runtime}"));
+        // The worker exits at N ≥ 100; N = 300 runs on a fresh worker, and fails too.
+        let o = s.toll_env(
+            &[
+                "spawn",
+                "--runtime",
+                runtime,
+                "-n",
+                "10,100,20",
+                "--trials",
+                "1",
+            ],
+            &[("TOLL_WORKER_FAULT", "exit:100")],
+        );
+        assert!(o.status.success(), "{runtime}: {}", stderr(&o));
+        assert!(
+            stdout(&o).contains("failed at N = 100"),
+            "{runtime}: {}",
+            stdout(&o)
+        );
+        let run = export_json(&s, "last");
+        assert_eq!(run["status"], "complete");
+        for sr in series(&run) {
+            let by_n: Vec<(u64, String)> = points(sr)
+                .iter()
+                .map(|p| {
+                    (
+                        p["n"].as_u64().unwrap(),
+                        p["status"].as_str().unwrap().into(),
+                    )
+                })
+                .collect();
+            assert_eq!(
+                by_n,
+                [(10, "ok".into()), (20, "ok".into()), (100, "failed".into())],
+                "{runtime}"
+            );
+            let failed = &points(sr)[2];
+            assert!(
+                failed["error"]
+                    .as_str()
+                    .unwrap()
+                    .contains("exited unexpectedly"),
+                "{failed}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_point_past_the_time_ceiling_is_stopped_and_larger_ones_not_tried() {
+    let s = Scratch::new("time-ceiling");
+    let o = s.toll(&[
+        "ring",
+        "--runtime",
+        "python",
+        "--unit",
+        "thread",
+        "-n",
+        "2,200,400",
+        "-m",
+        "2000",
+        "--trials",
+        "1",
+        "--max-time",
+        "0.5",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("time ceiling of 0.5 s: raise it with --max-time"),
+        "{out}"
+    );
+    let run = export_json(&s, "last");
+    let ps = points(&series(&run)[0]);
+    assert_eq!(ps[0]["status"], "ok");
+    assert_eq!(ps[1]["status"], "failed");
+    assert!(ps[2]["error"].as_str().unwrap().starts_with("not tried"));
+}
+
+#[test]
+fn a_point_past_the_memory_ceiling_is_stopped() {
+    let s = Scratch::new("mem-ceiling");
+    let o = s.toll(&[
+        "spawn",
+        "--runtime",
+        "python",
+        "--unit",
+        "asyncio-task",
+        "-n",
+        "10,400000",
+        "--trials",
+        "1",
+        "--max-mem",
+        "32",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("memory ceiling of 32 MiB: raise it with --max-mem"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn a_runtime_limit_is_recorded_with_its_reason() {
+    let s = Scratch::new("limit");
+    // 400 MB of address space (a limit that binds root too) holds about 40
+    // thread stacks of 8 MiB: the C worker's pthread_create fails past that.
+    let o = std::process::Command::new("prlimit")
+        .arg("--as=400000000")
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_toll"))
+        .arg("--db")
+        .arg(s.db())
+        .args([
+            "spawn",
+            "--runtime",
+            "c",
+            "--unit",
+            "thread",
+            "-n",
+            "5,400,4000",
+            "--trials",
+            "1",
+        ])
+        .env(
+            "TOLL_CACHE_DIR",
+            std::env::temp_dir().join("toll-e2e-cache"),
+        )
+        .output()
+        .expect("prlimit (util-linux)");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("c/thread failed at N = 400: created "),
+        "{}",
+        stdout(&o)
+    );
+    let run = export_json(&s, "last");
+    let ps = points(&series(&run)[0]);
+    assert_eq!(ps[0]["status"], "ok");
+    let reason = ps[1]["error"].as_str().unwrap();
+    assert!(
+        reason.starts_with("created ") && reason.contains(" of 400 units: "),
+        "{reason}"
+    );
+    assert_eq!(ps[2]["error"], "not tried: N = 400 already failed");
+}
+
+#[test]
+fn bad_input_is_refused_in_one_line_naming_the_flag() {
+    let s = Scratch::new("units-bad");
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["spawn", "--runtime", "cobol"],
+            "unknown runtime `cobol`: valid runtimes are",
+        ),
+        (
+            &["spawn", "--runtime", "go", "--unit", "fiber"],
+            "unknown unit kind `fiber`: valid ones are goroutine",
+        ),
+        (&["spawn", "-n", "0,10"], "--n contains 0"),
+        (&["spawn", "-n", "-5"], "negative count `-5` in --n"),
+        (&["spawn", "-n", "2000000"], "raise it with --max-units"),
+        (
+            &["ring", "-n", "1,10"],
+            "--n contains 1: give counts of at least 2",
+        ),
+        (&["ring", "-m", "0"], "--m contains 0"),
+        (&["ring", "-m", "-1"], "negative count `-1` in --m"),
+        (&["ring", "-m", "5000000"], "raise it with --max-rounds"),
+        (&["ring", "--trials", "0"], "--trials must be at least 1"),
+        (
+            &["spawn", "--max-time", "0"],
+            "--max-time must be a positive",
+        ),
+        (&["spawn", "--bogus"], "unexpected argument '--bogus'"),
+    ];
+    for (args, needle) in cases {
+        let o = s.toll(args);
+        assert_one_line_error(&o, needle);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+    }
+    assert!(!s.db().exists(), "no run is stored for a refused command");
+}
