@@ -24,6 +24,8 @@ pub enum Runtime {
     Python,
     /// workers/node, run by node.
     Node,
+    /// workers/go, built with go.
+    Go,
 }
 
 /// How to start a prepared worker.
@@ -36,6 +38,7 @@ pub struct Launch {
 }
 
 mod c;
+mod go;
 mod node;
 mod python;
 
@@ -71,7 +74,13 @@ pub struct Toolchain {
 
 impl Runtime {
     /// Every runtime, in the order toll measures them.
-    pub const ALL: [Runtime; 4] = [Runtime::Rust, Runtime::C, Runtime::Python, Runtime::Node];
+    pub const ALL: [Runtime; 5] = [
+        Runtime::Rust,
+        Runtime::C,
+        Runtime::Python,
+        Runtime::Node,
+        Runtime::Go,
+    ];
 
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
@@ -80,6 +89,7 @@ impl Runtime {
             Runtime::C => "c",
             Runtime::Python => "python",
             Runtime::Node => "node",
+            Runtime::Go => "go",
         }
     }
 
@@ -87,7 +97,9 @@ impl Runtime {
     pub fn transports(self) -> &'static [Transport] {
         match self {
             Runtime::Rust | Runtime::C => &Transport::ALL,
-            Runtime::Python | Runtime::Node => &[Transport::Pipe, Transport::Unix, Transport::Tcp],
+            Runtime::Python | Runtime::Node | Runtime::Go => {
+                &[Transport::Pipe, Transport::Unix, Transport::Tcp]
+            }
         }
     }
 
@@ -112,6 +124,7 @@ impl Runtime {
             Runtime::C => &["process", "thread"],
             Runtime::Python => &["thread", "asyncio-task"],
             Runtime::Node => &["async-task"],
+            Runtime::Go => &["goroutine"],
         }
     }
 
@@ -122,6 +135,7 @@ impl Runtime {
             Runtime::C => c::INSTALL,
             Runtime::Python => python::INSTALL,
             Runtime::Node => node::INSTALL,
+            Runtime::Go => go::INSTALL,
         }
     }
 
@@ -136,6 +150,7 @@ impl Runtime {
             Runtime::C => c::detect(),
             Runtime::Python => python::detect(),
             Runtime::Node => node::detect(),
+            Runtime::Go => go::detect(),
         }
     }
 
@@ -151,6 +166,7 @@ impl Runtime {
             Runtime::C => c::prepare(tool),
             Runtime::Python => python::prepare(tool),
             Runtime::Node => node::prepare(tool),
+            Runtime::Go => go::prepare(tool),
         }
     }
 }
@@ -221,8 +237,13 @@ pub fn find_in_path(name: &str) -> Option<PathBuf> {
 
 /// The first line a tool prints for `--version`.
 pub(crate) fn version_of(program: &Path) -> String {
+    output_line(program, &["--version"])
+}
+
+/// The first line a tool prints (on stdout, else stderr) when run with `args`.
+pub(crate) fn output_line(program: &Path, args: &[&str]) -> String {
     Command::new(program)
-        .arg("--version")
+        .args(args)
         .output()
         .ok()
         .map(|o| {

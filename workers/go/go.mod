@@ -1,0 +1,3 @@
+module toll-worker-go
+
+go 1.22

@@ -1,0 +1,83 @@
+// spawn and ring (spec/wire.md) with goroutines: spawned goroutines count
+// themselves ready on a WaitGroup and wait on a channel the spawner closes; the
+// ring passes the token through unbuffered channels.
+package main
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// rssKb is VmRSS of this process in kB (0 when unreadable).
+func rssKb() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			fields := strings.Fields(rest)
+			if len(fields) > 0 {
+				v, _ := strconv.ParseInt(fields[0], 10, 64)
+				return v
+			}
+		}
+	}
+	return 0
+}
+
+func spawnGoroutines(n int) (ns int64, memKb int64) {
+	var ready, ended sync.WaitGroup
+	gate := make(chan struct{})
+	ready.Add(n)
+	ended.Add(n)
+	m0 := rssKb()
+	t0 := time.Now()
+	for i := 0; i < n; i++ {
+		go func() {
+			ready.Done()
+			<-gate
+			ended.Done()
+		}()
+	}
+	ready.Wait()
+	ns = time.Since(t0).Nanoseconds()
+	memKb = rssKb() - m0
+	close(gate)
+	ended.Wait()
+	return ns, memKb
+}
+
+func ringGoroutines(n int, m int64) (ns int64, hops int64) {
+	last := int64(n) * m
+	chans := make([]chan int64, n)
+	for i := range chans {
+		chans[i] = make(chan int64)
+	}
+	done := make(chan int64)
+	var ended sync.WaitGroup
+	ended.Add(n)
+	for i := 0; i < n; i++ {
+		in, out := chans[i], chans[(i+1)%n]
+		go func() {
+			defer ended.Done()
+			for k := int64(0); k < m; k++ {
+				v := <-in + 1
+				if v == last {
+					done <- v
+					return
+				}
+				out <- v
+			}
+		}()
+	}
+	t0 := time.Now()
+	chans[0] <- 0
+	hops = <-done
+	ns = time.Since(t0).Nanoseconds()
+	ended.Wait()
+	return ns, hops
+}
