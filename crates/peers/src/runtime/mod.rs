@@ -26,6 +26,8 @@ pub enum Runtime {
     Node,
     /// workers/go, built with go.
     Go,
+    /// workers/erlang, compiled with erlc and run by erl.
+    Erlang,
 }
 
 /// How to start a prepared worker.
@@ -38,6 +40,7 @@ pub struct Launch {
 }
 
 mod c;
+mod erlang;
 mod go;
 mod node;
 mod python;
@@ -74,12 +77,13 @@ pub struct Toolchain {
 
 impl Runtime {
     /// Every runtime, in the order toll measures them.
-    pub const ALL: [Runtime; 5] = [
+    pub const ALL: [Runtime; 6] = [
         Runtime::Rust,
         Runtime::C,
         Runtime::Python,
         Runtime::Node,
         Runtime::Go,
+        Runtime::Erlang,
     ];
 
     /// The name used on the command line.
@@ -90,6 +94,7 @@ impl Runtime {
             Runtime::Python => "python",
             Runtime::Node => "node",
             Runtime::Go => "go",
+            Runtime::Erlang => "erlang",
         }
     }
 
@@ -97,7 +102,7 @@ impl Runtime {
     pub fn transports(self) -> &'static [Transport] {
         match self {
             Runtime::Rust | Runtime::C => &Transport::ALL,
-            Runtime::Python | Runtime::Node | Runtime::Go => {
+            Runtime::Python | Runtime::Node | Runtime::Go | Runtime::Erlang => {
                 &[Transport::Pipe, Transport::Unix, Transport::Tcp]
             }
         }
@@ -125,6 +130,7 @@ impl Runtime {
             Runtime::Python => &["thread", "asyncio-task"],
             Runtime::Node => &["async-task"],
             Runtime::Go => &["goroutine"],
+            Runtime::Erlang => &["process"],
         }
     }
 
@@ -136,6 +142,7 @@ impl Runtime {
             Runtime::Python => python::INSTALL,
             Runtime::Node => node::INSTALL,
             Runtime::Go => go::INSTALL,
+            Runtime::Erlang => erlang::INSTALL,
         }
     }
 
@@ -151,6 +158,7 @@ impl Runtime {
             Runtime::Python => python::detect(),
             Runtime::Node => node::detect(),
             Runtime::Go => go::detect(),
+            Runtime::Erlang => erlang::detect(),
         }
     }
 
@@ -167,6 +175,7 @@ impl Runtime {
             Runtime::Python => python::prepare(tool),
             Runtime::Node => node::prepare(tool),
             Runtime::Go => go::prepare(tool),
+            Runtime::Erlang => erlang::prepare(tool),
         }
     }
 }

@@ -1,0 +1,73 @@
+//! The Erlang worker: workers/erlang/toll_worker.erl, compiled with erlc on
+//! first use (cached by source and OTP version) and run by erl.
+
+use super::{find_tool, keyed_dir, output_line, write_sources, Launch, Toolchain};
+use crate::PeerError;
+use std::process::Command;
+
+pub(super) const INSTALL: &str = "apt-get install erlang-base";
+const WORKER: &str = include_str!("../../../../workers/erlang/toll_worker.erl");
+
+/// `erl` and `erlc` (from `$TOLL_ERL`'s directory when set).
+pub(super) fn detect() -> Result<Toolchain, PeerError> {
+    let mut erl = find_tool("erlang", "TOLL_ERL", "erl", INSTALL)?;
+    // `erl --version` would start a shell: ask the runtime instead.
+    erl.version = output_line(
+        &erl.program,
+        &[
+            "-noshell",
+            "-eval",
+            "io:format(\"OTP ~s erts ~s~n\", [erlang:system_info(otp_release), erlang:system_info(version)]), halt().",
+        ],
+    );
+    Ok(erl)
+}
+
+fn erlc(erl: &Toolchain) -> Result<std::path::PathBuf, PeerError> {
+    let beside = erl.program.with_file_name("erlc");
+    if beside.is_file() {
+        return Ok(beside);
+    }
+    Ok(find_tool("erlang", "TOLL_ERLC", "erlc", INSTALL)?.program)
+}
+
+pub(super) fn prepare(erl: Toolchain) -> Result<Launch, PeerError> {
+    let dir = keyed_dir("erlang", &[WORKER, &erl.version]);
+    let beam = dir.join("toll_worker.beam");
+    if !beam.is_file() {
+        let src = dir.join("src");
+        write_sources(&src, &[("toll_worker.erl", WORKER)])?;
+        let erlc = erlc(&erl)?;
+        let tmp = dir.join(format!("build.{}", std::process::id()));
+        std::fs::create_dir_all(&tmp)
+            .map_err(|e| PeerError::io(format!("creating {}", tmp.display()), e))?;
+        let out = Command::new(&erlc)
+            .arg("-o")
+            .arg(&tmp)
+            .arg(src.join("toll_worker.erl"))
+            .output()
+            .map_err(|e| PeerError::io(format!("running {}", erlc.display()), e))?;
+        if !out.status.success() {
+            let log = String::from_utf8_lossy(&out.stdout);
+            return Err(PeerError::BuildFailed {
+                peer: "erlang",
+                detail: log.lines().next().unwrap_or("erlc failed").trim().to_string(),
+            });
+        }
+        std::fs::rename(tmp.join("toll_worker.beam"), &beam)
+            .map_err(|e| PeerError::io(format!("installing {}", beam.display()), e))?;
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    Ok(Launch {
+        program: erl.program,
+        args: vec![
+            "-noshell".into(),
+            "-pa".into(),
+            dir.into(),
+            "-s".into(),
+            "toll_worker".into(),
+            "main".into(),
+        ],
+        toolchain: ("erl".into(), erl.version),
+    })
+}
