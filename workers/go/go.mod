@@ -1,3 +1,3 @@
 module toll-worker-go
 
-go 1.22
+go 1.19

@@ -18,8 +18,8 @@ func rssKb() int64 {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			fields := strings.Fields(rest)
+		if strings.HasPrefix(line, "VmRSS:") {
+			fields := strings.Fields(strings.TrimPrefix(line, "VmRSS:"))
 			if len(fields) > 0 {
 				v, _ := strconv.ParseInt(fields[0], 10, 64)
 				return v

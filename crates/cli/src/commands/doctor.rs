@@ -14,6 +14,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         "version",
         "transports",
         "ops",
+        "units (spawn, ring)",
         "to install",
     ]);
     let mut missing = 0;
@@ -32,6 +33,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
             version,
             transports.join(", "),
             r.ops().join(", "),
+            r.units().join(", "),
             install,
         ]);
     }

@@ -51,7 +51,12 @@ pub(super) fn prepare(erl: Toolchain) -> Result<Launch, PeerError> {
             let log = String::from_utf8_lossy(&out.stdout);
             return Err(PeerError::BuildFailed {
                 peer: "erlang",
-                detail: log.lines().next().unwrap_or("erlc failed").trim().to_string(),
+                detail: log
+                    .lines()
+                    .next()
+                    .unwrap_or("erlc failed")
+                    .trim()
+                    .to_string(),
             });
         }
         std::fs::rename(tmp.join("toll_worker.beam"), &beam)

@@ -50,7 +50,12 @@ pub(super) fn prepare(go: Toolchain) -> Result<Launch, PeerError> {
             let log = String::from_utf8_lossy(&out.stderr);
             return Err(PeerError::BuildFailed {
                 peer: "go",
-                detail: log.lines().next().unwrap_or("go build failed").trim().to_string(),
+                detail: log
+                    .lines()
+                    .next()
+                    .unwrap_or("go build failed")
+                    .trim()
+                    .to_string(),
             });
         }
         std::fs::rename(&tmp, &exe)

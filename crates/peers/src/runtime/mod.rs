@@ -26,6 +26,8 @@ pub enum Runtime {
     Node,
     /// workers/go, built with go.
     Go,
+    /// workers/java, compiled and run with the newest JDK (21+).
+    Java,
     /// workers/erlang, compiled with erlc and run by erl.
     Erlang,
 }
@@ -42,6 +44,7 @@ pub struct Launch {
 mod c;
 mod erlang;
 mod go;
+mod java;
 mod node;
 mod python;
 
@@ -77,12 +80,13 @@ pub struct Toolchain {
 
 impl Runtime {
     /// Every runtime, in the order toll measures them.
-    pub const ALL: [Runtime; 6] = [
+    pub const ALL: [Runtime; 7] = [
         Runtime::Rust,
         Runtime::C,
         Runtime::Python,
         Runtime::Node,
         Runtime::Go,
+        Runtime::Java,
         Runtime::Erlang,
     ];
 
@@ -94,6 +98,7 @@ impl Runtime {
             Runtime::Python => "python",
             Runtime::Node => "node",
             Runtime::Go => "go",
+            Runtime::Java => "java",
             Runtime::Erlang => "erlang",
         }
     }
@@ -102,7 +107,7 @@ impl Runtime {
     pub fn transports(self) -> &'static [Transport] {
         match self {
             Runtime::Rust | Runtime::C => &Transport::ALL,
-            Runtime::Python | Runtime::Node | Runtime::Go | Runtime::Erlang => {
+            Runtime::Python | Runtime::Node | Runtime::Go | Runtime::Java | Runtime::Erlang => {
                 &[Transport::Pipe, Transport::Unix, Transport::Tcp]
             }
         }
@@ -130,6 +135,7 @@ impl Runtime {
             Runtime::Python => &["thread", "asyncio-task"],
             Runtime::Node => &["async-task"],
             Runtime::Go => &["goroutine"],
+            Runtime::Java => &["thread", "virtual-thread"],
             Runtime::Erlang => &["process"],
         }
     }
@@ -142,6 +148,7 @@ impl Runtime {
             Runtime::Python => python::INSTALL,
             Runtime::Node => node::INSTALL,
             Runtime::Go => go::INSTALL,
+            Runtime::Java => java::INSTALL,
             Runtime::Erlang => erlang::INSTALL,
         }
     }
@@ -158,6 +165,7 @@ impl Runtime {
             Runtime::Python => python::detect(),
             Runtime::Node => node::detect(),
             Runtime::Go => go::detect(),
+            Runtime::Java => java::detect(),
             Runtime::Erlang => erlang::detect(),
         }
     }
@@ -175,6 +183,7 @@ impl Runtime {
             Runtime::Python => python::prepare(tool),
             Runtime::Node => node::prepare(tool),
             Runtime::Go => go::prepare(tool),
+            Runtime::Java => java::prepare(tool),
             Runtime::Erlang => erlang::prepare(tool),
         }
     }

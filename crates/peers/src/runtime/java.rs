@@ -1,0 +1,153 @@
+//! The Java worker: workers/java, compiled with the newest JDK on the machine
+//! (21 or newer, for virtual threads; found through JAVA_HOME or
+//! /usr/lib/jvm) on first use, cached by source and JDK version.
+
+use super::{keyed_dir, output_line, write_sources, Launch, Toolchain};
+use crate::PeerError;
+use std::path::PathBuf;
+use std::process::Command;
+
+pub(super) const INSTALL: &str =
+    "install a JDK 21 or newer (e.g. apt-get install openjdk-21-jdk-headless) or point JAVA_HOME at one";
+
+const SOURCES: [(&str, &str); 3] = [
+    (
+        "TollWorker.java",
+        include_str!("../../../../workers/java/TollWorker.java"),
+    ),
+    (
+        "Wire.java",
+        include_str!("../../../../workers/java/Wire.java"),
+    ),
+    (
+        "Units.java",
+        include_str!("../../../../workers/java/Units.java"),
+    ),
+];
+
+/// The oldest JDK with virtual threads.
+const MIN_MAJOR: u32 = 21;
+
+/// The major version in `java -version`'s first line (`openjdk version "25.0.3" …`).
+fn major(line: &str) -> Option<u32> {
+    let quoted = line.split('"').nth(1)?;
+    let first = quoted.split(['.', '-', '+']).next()?;
+    match first.parse().ok()? {
+        1 => quoted.split('.').nth(1)?.parse().ok(), // 1.8 style
+        n => Some(n),
+    }
+}
+
+/// Every java that has a javac beside it: JAVA_HOME's, /usr/lib/jvm's, PATH's.
+fn candidates() -> Vec<PathBuf> {
+    let mut homes: Vec<PathBuf> = Vec::new();
+    if let Some(h) = std::env::var_os("JAVA_HOME") {
+        homes.push(PathBuf::from(h));
+    }
+    if let Ok(dir) = std::fs::read_dir("/usr/lib/jvm") {
+        let mut found: Vec<PathBuf> = dir.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        found.sort();
+        homes.extend(found);
+    }
+    let mut javas: Vec<PathBuf> = homes.iter().map(|h| h.join("bin/java")).collect();
+    if let Some(p) = super::find_in_path("java") {
+        javas.push(std::fs::canonicalize(&p).unwrap_or(p));
+    }
+    javas
+        .into_iter()
+        .filter(|j| j.is_file() && j.with_file_name("javac").is_file())
+        .collect()
+}
+
+/// The newest JDK of at least 21 (JAVA_HOME's wins a tie).
+pub(super) fn detect() -> Result<Toolchain, PeerError> {
+    let mut best: Option<(u32, Toolchain)> = None;
+    let mut older = Vec::new();
+    for java in candidates() {
+        let version = output_line(&java, &["-version"]);
+        let Some(m) = major(&version) else { continue };
+        if m < MIN_MAJOR {
+            older.push(format!("{m} at {}", java.display()));
+            continue;
+        }
+        if best.as_ref().is_none_or(|(b, _)| m > *b) {
+            best = Some((
+                m,
+                Toolchain {
+                    program: java,
+                    version,
+                },
+            ));
+        }
+    }
+    best.map(|(_, t)| t)
+        .ok_or_else(|| PeerError::MissingToolchain {
+            peer: "java",
+            tool: if older.is_empty() {
+                "a JDK 21 or newer".into()
+            } else {
+                format!("a JDK 21 or newer (found only {})", older.join(", "))
+            },
+            install: INSTALL,
+        })
+}
+
+pub(super) fn prepare(java: Toolchain) -> Result<Launch, PeerError> {
+    let mut parts: Vec<&str> = SOURCES.iter().map(|(_, s)| *s).collect();
+    parts.push(&java.version);
+    let dir = keyed_dir("java", &parts);
+    let classes = dir.join("classes");
+    if !classes.join("TollWorker.class").is_file() {
+        let src = dir.join("src");
+        write_sources(&src, &SOURCES)?;
+        let tmp = dir.join(format!("build.{}", std::process::id()));
+        let javac = java.program.with_file_name("javac");
+        let out = Command::new(&javac)
+            .arg("-d")
+            .arg(&tmp)
+            .args(SOURCES.iter().map(|(name, _)| src.join(name)))
+            .output()
+            .map_err(|e| PeerError::io(format!("running {}", javac.display()), e))?;
+        if !out.status.success() {
+            let log = String::from_utf8_lossy(&out.stderr);
+            return Err(PeerError::BuildFailed {
+                peer: "java",
+                detail: log
+                    .lines()
+                    .next()
+                    .unwrap_or("javac failed")
+                    .trim()
+                    .to_string(),
+            });
+        }
+        let _ = std::fs::remove_dir_all(&classes);
+        std::fs::rename(&tmp, &classes)
+            .map_err(|e| PeerError::io(format!("installing {}", classes.display()), e))?;
+    }
+    Ok(Launch {
+        program: java.program,
+        args: vec!["-cp".into(), classes.into(), "TollWorker".into()],
+        toolchain: ("java".into(), java.version),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn reads_the_major_version() {
+        assert_eq!(
+            super::major(r#"openjdk version "25.0.3" 2026-04-21 LTS"#),
+            Some(25)
+        );
+        assert_eq!(
+            super::major(r#"openjdk version "17.0.15" 2025-04-15"#),
+            Some(17)
+        );
+        assert_eq!(super::major(r#"java version "1.8.0_202""#), Some(8));
+        assert_eq!(
+            super::major(r#"openjdk version "21-ea" 2023-09-19"#),
+            Some(21)
+        );
+        assert_eq!(super::major("nonsense"), None);
+    }
+}
