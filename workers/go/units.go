@@ -5,6 +5,7 @@ package main
 
 import (
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,6 +35,7 @@ func spawnGoroutines(n int) (ns int64, memKb int64) {
 	gate := make(chan struct{})
 	ready.Add(n)
 	ended.Add(n)
+	runtime.GC()
 	m0 := rssKb()
 	t0 := time.Now()
 	for i := 0; i < n; i++ {
@@ -74,6 +76,9 @@ func ringGoroutines(n int, m int64) (ns int64, hops int64) {
 			}
 		}()
 	}
+	// Start from a collected heap, as a fresh program does: garbage left by
+	// earlier points must not be collected inside the timed laps.
+	runtime.GC()
 	t0 := time.Now()
 	chans[0] <- 0
 	hops = <-done
