@@ -81,7 +81,7 @@ pub struct TransferArgs {
 /// What `toll spawn` and `toll ring` share.
 #[derive(Debug, Args)]
 pub struct UnitArgs {
-    /// Runtimes, comma-separated: rust, c, python, node, go, java, erlang, or all
+    /// Runtimes, comma-separated: rust, c, python, node, go, java, erlang, haskell, or all
     /// (every runtime found on this machine).
     #[arg(long, default_value = "all", value_name = "LIST")]
     pub runtime: String,

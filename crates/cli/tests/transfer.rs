@@ -129,6 +129,63 @@ fn node_peer_speaks_pipe_unix_and_tcp() {
 }
 
 #[test]
+fn go_java_and_erlang_peers_speak_pipe_unix_and_tcp() {
+    let s = Scratch::new("go-java-erlang");
+    let o = transfer(&s, &["--peer", "go,java,erlang"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = export_json(&s, "last");
+    let labels: Vec<String> = series(&run).into_iter().map(|x| x.0).collect();
+    let want: Vec<String> = ["go", "java", "erlang"]
+        .iter()
+        .flat_map(|p| ["pipe", "unix", "tcp"].map(|t| format!("{p}/{t}")))
+        .collect();
+    assert_eq!(labels, want);
+    for (label, _, beta, points) in series(&run) {
+        assert_eq!(points, 3, "{label}");
+        assert!(beta.is_finite(), "{label}");
+    }
+    let tools = run["env"]["toolchains"].to_string();
+    assert!(tools.contains("go") && tools.contains("java") && tools.contains("erl"));
+}
+
+/// Haskell is optional: used when `ghc` is on the machine, skipped (and said
+/// so) when not.
+#[test]
+fn haskell_peer_transfers_spawns_and_rings_when_ghc_is_present() {
+    if toll_peers::runtime::find_in_path("ghc").is_none() {
+        eprintln!("skipped: ghc not found (apt-get install ghc adds the optional Haskell peer)");
+        return;
+    }
+    let s = Scratch::new("haskell");
+    let o = transfer(&s, &["--peer", "haskell"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = export_json(&s, "last");
+    let labels: Vec<String> = series(&run).into_iter().map(|x| x.0).collect();
+    assert_eq!(labels, ["haskell/pipe", "haskell/unix", "haskell/tcp"]);
+    let o = s.toll(&[
+        "spawn",
+        "--runtime",
+        "haskell",
+        "-n",
+        "10,300",
+        "--trials",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("forkio"));
+    let o = s.toll(&["ring", "--runtime", "haskell", "-n", "3,20", "-m", "15"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = export_json(&s, "last");
+    let ring = &run["series"][0];
+    assert_eq!(ring["label"], "haskell/forkio");
+    for p in ring["points"].as_array().unwrap() {
+        assert_eq!(p["status"], "ok", "{p}");
+        let n = p["n"].as_u64().unwrap();
+        assert_eq!(p["samples"][0]["iters"].as_u64(), Some(n * 15));
+    }
+}
+
+#[test]
 fn shm_can_spin_instead_of_sleeping() {
     let s = Scratch::new("spin");
     let o = transfer(&s, &["--peer", "rust,c", "--via", "shm", "--spin"]);

@@ -30,6 +30,8 @@ pub enum Runtime {
     Java,
     /// workers/erlang, compiled with erlc and run by erl.
     Erlang,
+    /// workers/haskell, built with GHC when the machine has it (optional).
+    Haskell,
 }
 
 /// How to start a prepared worker.
@@ -44,6 +46,7 @@ pub struct Launch {
 mod c;
 mod erlang;
 mod go;
+mod haskell;
 mod java;
 mod node;
 mod python;
@@ -80,7 +83,7 @@ pub struct Toolchain {
 
 impl Runtime {
     /// Every runtime, in the order toll measures them.
-    pub const ALL: [Runtime; 7] = [
+    pub const ALL: [Runtime; 8] = [
         Runtime::Rust,
         Runtime::C,
         Runtime::Python,
@@ -88,6 +91,7 @@ impl Runtime {
         Runtime::Go,
         Runtime::Java,
         Runtime::Erlang,
+        Runtime::Haskell,
     ];
 
     /// The name used on the command line.
@@ -100,6 +104,7 @@ impl Runtime {
             Runtime::Go => "go",
             Runtime::Java => "java",
             Runtime::Erlang => "erlang",
+            Runtime::Haskell => "haskell",
         }
     }
 
@@ -107,9 +112,12 @@ impl Runtime {
     pub fn transports(self) -> &'static [Transport] {
         match self {
             Runtime::Rust | Runtime::C => &Transport::ALL,
-            Runtime::Python | Runtime::Node | Runtime::Go | Runtime::Java | Runtime::Erlang => {
-                &[Transport::Pipe, Transport::Unix, Transport::Tcp]
-            }
+            Runtime::Python
+            | Runtime::Node
+            | Runtime::Go
+            | Runtime::Java
+            | Runtime::Erlang
+            | Runtime::Haskell => &[Transport::Pipe, Transport::Unix, Transport::Tcp],
         }
     }
 
@@ -137,6 +145,7 @@ impl Runtime {
             Runtime::Go => &["goroutine"],
             Runtime::Java => &["thread", "virtual-thread"],
             Runtime::Erlang => &["process"],
+            Runtime::Haskell => &["forkio"],
         }
     }
 
@@ -150,6 +159,7 @@ impl Runtime {
             Runtime::Go => go::INSTALL,
             Runtime::Java => java::INSTALL,
             Runtime::Erlang => erlang::INSTALL,
+            Runtime::Haskell => haskell::INSTALL,
         }
     }
 
@@ -167,6 +177,7 @@ impl Runtime {
             Runtime::Go => go::detect(),
             Runtime::Java => java::detect(),
             Runtime::Erlang => erlang::detect(),
+            Runtime::Haskell => haskell::detect(),
         }
     }
 
@@ -185,6 +196,7 @@ impl Runtime {
             Runtime::Go => go::prepare(tool),
             Runtime::Java => java::prepare(tool),
             Runtime::Erlang => erlang::prepare(tool),
+            Runtime::Haskell => haskell::prepare(tool),
         }
     }
 }

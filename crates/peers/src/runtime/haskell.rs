@@ -1,0 +1,80 @@
+//! The Haskell worker (optional): workers/haskell, built with GHC on first use
+//! and cached by source and GHC version. Used when `ghc` is on the machine.
+
+use super::{find_tool, keyed_dir, write_sources, Launch, Toolchain};
+use crate::PeerError;
+use std::process::Command;
+
+pub(super) const INSTALL: &str = "apt-get install ghc";
+
+const SOURCES: [(&str, &str); 5] = [
+    (
+        "TollWorker.hs",
+        include_str!("../../../../workers/haskell/TollWorker.hs"),
+    ),
+    (
+        "Wire.hs",
+        include_str!("../../../../workers/haskell/Wire.hs"),
+    ),
+    (
+        "Units.hs",
+        include_str!("../../../../workers/haskell/Units.hs"),
+    ),
+    (
+        "Json.hs",
+        include_str!("../../../../workers/haskell/Json.hs"),
+    ),
+    (
+        "Socket.hs",
+        include_str!("../../../../workers/haskell/Socket.hs"),
+    ),
+];
+
+/// `$TOLL_GHC`, else `ghc` on PATH.
+pub(super) fn detect() -> Result<Toolchain, PeerError> {
+    let mut ghc = find_tool("haskell", "TOLL_GHC", "ghc", INSTALL)?;
+    ghc.version = super::output_line(&ghc.program, &["--numeric-version"]);
+    ghc.version = format!("ghc {}", ghc.version);
+    Ok(ghc)
+}
+
+pub(super) fn prepare(ghc: Toolchain) -> Result<Launch, PeerError> {
+    let mut parts: Vec<&str> = SOURCES.iter().map(|(_, s)| *s).collect();
+    parts.push(&ghc.version);
+    let dir = keyed_dir("haskell", &parts);
+    let exe = dir.join("toll-worker-haskell");
+    if !exe.is_file() {
+        let src = dir.join("src");
+        write_sources(&src, &SOURCES)?;
+        let tmp = dir.join(format!("toll-worker-haskell.{}", std::process::id()));
+        let out = Command::new(&ghc.program)
+            .current_dir(&src)
+            .args(["-O2", "-v0", "-rtsopts", "-outputdir"])
+            .arg(dir.join(format!("obj.{}", std::process::id())))
+            .arg("-o")
+            .arg(&tmp)
+            .arg("TollWorker.hs")
+            .output()
+            .map_err(|e| PeerError::io(format!("running {}", ghc.program.display()), e))?;
+        let _ = std::fs::remove_dir_all(dir.join(format!("obj.{}", std::process::id())));
+        if !out.status.success() {
+            let log = String::from_utf8_lossy(&out.stderr);
+            return Err(PeerError::BuildFailed {
+                peer: "haskell",
+                detail: log
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("ghc failed")
+                    .trim()
+                    .to_string(),
+            });
+        }
+        std::fs::rename(&tmp, &exe)
+            .map_err(|e| PeerError::io(format!("installing {}", exe.display()), e))?;
+    }
+    Ok(Launch {
+        program: exe,
+        args: vec![],
+        toolchain: ("ghc".into(), ghc.version),
+    })
+}
