@@ -24,6 +24,8 @@ pub enum Command {
     Spawn(SpawnArgs),
     /// Pass a token M times round a ring of N units: ns per hop (E2).
     Ring(RingArgs),
+    /// Load an HTTP server: ab's report and flags, wrk's speed, HDR percentiles (E5).
+    Http(HttpArgs),
     /// List stored runs, newest first.
     Runs(RunsArgs),
     /// Show one stored run in full (default: the newest).
@@ -182,4 +184,60 @@ pub struct RmArgs {
     /// Run ids to delete.
     #[arg(required = true)]
     pub runs: Vec<String>,
+}
+
+/// ab's flags keep ab's letters and meaning; the long ones are toll's own.
+#[derive(Debug, Args)]
+pub struct HttpArgs {
+    /// The URL to load, e.g. http://127.0.0.1:8080/hello.html
+    #[arg(value_name = "URL")]
+    pub url: String,
+    /// Number of requests (ab's -n; default 1, or 50000 with -t, or no limit with --duration).
+    #[arg(short = 'n', value_name = "REQUESTS", allow_hyphen_values = true)]
+    pub requests: Option<String>,
+    /// Concurrency: requests in flight at once, one connection each (ab's -c).
+    #[arg(
+        short = 'c',
+        value_name = "CONCURRENCY",
+        default_value = "1",
+        allow_hyphen_values = true
+    )]
+    pub concurrency: String,
+    /// Keep connections alive (HTTP/1.1 keep-alive, ab's -k).
+    #[arg(short = 'k')]
+    pub keep_alive: bool,
+    /// Time limit in seconds (ab's -t; implies -n 50000 unless -n is given).
+    #[arg(short = 't', value_name = "SECONDS")]
+    pub time_limit: Option<String>,
+    /// Extra header, "Name: value"; repeatable (ab's -H).
+    #[arg(short = 'H', value_name = "HEADER")]
+    pub headers: Vec<String>,
+    /// Method (ab's -m; default GET, or POST with -p).
+    #[arg(short = 'm', value_name = "METHOD")]
+    pub method: Option<String>,
+    /// File whose contents are the request body (ab's -p; POST unless -m).
+    #[arg(short = 'p', value_name = "FILE")]
+    pub post_file: Option<PathBuf>,
+    /// Content-Type of the body (ab's -T; default text/plain).
+    #[arg(short = 'T', value_name = "TYPE")]
+    pub content_type: Option<String>,
+    /// Seconds to wait for each request before counting it failed (ab's -s).
+    #[arg(short = 's', value_name = "SECONDS", default_value = "30")]
+    pub timeout: String,
+    /// Accept responses of varying length instead of counting them failed (ab's -l).
+    #[arg(short = 'l')]
+    pub variable_length: bool,
+    /// Run for this long, e.g. 10s, 500ms, 2m (wrk's -d).
+    #[arg(long, value_name = "TIME")]
+    pub duration: Option<String>,
+    /// Event loops, one per thread (default: one per CPU, at most -c).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<String>,
+    /// Constant arrival rate (requests/s): an open model, latency timed from
+    /// each request's intended start (coordinated omission corrected, as wrk2).
+    #[arg(long, value_name = "PER_SECOND", allow_hyphen_values = true)]
+    pub rate: Option<String>,
+    /// Print the stored run as JSON instead of the report.
+    #[arg(long)]
+    pub json: bool,
 }

@@ -42,7 +42,7 @@ pub fn clap_error(e: clap::Error) -> ExitCode {
                 .trim_start_matches("error: ");
             let cmd = std::env::args().skip(1).find(|a| {
                 [
-                    "transfer", "spawn", "ring", "runs", "show", "export", "rm", "doctor",
+                    "transfer", "spawn", "ring", "http", "runs", "show", "export", "rm", "doctor",
                 ]
                 .contains(&a.as_str())
             });

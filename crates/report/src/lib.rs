@@ -1,5 +1,6 @@
 //! toll's output: terminal tables, exporters and plots.
 
+pub mod ab;
 pub mod export;
 pub mod plot;
 pub mod show;

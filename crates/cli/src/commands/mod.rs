@@ -2,6 +2,7 @@
 
 pub mod db;
 pub mod doctor;
+pub mod http;
 pub mod runs;
 pub mod transfer;
 pub mod units;

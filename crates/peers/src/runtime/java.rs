@@ -126,7 +126,15 @@ pub(super) fn prepare(java: Toolchain) -> Result<Launch, PeerError> {
     }
     Ok(Launch {
         program: java.program,
-        args: vec!["-cp".into(), classes.into(), "TollWorker".into()],
+        // The JVM logs warnings (a thread it could not start) to stdout, which
+        // is the control plane: send them to stderr with the worker's own.
+        args: vec![
+            "-Xlog:disable".into(),
+            "-Xlog:all=warning:stderr".into(),
+            "-cp".into(),
+            classes.into(),
+            "TollWorker".into(),
+        ],
         toolchain: ("java".into(), java.version),
     })
 }

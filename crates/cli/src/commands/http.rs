@@ -1,0 +1,217 @@
+//! `toll http URL`: check ab's flags, load the server, store the run, print
+//! ab's report (or the stored run as JSON).
+
+use super::db;
+use crate::args::HttpArgs;
+use crate::usage::usage;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+use toll_families::http::request::RequestSpec;
+use toll_families::http::{self, HttpConfig, HttpError, Target};
+
+fn whole(flag: &str, text: &str, min: u64) -> anyhow::Result<u64> {
+    let v: u64 = text
+        .trim()
+        .parse()
+        .map_err(|_| usage(format!("{flag} `{text}` is not a whole number")))?;
+    if v < min {
+        return Err(usage(format!("{flag} must be at least {min}, not {v}")));
+    }
+    Ok(v)
+}
+
+/// 10s, 500ms, 2m, 1h, or plain seconds (fractions allowed).
+pub fn parse_duration(flag: &str, text: &str) -> anyhow::Result<Duration> {
+    let t = text.trim();
+    let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 1e-3)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60.0)
+    } else if let Some(n) = t.strip_suffix('h') {
+        (n, 3600.0)
+    } else {
+        (t, 1.0)
+    };
+    let v: f64 = num
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite() && *v > 0.0)
+        .ok_or_else(|| {
+            usage(format!(
+                "{flag} `{text}` is not a positive time such as 10s, 500ms or 2m"
+            ))
+        })?;
+    Ok(Duration::from_secs_f64(v * scale))
+}
+
+fn config(a: &HttpArgs) -> anyhow::Result<HttpConfig> {
+    let target = Target::resolve(&a.url).map_err(|e| match e {
+        HttpError::BadUrl { .. } | HttpError::Unsupported(_) => usage(e.to_string()),
+        other => other.into(),
+    })?;
+    let concurrency = whole("-c", &a.concurrency, 1)? as usize;
+    if concurrency > 100_000 {
+        return Err(usage(
+            "-c above 100000 would run out of sockets; use fewer connections",
+        ));
+    }
+    let time_limit = match (&a.time_limit, &a.duration) {
+        (Some(_), Some(_)) => return Err(usage("give -t or --duration, not both")),
+        (Some(t), None) => Some(parse_duration("-t", t)?),
+        (None, Some(d)) => Some(parse_duration("--duration", d)?),
+        (None, None) => None,
+    };
+    let requests = match &a.requests {
+        Some(n) => Some(whole("-n", n, 1)?),
+        // ab: -t implies -n 50000; --duration (wrk) runs until the time is up.
+        None if a.time_limit.is_some() => Some(50_000),
+        None if a.duration.is_some() => None,
+        None => Some(1),
+    };
+    if let Some(n) = requests {
+        if (concurrency as u64) > n {
+            return Err(usage(format!(
+                "-c {concurrency} is more than the {n} requests of -n: lower -c or raise -n"
+            )));
+        }
+    }
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = match &a.threads {
+        Some(t) => whole("--threads", t, 1)? as usize,
+        None => cpus,
+    }
+    .min(concurrency);
+    let rate = match &a.rate {
+        Some(r) => Some(
+            r.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v > 0.0)
+                .ok_or_else(|| {
+                    usage(format!(
+                        "--rate `{r}` is not a positive number of requests per second"
+                    ))
+                })?,
+        ),
+        None => None,
+    };
+    let mut headers = Vec::new();
+    for h in &a.headers {
+        let (name, value) = h
+            .split_once(':')
+            .filter(|(n, _)| !n.trim().is_empty() && !n.contains(char::is_whitespace))
+            .ok_or_else(|| {
+                usage(format!(
+                    "-H `{h}` is not a header: write it as \"Name: value\""
+                ))
+            })?;
+        headers.push((name.trim().to_string(), value.trim().to_string()));
+    }
+    let body = match &a.post_file {
+        Some(p) => Some(std::fs::read(p).map_err(|e| {
+            usage(format!(
+                "-p {}: cannot read the body file: {e}",
+                p.display()
+            ))
+        })?),
+        None => None,
+    };
+    if a.content_type.is_some() && body.is_none() {
+        return Err(usage("-T sets the body's type: give the body with -p FILE"));
+    }
+    if let Some(m) = &a.method {
+        if m.is_empty() || !m.bytes().all(|b| b.is_ascii_alphabetic()) {
+            return Err(usage(format!(
+                "-m `{m}` is not an HTTP method such as GET, HEAD or POST"
+            )));
+        }
+    }
+    Ok(HttpConfig {
+        target,
+        spec: RequestSpec {
+            method: a.method.as_ref().map(|m| m.to_ascii_uppercase()),
+            headers,
+            body,
+            content_type: a.content_type.clone(),
+            keep_alive: a.keep_alive,
+        },
+        concurrency,
+        requests,
+        time_limit,
+        threads,
+        timeout: parse_duration("-s", &a.timeout)?,
+        variable_length: a.variable_length,
+        rate,
+    })
+}
+
+fn stop_flag() -> Arc<AtomicBool> {
+    static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    STOP.get_or_init(|| {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let _ = ctrlc::set_handler(move || {
+            if flag.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+        });
+        stop
+    })
+    .clone()
+}
+
+pub fn run(a: HttpArgs, db_path: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let cfg = config(&a)?;
+    let store = db::open(db_path)?;
+    http::preflight(&cfg)?;
+    let stop = stop_flag();
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
+            .expect("valid template"),
+    );
+    let mut last = (0u64, Duration::ZERO);
+    let outcome = http::load(&cfg, &stop, &mut |done, at| {
+        let rate = (done - last.0) as f64 / (at - last.1).as_secs_f64().max(1e-9);
+        last = (done, at);
+        bar.set_message(format!("{done} requests, {rate:.0}/s"));
+        bar.tick();
+    });
+    bar.finish_and_clear();
+    let outcome = outcome?;
+    let report = http::report(&cfg, &outcome);
+    let run_id = http::store_run(&store, &cfg, &outcome, &report)?;
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        let run = store.load_run(run_id)?;
+        toll_report::export::exporter(toll_report::export::Format::Json).export(&run, &mut out)?;
+    } else {
+        use std::io::Write;
+        writeln!(
+            out,
+            "This is toll http {}, benchmarking {}\n",
+            env!("CARGO_PKG_VERSION"),
+            cfg.target.url
+        )?;
+        write!(out, "{}", toll_report::ab::render(&report))?;
+        writeln!(
+            out,
+            "\nrun {run_id} stored — `toll show {run_id}`, `toll export {run_id}`"
+        )?;
+    }
+    if outcome.stats.complete == 0 {
+        eprintln!(
+            "toll: no request to {} completed ({} failed): see the failures above",
+            cfg.target.url,
+            outcome.stats.failed()
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}

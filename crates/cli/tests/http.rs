@@ -1,0 +1,389 @@
+//! `toll http` end to end: against nginx started here on loopback, and
+//! against small in-process servers that misbehave on purpose (stall, close
+//! keep-alive connections, lie about Content-Length, answer non-2xx).
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// nginx on a free loopback port, serving `dir`; killed when dropped.
+struct Nginx {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn nginx_binary() -> PathBuf {
+    toll_peers::runtime::find_in_path("nginx")
+        .or_else(|| Some(PathBuf::from("/usr/sbin/nginx")).filter(|p| p.is_file()))
+        .expect("nginx not found: scripts/setup installs it (apt-get install nginx-light)")
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn start_nginx(s: &Scratch) -> Nginx {
+    let root = s.0.join("www");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("hello.html"), [b'x'; 92]).unwrap();
+    std::fs::write(root.join("big.bin"), vec![7u8; 1 << 20]).unwrap();
+    let port = free_port();
+    let conf = s.0.join("nginx.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "daemon off; master_process off; worker_processes 1; pid {d}/nginx.pid;\n\
+             error_log {d}/error.log;\n\
+             events {{ worker_connections 1024; }}\n\
+             http {{ access_log off; client_body_temp_path {d}; proxy_temp_path {d};\n\
+               fastcgi_temp_path {d}; uwsgi_temp_path {d}; scgi_temp_path {d};\n\
+               keepalive_requests 100000;\n\
+               server {{ listen 127.0.0.1:{port}; root {root};\n\
+                 location = /teapot {{ return 418 'short and stout'; }} }} }}\n",
+            d = s.0.display(),
+            root = root.display()
+        ),
+    )
+    .unwrap();
+    let child = Command::new(nginx_binary())
+        .arg("-c")
+        .arg(&conf)
+        .arg("-p")
+        .arg(&s.0)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start nginx");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "nginx did not start on port {port}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Nginx { child, port }
+}
+
+/// The stored report of the newest run.
+fn report(s: &Scratch) -> Value {
+    let run = export_json(s, "last");
+    assert_eq!(run["family"], "http");
+    run["series"][0]["points"][0]["extra"]["report"].clone()
+}
+
+#[test]
+fn nginx_small_and_large_files_with_abs_report() {
+    let s = Scratch::new("http-nginx");
+    let nginx = start_nginx(&s);
+    let url = format!("http://127.0.0.1:{}/hello.html", nginx.port);
+    let o = s.toll(&[
+        "http",
+        "-n",
+        "3000",
+        "-c",
+        "10",
+        "-k",
+        "--threads",
+        "2",
+        &url,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    for label in [
+        "Server Software:        nginx/",
+        "Document Length:        92 bytes",
+        "Concurrency Level:      10",
+        "Complete requests:      3000",
+        "Failed requests:        0",
+        "Keep-Alive requests:    3000",
+        "HTML transferred:       276000 bytes",
+        "Requests per second:",
+        "Connection Times (ms)",
+        "99.99%",
+        "(longest request)",
+    ] {
+        assert!(text.contains(label), "{label} missing:\n{text}");
+    }
+    let r = report(&s);
+    assert_eq!(r["complete_requests"], 3000);
+    assert_eq!(r["server_port"], nginx.port);
+    let p = r["percentiles"].as_array().unwrap();
+    let values: Vec<f64> = p.iter().map(|x| x[1].as_f64().unwrap()).collect();
+    assert!(
+        values.windows(2).all(|w| w[0] <= w[1]),
+        "percentiles rise: {values:?}"
+    );
+    let run = export_json(&s, "last");
+    assert_eq!(run["status"], "complete");
+    let hist = run["series"][0]["points"][0]["extra"]["latency_ns_histogram"]
+        .as_array()
+        .unwrap();
+    let counted: u64 = hist.iter().map(|b| b[1].as_u64().unwrap()).sum();
+    assert_eq!(counted, 3000, "every latency is in the stored histogram");
+
+    // Without -k every request has its own connection.
+    let big = format!("http://127.0.0.1:{}/big.bin", nginx.port);
+    let o = s.toll(&["http", "-n", "20", "-c", "2", &big]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&s);
+    assert_eq!(r["html_transferred"], 20u64 << 20);
+    assert_eq!(r["keep_alive_requests"], 0);
+    assert!(r["total_transferred"].as_u64().unwrap() > 20u64 << 20);
+    assert!(r["connect"]["max"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn nginx_non_2xx_are_counted_per_status() {
+    let s = Scratch::new("http-404");
+    let nginx = start_nginx(&s);
+    let url = format!("http://127.0.0.1:{}/nothing-here", nginx.port);
+    let o = s.toll(&["http", "-n", "50", "-c", "5", "-k", &url]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("Non-2xx responses:      50 (404: 50)"),
+        "{}",
+        stdout(&o)
+    );
+    let teapot = format!("http://127.0.0.1:{}/teapot", nginx.port);
+    let o = s.toll(&["http", "-n", "10", "-m", "post", "-p", "/dev/null", &teapot]);
+    assert!(stdout(&o).contains("(418: 10)"), "{}", stdout(&o));
+}
+
+#[test]
+fn a_constant_rate_is_held_and_both_latencies_reported() {
+    let s = Scratch::new("http-rate");
+    let nginx = start_nginx(&s);
+    let url = format!("http://127.0.0.1:{}/hello.html", nginx.port);
+    let o = s.toll(&[
+        "http",
+        "--rate",
+        "400",
+        "--duration",
+        "2s",
+        "-c",
+        "4",
+        "-k",
+        &url,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Uncorrected"), "{}", stdout(&o));
+    let r = report(&s);
+    let done = r["complete_requests"].as_f64().unwrap();
+    assert!(
+        (700.0..=820.0).contains(&done),
+        "about 800 requests in 2 s at 400/s, got {done}"
+    );
+    assert_eq!(r["target_rate"], 400.0);
+    assert!(r["uncorrected_percentiles"].is_array());
+}
+
+/// A loopback server in this process: each connection handled by `answer`
+/// on its own thread; the listener lives as long as the test.
+fn serve(answer: fn(TcpStream)) -> u16 {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for c in l.incoming().flatten() {
+            std::thread::spawn(move || answer(c));
+        }
+    });
+    port
+}
+
+/// Read one request head; false at end of stream.
+fn read_request(r: &mut BufReader<TcpStream>) -> bool {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match r.read_line(&mut line) {
+            Ok(0) | Err(_) => return false,
+            Ok(_) if line == "\r\n" => return true,
+            Ok(_) => {}
+        }
+    }
+}
+
+#[test]
+fn a_stalled_server_times_out_and_the_run_still_ends() {
+    let port = serve(|c| {
+        let mut r = BufReader::new(c);
+        read_request(&mut r);
+        std::thread::sleep(Duration::from_secs(30));
+    });
+    let s = Scratch::new("http-stall");
+    let t0 = Instant::now();
+    let o = s.toll(&[
+        "http",
+        "-n",
+        "4",
+        "-c",
+        "2",
+        "-s",
+        "0.5",
+        &format!("http://127.0.0.1:{port}/"),
+    ]);
+    assert!(t0.elapsed() < Duration::from_secs(10), "bounded by -s");
+    assert!(!o.status.success(), "no request completed: non-zero exit");
+    assert!(stderr(&o).contains("no request"), "{}", stderr(&o));
+    let r = report(&s);
+    assert_eq!(r["timeouts"], 4);
+    assert_eq!(r["failures"]["receive"], 4);
+    // A time limit ends the run on time even when nothing answers.
+    let t0 = Instant::now();
+    let _ = s.toll(&[
+        "http",
+        "--duration",
+        "1s",
+        "-c",
+        "2",
+        "-s",
+        "20",
+        &format!("http://127.0.0.1:{port}/"),
+    ]);
+    assert!(t0.elapsed() < Duration::from_secs(5), "ended at --duration");
+}
+
+#[test]
+fn keep_alive_connections_closed_by_the_server_are_reopened_and_counted() {
+    // Answers one request per connection, then closes without saying so.
+    let port = serve(|c| {
+        let mut r = BufReader::new(c.try_clone().unwrap());
+        if read_request(&mut r) {
+            let mut c = c;
+            let _ = c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    });
+    let s = Scratch::new("http-reconnect");
+    let o = s.toll(&[
+        "http",
+        "-n",
+        "40",
+        "-c",
+        "2",
+        "-k",
+        &format!("http://127.0.0.1:{port}/"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&s);
+    assert_eq!(r["complete_requests"], 40);
+    assert_eq!(r["failed_requests"], 0);
+    assert!(r["reconnects"].as_u64().unwrap() >= 30, "{r}");
+}
+
+#[test]
+fn wrong_lengths_and_chunked_bodies() {
+    // Alternates a 5- and a 6-byte document, the 6-byte one chunked.
+    let port = serve(|c| {
+        let mut r = BufReader::new(c.try_clone().unwrap());
+        let mut c = c;
+        let mut k = 0;
+        while read_request(&mut r) {
+            let reply: &[u8] = if k % 2 == 0 {
+                b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
+            } else {
+                b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nhel\r\n3\r\nlo!\r\n0\r\n\r\n"
+            };
+            k += 1;
+            if c.write_all(reply).is_err() {
+                return;
+            }
+        }
+    });
+    let url = format!("http://127.0.0.1:{port}/");
+    let s = Scratch::new("http-length");
+    let o = s.toll(&["http", "-n", "20", "-c", "1", "-k", &url]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&s);
+    assert_eq!(r["complete_requests"], 20);
+    assert_eq!(r["failures"]["length"], 10, "{r}");
+    assert_eq!(r["html_transferred"], 110);
+    let o = s.toll(&["http", "-n", "20", "-c", "1", "-k", "-l", &url]);
+    assert!(o.status.success());
+    assert_eq!(report(&s)["failed_requests"], 0);
+
+    // A body cut short by the server is a Receive failure.
+    let port = serve(|c| {
+        let mut r = BufReader::new(c.try_clone().unwrap());
+        if read_request(&mut r) {
+            let mut c = c;
+            let _ = c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort");
+        }
+    });
+    let o = s.toll(&["http", "-n", "3", &format!("http://127.0.0.1:{port}/")]);
+    assert!(!o.status.success());
+    assert_eq!(report(&s)["failures"]["receive"], 3);
+}
+
+#[test]
+fn user_mistakes_and_unreachable_servers_are_one_line_errors() {
+    let s = Scratch::new("http-bad");
+    let closed = free_port();
+    for (args, want) in [
+        (vec!["127.0.0.1:80/x"], "no scheme"),
+        (vec!["ftp://127.0.0.1/"], "not HTTP"),
+        (vec!["http://exa mple/"], "bad URL"),
+        (
+            vec!["-n", "0", "http://127.0.0.1/"],
+            "-n must be at least 1",
+        ),
+        (
+            vec!["-n", "5", "-c", "10", "http://127.0.0.1/"],
+            "lower -c or raise -n",
+        ),
+        (
+            vec!["--duration", "soon", "http://127.0.0.1/"],
+            "--duration `soon`",
+        ),
+        (vec!["-H", "NoColon", "http://127.0.0.1/"], "Name: value"),
+        (vec!["--rate", "-5", "http://127.0.0.1/"], "--rate"),
+        (vec!["-x", "http://127.0.0.1/"], "toll http --help"),
+        (
+            vec!["http://no-such-host.invalid/"],
+            "cannot resolve host `no-such-host.invalid`",
+        ),
+    ] {
+        let mut all = vec!["http"];
+        all.extend(args.iter());
+        let o = s.toll(&all);
+        let err = stderr(&o);
+        assert!(!o.status.success(), "{args:?}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let o = s.toll(&["http", &format!("http://127.0.0.1:{closed}/")]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("cannot connect") && err.contains("is the server running"),
+        "{err}"
+    );
+    assert!(
+        stdout(&s.toll(&["runs"])).contains("no runs"),
+        "nothing stored for a refused run"
+    );
+}
+
+#[allow(dead_code)]
+fn drain(mut c: TcpStream) {
+    let mut buf = [0u8; 4096];
+    while matches!(c.read(&mut buf), Ok(n) if n > 0) {}
+}

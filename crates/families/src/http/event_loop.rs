@@ -1,0 +1,486 @@
+//! One event loop (one thread) owning its share of the connections: each
+//! connection a small state machine on mio, the request bytes shared and
+//! written as they are, the response parsed as it streams in. Nothing per
+//! request touches another thread: counts go to this loop's own Stats, and
+//! progress is one relaxed store to this loop's own counter.
+
+use super::response::{Parser, Progress, Response};
+use super::stats::Stats;
+use mio::net::TcpStream;
+use mio::{Events, Interest, Poll, Token};
+use std::io::{ErrorKind, Read, Write};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A counter on its own cache line, written by one loop, sampled by the
+/// progress display.
+#[repr(align(128))]
+#[derive(Debug, Default)]
+pub struct Counter(pub AtomicU64);
+
+/// What one loop is to do.
+#[derive(Debug, Clone)]
+pub struct LoopPlan {
+    pub addr: SocketAddr,
+    pub request: Arc<[u8]>,
+    pub connections: usize,
+    /// This loop's share of -n; None: until the deadline.
+    pub requests: Option<u64>,
+    pub deadline: Option<Instant>,
+    pub timeout: Duration,
+    pub keep_alive: bool,
+    pub no_body: bool,
+    pub variable_length: bool,
+    /// Constant rate: the interval between one connection's intended sends,
+    /// and this loop's first connection's offset in the global schedule.
+    pub rate: Option<RateShare>,
+    pub start: Instant,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct RateShare {
+    pub interval: Duration,
+    /// Connection k of this loop first sends at start + offsets·(first + k).
+    pub first: u32,
+    pub offset: Duration,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Constant rate: waiting for the next intended send.
+    Waiting,
+    /// A connect failed at once (out of sockets): the next request waits a
+    /// millisecond instead of spinning.
+    Backoff,
+    Connecting,
+    Writing,
+    Reading,
+    Finished,
+}
+
+struct Conn {
+    stream: Option<TcpStream>,
+    phase: Phase,
+    written: usize,
+    parser: Parser,
+    buf: Box<[u8]>,
+    filled: usize,
+    /// Start of this request (of its connect on a new connection).
+    started: Instant,
+    /// Constant rate: when this request should have started.
+    intended: Instant,
+    next_at: Instant,
+    connected: Instant,
+    written_at: Instant,
+    first_byte: Option<Instant>,
+    /// This request is on a connection that served one before.
+    reused: bool,
+    retried: bool,
+    deadline: Instant,
+    backoff_until: Instant,
+}
+
+const BUF: usize = 96 * 1024;
+const TIMEOUT_SCAN: Duration = Duration::from_millis(5);
+
+/// Run one loop to its end; its counts.
+pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::Result<Stats> {
+    let mut poll = Poll::new()?;
+    let mut events = Events::with_capacity(1024);
+    let mut lp = Loop {
+        plan,
+        stats: Stats::new(plan.rate.is_some()),
+        issued: 0,
+        conns: Vec::with_capacity(plan.connections),
+        progress,
+        backoffs: 0,
+    };
+    let now = Instant::now();
+    for k in 0..plan.connections {
+        let next_at = match plan.rate {
+            Some(r) => plan.start + r.offset * (r.first + k as u32),
+            None => now,
+        };
+        lp.conns.push(Conn {
+            stream: None,
+            phase: Phase::Waiting,
+            written: 0,
+            parser: Parser::new(plan.no_body),
+            buf: vec![0u8; BUF].into_boxed_slice(),
+            filled: 0,
+            started: now,
+            intended: now,
+            next_at,
+            connected: now,
+            written_at: now,
+            first_byte: None,
+            reused: false,
+            retried: false,
+            deadline: now,
+            backoff_until: now,
+        });
+    }
+    for k in 0..plan.connections {
+        lp.start_next(&mut poll, k, now);
+    }
+    let mut next_scan = now + TIMEOUT_SCAN;
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let now = Instant::now();
+        if plan.deadline.is_some_and(|d| now >= d) {
+            break;
+        }
+        if lp.conns.iter().all(|c| c.phase == Phase::Finished) {
+            break;
+        }
+        let mut wait = next_scan.saturating_duration_since(now);
+        if let Some(d) = plan.deadline {
+            wait = wait.min(d.saturating_duration_since(now));
+        }
+        if plan.rate.is_some() || lp.backoffs > 0 {
+            for c in &lp.conns {
+                let at = match c.phase {
+                    Phase::Waiting => c.next_at,
+                    Phase::Backoff => c.backoff_until,
+                    _ => continue,
+                };
+                wait = wait.min(at.saturating_duration_since(now));
+            }
+        }
+        if let Err(e) = poll.poll(&mut events, Some(wait)) {
+            if e.kind() == ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        for ev in events.iter() {
+            lp.on_event(&mut poll, ev.token().0);
+        }
+        let now = Instant::now();
+        if plan.rate.is_some() || lp.backoffs > 0 {
+            for k in 0..lp.conns.len() {
+                let c = &lp.conns[k];
+                if c.phase == Phase::Waiting && c.next_at <= now {
+                    lp.begin(&mut poll, k, now);
+                } else if c.phase == Phase::Backoff && c.backoff_until <= now {
+                    lp.backoffs -= 1;
+                    lp.start_next(&mut poll, k, now);
+                }
+            }
+        }
+        if now >= next_scan {
+            lp.expire(&mut poll, now);
+            next_scan = now + TIMEOUT_SCAN;
+        }
+    }
+    // Requests in flight at the deadline or an interrupt are not counted.
+    for c in &mut lp.conns {
+        if let Some(mut s) = c.stream.take() {
+            let _ = poll.registry().deregister(&mut s);
+        }
+    }
+    progress.0.store(lp.stats.complete, Ordering::Relaxed);
+    Ok(lp.stats)
+}
+
+struct Loop<'a> {
+    plan: &'a LoopPlan,
+    stats: Stats,
+    issued: u64,
+    conns: Vec<Conn>,
+    progress: &'a Counter,
+    /// Connections in Backoff.
+    backoffs: usize,
+}
+
+impl Loop<'_> {
+    fn more_allowed(&self, now: Instant) -> bool {
+        self.plan.requests.is_none_or(|n| self.issued < n)
+            && self.plan.deadline.is_none_or(|d| now < d)
+    }
+
+    /// Issue this connection's next request, or finish it.
+    fn start_next(&mut self, poll: &mut Poll, k: usize, now: Instant) {
+        if !self.more_allowed(now) {
+            self.close(poll, k);
+            self.conns[k].phase = Phase::Finished;
+            return;
+        }
+        self.issued += 1;
+        if let Some(r) = self.plan.rate {
+            let c = &mut self.conns[k];
+            c.intended = c.next_at;
+            c.next_at += r.interval;
+            if c.intended > now {
+                c.phase = Phase::Waiting;
+                return;
+            }
+        }
+        self.begin(poll, k, now);
+    }
+
+    /// Send the request: on the open connection, or on a new one.
+    fn begin(&mut self, poll: &mut Poll, k: usize, now: Instant) {
+        let want_server = self.stats.doc_len.is_none();
+        let timeout = self.plan.timeout;
+        let c = &mut self.conns[k];
+        c.started = now;
+        if self.plan.rate.is_none() {
+            c.intended = now;
+        }
+        c.written = 0;
+        c.filled = 0;
+        c.first_byte = None;
+        c.retried = false;
+        c.deadline = now + timeout;
+        c.parser.reset(want_server);
+        if c.stream.is_some() {
+            c.reused = true;
+            c.phase = Phase::Writing;
+            self.write(poll, k);
+        } else {
+            self.connect(poll, k, now);
+        }
+    }
+
+    fn connect(&mut self, poll: &mut Poll, k: usize, now: Instant) {
+        let c = &mut self.conns[k];
+        c.reused = false;
+        c.started = now;
+        match TcpStream::connect(self.plan.addr) {
+            Ok(mut s) => {
+                let interest = Interest::READABLE | Interest::WRITABLE;
+                if poll
+                    .registry()
+                    .register(&mut s, Token(k), interest)
+                    .is_err()
+                {
+                    self.stats.fail_exception += 1;
+                    c.phase = Phase::Backoff;
+                    c.backoff_until = now + Duration::from_millis(1);
+                    self.backoffs += 1;
+                    return;
+                }
+                c.stream = Some(s);
+                c.phase = Phase::Connecting;
+            }
+            Err(_) => {
+                self.stats.fail_connect += 1;
+                c.phase = Phase::Backoff;
+                c.backoff_until = now + Duration::from_millis(1);
+                self.backoffs += 1;
+            }
+        }
+    }
+
+    fn on_event(&mut self, poll: &mut Poll, k: usize) {
+        if k >= self.conns.len() {
+            return;
+        }
+        match self.conns[k].phase {
+            Phase::Connecting => self.on_connect(poll, k),
+            Phase::Writing => self.write(poll, k),
+            Phase::Reading => self.read(poll, k),
+            Phase::Waiting | Phase::Backoff | Phase::Finished => {}
+        }
+    }
+
+    fn on_connect(&mut self, poll: &mut Poll, k: usize) {
+        let c = &mut self.conns[k];
+        let Some(s) = c.stream.as_ref() else { return };
+        let failed = match s.take_error() {
+            Ok(Some(_)) | Err(_) => true,
+            Ok(None) => match s.peer_addr() {
+                Ok(_) => false,
+                Err(e) if e.kind() == ErrorKind::NotConnected => return,
+                Err(_) => true,
+            },
+        };
+        let now = Instant::now();
+        if failed {
+            self.stats.fail_connect += 1;
+            self.close(poll, k);
+            self.start_next(poll, k, now);
+            return;
+        }
+        let _ = s.set_nodelay(true);
+        c.connected = now;
+        c.phase = Phase::Writing;
+        self.write(poll, k);
+    }
+
+    fn write(&mut self, poll: &mut Poll, k: usize) {
+        let request = self.plan.request.clone();
+        loop {
+            let c = &mut self.conns[k];
+            let Some(s) = c.stream.as_mut() else { return };
+            match s.write(&request[c.written..]) {
+                Ok(n) => {
+                    c.written += n;
+                    if c.written == request.len() {
+                        c.written_at = Instant::now();
+                        c.phase = Phase::Reading;
+                        // The answer may be there already (edge-triggered).
+                        self.read(poll, k);
+                        return;
+                    }
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => {
+                    self.lost_connection(poll, k, false);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn read(&mut self, poll: &mut Poll, k: usize) {
+        loop {
+            let c = &mut self.conns[k];
+            let Some(s) = c.stream.as_mut() else { return };
+            let filled = c.filled;
+            match s.read(&mut c.buf[filled..]) {
+                Ok(0) => {
+                    if let Some(r) = c.parser.eof() {
+                        let now = Instant::now();
+                        self.finish(poll, k, r, now);
+                    } else {
+                        let got_bytes = c.first_byte.is_some();
+                        self.lost_connection(poll, k, got_bytes);
+                    }
+                    return;
+                }
+                Ok(n) => {
+                    let now = Instant::now();
+                    if c.first_byte.is_none() {
+                        c.first_byte = Some(now);
+                    }
+                    self.stats.total_bytes += n as u64;
+                    c.filled += n;
+                    match c.parser.feed(&c.buf[..c.filled]) {
+                        Ok(Progress::More(used)) => {
+                            c.buf.copy_within(used..c.filled, 0);
+                            c.filled -= used;
+                            if c.filled == c.buf.len() {
+                                self.receive_failed(poll, k);
+                                return;
+                            }
+                        }
+                        Ok(Progress::Done(_, r)) => {
+                            self.finish(poll, k, r, now);
+                            return;
+                        }
+                        Err(_) => {
+                            self.receive_failed(poll, k);
+                            return;
+                        }
+                    }
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => {
+                    let got_bytes = c.first_byte.is_some();
+                    self.lost_connection(poll, k, got_bytes);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The connection broke. A keep-alive connection the server closed
+    /// before answering is reopened and the request sent again, once.
+    fn lost_connection(&mut self, poll: &mut Poll, k: usize, got_bytes: bool) {
+        let now = Instant::now();
+        let c = &self.conns[k];
+        if c.reused && !got_bytes && !c.retried {
+            self.stats.reconnects += 1;
+            self.close(poll, k);
+            let c = &mut self.conns[k];
+            c.retried = true;
+            c.written = 0;
+            c.filled = 0;
+            self.connect(poll, k, now);
+            self.conns[k].retried = true;
+            return;
+        }
+        self.receive_failed(poll, k);
+    }
+
+    fn receive_failed(&mut self, poll: &mut Poll, k: usize) {
+        self.stats.fail_receive += 1;
+        self.close(poll, k);
+        self.start_next(poll, k, Instant::now());
+    }
+
+    fn finish(&mut self, poll: &mut Poll, k: usize, r: Response, now: Instant) {
+        let plan = self.plan;
+        let st = &mut self.stats;
+        let c = &mut self.conns[k];
+        st.body_bytes += r.body_len;
+        match st.doc_len {
+            None => {
+                st.doc_len = Some(r.body_len);
+                st.server = r.server;
+            }
+            Some(len) if len != r.body_len && !plan.variable_length => st.fail_length += 1,
+            Some(_) => {}
+        }
+        if !(200..300).contains(&r.status) {
+            *st.non_2xx.entry(r.status).or_default() += 1;
+        }
+        st.complete += 1;
+        let keep = plan.keep_alive && !r.close;
+        if keep {
+            st.keepalive += 1;
+        }
+        let ns = |d: Duration| (d.as_nanos() as u64).max(1);
+        let (connect, from) = if c.reused {
+            (0, c.started)
+        } else {
+            (ns(c.connected - c.started), c.connected)
+        };
+        let _ = st.total.record(ns(now - c.intended.min(c.started)));
+        let _ = st.connect.record(connect.max(1));
+        let _ = st.processing.record(ns(now - from));
+        let _ = st
+            .waiting
+            .record(ns(c.first_byte.unwrap_or(now) - c.written_at));
+        if let Some(h) = &mut st.uncorrected {
+            let _ = h.record(ns(now - c.started));
+        }
+        self.progress.0.store(st.complete, Ordering::Relaxed);
+        if !keep {
+            self.close(poll, k);
+        }
+        self.start_next(poll, k, now);
+    }
+
+    /// Requests past the -s timeout: counted, their connections dropped.
+    fn expire(&mut self, poll: &mut Poll, now: Instant) {
+        for k in 0..self.conns.len() {
+            let c = &self.conns[k];
+            let busy = matches!(c.phase, Phase::Connecting | Phase::Writing | Phase::Reading);
+            if busy && c.deadline <= now {
+                self.stats.timeouts += 1;
+                if c.phase == Phase::Connecting {
+                    self.stats.fail_connect += 1;
+                } else {
+                    self.stats.fail_receive += 1;
+                }
+                self.close(poll, k);
+                self.start_next(poll, k, now);
+            }
+        }
+    }
+
+    fn close(&mut self, poll: &mut Poll, k: usize) {
+        if let Some(mut s) = self.conns[k].stream.take() {
+            let _ = poll.registry().deregister(&mut s);
+        }
+    }
+}

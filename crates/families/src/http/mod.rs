@@ -1,0 +1,369 @@
+//! `toll http` (E5): an HTTP/1.1 load generator with ab's report. One event
+//! loop per thread owns its connections (event_loop); their HDR histograms
+//! merge exactly at the end (stats); the run is stored like every family.
+
+pub mod event_loop;
+pub mod request;
+pub mod response;
+pub mod stats;
+pub mod target;
+
+use event_loop::{Counter, LoopPlan, RateShare};
+use hdrhistogram::Histogram;
+use request::RequestSpec;
+use serde_json::json;
+use stats::Stats;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+pub use target::Target;
+use toll_measure::{Fingerprint, Sample, Summary};
+use toll_report::ab::{Failures, HttpReport, RateSpread, TimeRow};
+use toll_store::{NewRun, Point, PointStatus, RunStatus, Store, StoreError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    #[error("bad URL `{url}`: {why}")]
+    BadUrl { url: String, why: String },
+    #[error("{0}")]
+    Unsupported(String),
+    #[error("cannot resolve host `{host}`: {why}; check the name, or use an IP address")]
+    Resolve { host: String, why: String },
+    #[error("cannot connect to {addr}: {why}; is the server running and listening there?")]
+    Connect { addr: String, why: String },
+    #[error("{0}")]
+    Io(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A validated `toll http` run.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    pub target: Target,
+    pub spec: RequestSpec,
+    pub concurrency: usize,
+    /// -n; None: until the time limit.
+    pub requests: Option<u64>,
+    /// -t or --duration.
+    pub time_limit: Option<Duration>,
+    pub threads: usize,
+    /// -s: a request not answered in this time is counted failed.
+    pub timeout: Duration,
+    pub variable_length: bool,
+    /// --rate: requests per second, an open model.
+    pub rate: Option<f64>,
+}
+
+/// What a load run measured.
+#[derive(Debug)]
+pub struct LoadOutcome {
+    pub stats: Stats,
+    pub elapsed: Duration,
+    /// Completed requests per 1-second interval (the last may be shorter).
+    pub intervals: Vec<Sample>,
+    pub interrupted: bool,
+}
+
+/// Connect once before the run, so a refused port or a dead host is one
+/// clear error instead of a run of failures.
+pub fn preflight(cfg: &HttpConfig) -> Result<(), HttpError> {
+    let addr = cfg.target.addrs[0];
+    std::net::TcpStream::connect_timeout(&addr, cfg.timeout)
+        .map(drop)
+        .map_err(|e| HttpError::Connect {
+            addr: addr.to_string(),
+            why: e.to_string(),
+        })
+}
+
+/// Split `total` into `parts` shares that differ by at most one.
+fn shares(total: u64, parts: usize) -> Vec<u64> {
+    let parts = parts as u64;
+    (0..parts)
+        .map(|i| total / parts + u64::from(i < total % parts))
+        .collect()
+}
+
+/// Run the load: `threads` event loops, progress sampled every second.
+pub fn load(
+    cfg: &HttpConfig,
+    stop: &Arc<AtomicBool>,
+    on_progress: &mut dyn FnMut(u64, Duration),
+) -> Result<LoadOutcome, HttpError> {
+    let request: Arc<[u8]> = request::serialise(&cfg.target, &cfg.spec).into();
+    let threads = cfg.threads.clamp(1, cfg.concurrency.max(1));
+    let conns = shares(cfg.concurrency as u64, threads);
+    let reqs = cfg.requests.map(|n| shares(n, threads));
+    let start = Instant::now() + Duration::from_millis(2);
+    let deadline = cfg.time_limit.map(|d| start + d);
+    let counters: Arc<Vec<Counter>> = Arc::new((0..threads).map(|_| Counter::default()).collect());
+    let mut handles = Vec::new();
+    let mut first = 0u32;
+    for t in 0..threads {
+        let rate = cfg.rate.map(|r| {
+            let per_conn = r / cfg.concurrency as f64;
+            RateShare {
+                interval: Duration::from_secs_f64(1.0 / per_conn),
+                first,
+                offset: Duration::from_secs_f64(1.0 / r),
+            }
+        });
+        first += conns[t] as u32;
+        let plan = LoopPlan {
+            addr: cfg.target.addrs[0],
+            request: request.clone(),
+            connections: conns[t] as usize,
+            requests: reqs.as_ref().map(|r| r[t]),
+            deadline,
+            timeout: cfg.timeout,
+            keep_alive: cfg.spec.keep_alive,
+            no_body: cfg.spec.expects_no_body(),
+            variable_length: cfg.variable_length,
+            rate,
+            start,
+        };
+        let (stop, counters) = (stop.clone(), counters.clone());
+        let h = std::thread::Builder::new()
+            .name(format!("toll-http-{t}"))
+            .spawn(move || {
+                let now = Instant::now();
+                if now < plan.start {
+                    std::thread::sleep(plan.start - now);
+                }
+                event_loop::run(&plan, &stop, &counters[t])
+            })
+            .map_err(|e| HttpError::Io(format!("starting event loop {t}: {e}")))?;
+        handles.push(h);
+    }
+    let mut intervals = Vec::new();
+    let mut last_count = 0u64;
+    let mut last_at = start;
+    let tick = Duration::from_secs(1);
+    while !handles.iter().all(|h| h.is_finished()) {
+        std::thread::sleep(Duration::from_millis(20));
+        let now = Instant::now();
+        if now >= last_at + tick {
+            let count: u64 = counters.iter().map(|c| c.0.load(Ordering::Relaxed)).sum();
+            intervals.push(Sample {
+                iters: count - last_count,
+                total_ns: (now - last_at).as_nanos() as u64,
+            });
+            on_progress(count, now.saturating_duration_since(start));
+            last_count = count;
+            last_at = now;
+        }
+    }
+    let end = Instant::now();
+    let mut stats = Stats::new(cfg.rate.is_some());
+    for h in handles {
+        match h.join() {
+            Ok(Ok(s)) => stats.merge(&s),
+            Ok(Err(e)) => return Err(HttpError::Io(format!("event loop: {e}"))),
+            Err(_) => return Err(HttpError::Io("an event loop panicked".into())),
+        }
+    }
+    let tail = stats.complete.saturating_sub(last_count);
+    let tail_ns = end.saturating_duration_since(last_at).as_nanos() as u64;
+    if tail > 0 && tail_ns >= 200_000_000 {
+        intervals.push(Sample {
+            iters: tail,
+            total_ns: tail_ns,
+        });
+    }
+    Ok(LoadOutcome {
+        stats,
+        elapsed: end.saturating_duration_since(start),
+        intervals,
+        interrupted: stop.load(Ordering::Relaxed),
+    })
+}
+
+fn row(h: &Histogram<u64>) -> TimeRow {
+    let ms = |ns: f64| ns / 1e6;
+    if h.is_empty() {
+        return TimeRow::default();
+    }
+    TimeRow {
+        min: ms(h.min() as f64),
+        mean: ms(h.mean()),
+        sd: ms(h.stdev()),
+        median: ms(h.value_at_quantile(0.5) as f64),
+        max: ms(h.max() as f64),
+    }
+}
+
+const PERCENTS: [f64; 11] = [
+    50.0, 66.0, 75.0, 80.0, 90.0, 95.0, 98.0, 99.0, 99.9, 99.99, 100.0,
+];
+
+fn percentiles(h: &Histogram<u64>) -> Vec<(f64, f64)> {
+    PERCENTS
+        .iter()
+        .map(|&p| {
+            let v = if p == 100.0 {
+                h.max()
+            } else {
+                h.value_at_percentile(p)
+            };
+            (p, v as f64 / 1e6)
+        })
+        .collect()
+}
+
+/// ab's figures from what the loops counted.
+pub fn report(cfg: &HttpConfig, out: &LoadOutcome) -> HttpReport {
+    let s = &out.stats;
+    let secs = out.elapsed.as_secs_f64().max(1e-9);
+    let done = s.complete as f64;
+    let rps = done / secs;
+    let rates: Vec<f64> = out
+        .intervals
+        .iter()
+        .filter(|i| i.total_ns > 0)
+        .map(|i| i.iters as f64 * 1e9 / i.total_ns as f64)
+        .collect();
+    let rate_spread = (!rates.is_empty()).then(|| {
+        let sum = Summary::of(&rates);
+        RateSpread {
+            intervals: rates.len(),
+            min: rates.iter().cloned().fold(f64::INFINITY, f64::min),
+            median: sum.median,
+            max: rates.iter().cloned().fold(0.0, f64::max),
+        }
+    });
+    HttpReport {
+        server_software: s.server.clone().unwrap_or_default(),
+        server_hostname: cfg.target.host.clone(),
+        server_port: cfg.target.port,
+        document_path: cfg.target.path.clone(),
+        document_length: s.doc_len.unwrap_or(0),
+        concurrency_level: cfg.concurrency as u64,
+        threads: cfg.threads.clamp(1, cfg.concurrency.max(1)),
+        time_taken_s: secs,
+        complete_requests: s.complete,
+        failed_requests: s.failed(),
+        failures: Failures {
+            connect: s.fail_connect,
+            receive: s.fail_receive,
+            length: s.fail_length,
+            exceptions: s.fail_exception,
+        },
+        timeouts: s.timeouts,
+        reconnects: s.reconnects,
+        non_2xx: s.non_2xx.iter().map(|(k, v)| (*k, *v)).collect(),
+        keep_alive_requests: s.keepalive,
+        total_transferred: s.total_bytes,
+        html_transferred: s.body_bytes,
+        requests_per_second: rps,
+        rate_spread,
+        time_per_request_ms: if done > 0.0 {
+            cfg.concurrency as f64 * secs * 1e3 / done
+        } else {
+            0.0
+        },
+        time_per_request_all_ms: if done > 0.0 { secs * 1e3 / done } else { 0.0 },
+        transfer_rate_kb_s: s.total_bytes as f64 / 1024.0 / secs,
+        connect: row(&s.connect),
+        processing: row(&s.processing),
+        waiting: row(&s.waiting),
+        total: row(&s.total),
+        percentiles: percentiles(&s.total),
+        target_rate: cfg.rate,
+        uncorrected_percentiles: s.uncorrected.as_ref().map(percentiles),
+        partial: out.interrupted,
+    }
+}
+
+/// Store the run: one series (the URL), one point whose samples are the
+/// 1-second intervals (ns per request) and whose extra is the whole report
+/// and the latency histogram's recorded buckets.
+pub fn store_run(
+    store: &Store,
+    cfg: &HttpConfig,
+    out: &LoadOutcome,
+    rep: &HttpReport,
+) -> Result<i64, HttpError> {
+    let env = Fingerprint::capture(vec![]);
+    let run_id = store.begin_run(&NewRun {
+        family: "http".into(),
+        config: json!({
+            "url": cfg.target.url, "method": cfg.spec.method(), "concurrency": cfg.concurrency,
+            "requests": cfg.requests, "time_limit_s": cfg.time_limit.map(|d| d.as_secs_f64()),
+            "threads": rep.threads, "keep_alive": cfg.spec.keep_alive,
+            "timeout_s": cfg.timeout.as_secs_f64(), "rate": cfg.rate,
+            "variable_length": cfg.variable_length,
+        }),
+        env,
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+    })?;
+    let label = format!("{} {}", cfg.spec.method(), cfg.target.url);
+    let series = store.add_series(
+        run_id,
+        &label,
+        &json!({"url": cfg.target.url, "concurrency": cfg.concurrency, "keep_alive": cfg.spec.keep_alive, "per": "request"}),
+    )?;
+    let per_request: Vec<f64> = out
+        .intervals
+        .iter()
+        .filter(|i| i.iters > 0)
+        .map(|i| i.per_op_ns())
+        .collect();
+    let buckets: Vec<[u64; 2]> = out
+        .stats
+        .total
+        .iter_recorded()
+        .map(|v| [v.value_iterated_to(), v.count_at_value()])
+        .collect();
+    let ok = out.stats.complete > 0;
+    store.add_point(
+        series,
+        &Point {
+            n: out.stats.complete,
+            status: if ok {
+                PointStatus::Ok
+            } else {
+                PointStatus::Failed
+            },
+            error: (!ok).then(|| "no request completed".to_string()),
+            summary: (!per_request.is_empty()).then(|| Summary::of(&per_request)),
+            samples: out.intervals.clone(),
+            extra: Some(json!({"report": rep, "latency_ns_histogram": buckets})),
+        },
+    )?;
+    let status = match (ok, out.interrupted) {
+        (false, _) => RunStatus::Failed,
+        (true, true) => RunStatus::Partial,
+        (true, false) => RunStatus::Complete,
+    };
+    let summary = format!(
+        "{} {:.0} req/s, p50 {:.3} ms, p99 {:.3} ms, {} failed",
+        cfg.target.url,
+        rep.requests_per_second,
+        rep.percentiles.first().map_or(0.0, |p| p.1),
+        rep.percentiles
+            .iter()
+            .find(|p| p.0 == 99.0)
+            .map_or(0.0, |p| p.1),
+        rep.failed_requests
+    );
+    let error = match status {
+        RunStatus::Partial => Some("interrupted by the user"),
+        RunStatus::Failed => Some("no request completed"),
+        _ => None,
+    };
+    store.finish_run(run_id, status, &summary, error)?;
+    Ok(run_id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shares;
+
+    #[test]
+    fn shares_differ_by_at_most_one() {
+        assert_eq!(shares(10, 3), vec![4, 3, 3]);
+        assert_eq!(shares(2, 4), vec![1, 1, 0, 0]);
+        assert_eq!(shares(0, 1), vec![0]);
+    }
+}

@@ -1,0 +1,128 @@
+//! What one event loop counted: HDR histograms of ab's four times (and, at a
+//! constant rate, the uncorrected total), failures by ab's kinds, bytes.
+//! Each loop owns its own; they merge exactly at the end.
+
+use hdrhistogram::Histogram;
+use std::collections::BTreeMap;
+
+/// Latencies are kept in nanoseconds, 3 significant digits, up to an hour.
+pub fn histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid histogram bounds")
+}
+
+#[derive(Debug, Clone)]
+pub struct Stats {
+    /// ab's Total: start of the request (of its connect, on a new
+    /// connection) to the last byte of the response; at a constant rate,
+    /// from the request's intended start.
+    pub total: Histogram<u64>,
+    pub connect: Histogram<u64>,
+    /// Connected (or request start, on a reused connection) to the end.
+    pub processing: Histogram<u64>,
+    /// Request written to the first byte of the response.
+    pub waiting: Histogram<u64>,
+    /// At a constant rate: the total from the actual send.
+    pub uncorrected: Option<Histogram<u64>>,
+    pub complete: u64,
+    pub fail_connect: u64,
+    pub fail_receive: u64,
+    pub fail_length: u64,
+    pub fail_exception: u64,
+    /// Requests that passed the -s timeout (also counted under Receive).
+    pub timeouts: u64,
+    /// Keep-alive connections the server closed before a request was
+    /// answered: reconnected and sent again.
+    pub reconnects: u64,
+    /// Responses that came on a connection used before.
+    pub keepalive: u64,
+    pub non_2xx: BTreeMap<u16, u64>,
+    pub total_bytes: u64,
+    pub body_bytes: u64,
+    /// The first response's document length and Server header.
+    pub doc_len: Option<u64>,
+    pub server: Option<String>,
+}
+
+impl Stats {
+    pub fn new(constant_rate: bool) -> Stats {
+        Stats {
+            total: histogram(),
+            connect: histogram(),
+            processing: histogram(),
+            waiting: histogram(),
+            uncorrected: constant_rate.then(histogram),
+            complete: 0,
+            fail_connect: 0,
+            fail_receive: 0,
+            fail_length: 0,
+            fail_exception: 0,
+            timeouts: 0,
+            reconnects: 0,
+            keepalive: 0,
+            non_2xx: BTreeMap::new(),
+            total_bytes: 0,
+            body_bytes: 0,
+            doc_len: None,
+            server: None,
+        }
+    }
+
+    pub fn failed(&self) -> u64 {
+        self.fail_connect + self.fail_receive + self.fail_length + self.fail_exception
+    }
+
+    /// Add another loop's counts (histograms merge exactly).
+    pub fn merge(&mut self, o: &Stats) {
+        let add = |a: &mut Histogram<u64>, b: &Histogram<u64>| {
+            a.add(b).expect("histograms of the same bounds merge")
+        };
+        add(&mut self.total, &o.total);
+        add(&mut self.connect, &o.connect);
+        add(&mut self.processing, &o.processing);
+        add(&mut self.waiting, &o.waiting);
+        if let (Some(a), Some(b)) = (&mut self.uncorrected, &o.uncorrected) {
+            add(a, b);
+        }
+        self.complete += o.complete;
+        self.fail_connect += o.fail_connect;
+        self.fail_receive += o.fail_receive;
+        self.fail_length += o.fail_length;
+        self.fail_exception += o.fail_exception;
+        self.timeouts += o.timeouts;
+        self.reconnects += o.reconnects;
+        self.keepalive += o.keepalive;
+        for (k, v) in &o.non_2xx {
+            *self.non_2xx.entry(*k).or_default() += v;
+        }
+        self.total_bytes += o.total_bytes;
+        self.body_bytes += o.body_bytes;
+        if self.doc_len.is_none() {
+            self.doc_len = o.doc_len;
+        }
+        if self.server.is_none() {
+            self.server.clone_from(&o.server);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merging_is_exact() {
+        let (mut a, mut b) = (Stats::new(false), Stats::new(false));
+        for v in [1_000u64, 2_000, 3_000] {
+            a.total.record(v).unwrap();
+        }
+        b.total.record(1_000_000).unwrap();
+        b.non_2xx.insert(404, 2);
+        a.non_2xx.insert(404, 1);
+        b.complete = 1;
+        a.merge(&b);
+        assert_eq!(a.total.len(), 4);
+        assert_eq!(a.total.max(), b.total.max());
+        assert_eq!(a.non_2xx[&404], 3);
+        assert_eq!(a.complete, 1);
+    }
+}

@@ -1,0 +1,261 @@
+//! `toll http`'s report, under ab's labels and with ab's definitions, so its
+//! figures compare directly with an ab run; plus what ab lacks (99.9 and
+//! 99.99 percentiles, the spread of the rate, constant-rate figures).
+
+use serde::{Deserialize, Serialize};
+use std::fmt::Write;
+
+/// min, mean, [+/-sd], median, max of one of ab's connection times, in ms.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct TimeRow {
+    pub min: f64,
+    pub mean: f64,
+    pub sd: f64,
+    pub median: f64,
+    pub max: f64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Failures {
+    pub connect: u64,
+    pub receive: u64,
+    pub length: u64,
+    pub exceptions: u64,
+}
+
+/// Requests per second over the run's 1-second intervals.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct RateSpread {
+    pub intervals: usize,
+    pub min: f64,
+    pub median: f64,
+    pub max: f64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct HttpReport {
+    pub server_software: String,
+    pub server_hostname: String,
+    pub server_port: u16,
+    pub document_path: String,
+    pub document_length: u64,
+    pub concurrency_level: u64,
+    pub threads: usize,
+    pub time_taken_s: f64,
+    pub complete_requests: u64,
+    pub failed_requests: u64,
+    pub failures: Failures,
+    pub timeouts: u64,
+    pub reconnects: u64,
+    /// Status code → count, for every response outside 2xx.
+    pub non_2xx: Vec<(u16, u64)>,
+    pub keep_alive_requests: u64,
+    pub total_transferred: u64,
+    pub html_transferred: u64,
+    pub requests_per_second: f64,
+    pub rate_spread: Option<RateSpread>,
+    pub time_per_request_ms: f64,
+    pub time_per_request_all_ms: f64,
+    pub transfer_rate_kb_s: f64,
+    pub connect: TimeRow,
+    pub processing: TimeRow,
+    pub waiting: TimeRow,
+    pub total: TimeRow,
+    /// (percent, ms), 50 … 100 with 99.9 and 99.99.
+    pub percentiles: Vec<(f64, f64)>,
+    /// At a constant rate: the target rate, and the percentiles timed from
+    /// the actual send instead of the intended one.
+    pub target_rate: Option<f64>,
+    pub uncorrected_percentiles: Option<Vec<(f64, f64)>>,
+    /// The run ended early (interrupted).
+    pub partial: bool,
+}
+
+fn ms(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// The report as ab prints it (times in ms with sub-ms digits where ab would
+/// print 0).
+pub fn render(r: &HttpReport) -> String {
+    let mut o = String::new();
+    let w = &mut o;
+    let _ = writeln!(w, "Server Software:        {}", r.server_software);
+    let _ = writeln!(w, "Server Hostname:        {}", r.server_hostname);
+    let _ = writeln!(w, "Server Port:            {}", r.server_port);
+    let _ = writeln!(w);
+    let _ = writeln!(w, "Document Path:          {}", r.document_path);
+    let _ = writeln!(w, "Document Length:        {} bytes", r.document_length);
+    let _ = writeln!(w);
+    let _ = writeln!(w, "Concurrency Level:      {}", r.concurrency_level);
+    let _ = writeln!(w, "Event loops (threads):  {}", r.threads);
+    let _ = writeln!(w, "Time taken for tests:   {:.3} seconds", r.time_taken_s);
+    let _ = writeln!(w, "Complete requests:      {}", r.complete_requests);
+    let _ = writeln!(w, "Failed requests:        {}", r.failed_requests);
+    if r.failed_requests > 0 {
+        let f = &r.failures;
+        let _ = writeln!(
+            w,
+            "   (Connect: {}, Receive: {}, Length: {}, Exceptions: {})",
+            f.connect, f.receive, f.length, f.exceptions
+        );
+    }
+    if r.timeouts > 0 {
+        let _ = writeln!(
+            w,
+            "Timed out requests:     {} (counted under Connect or Receive)",
+            r.timeouts
+        );
+    }
+    if r.reconnects > 0 {
+        let _ = writeln!(
+            w,
+            "Reconnects:             {} (keep-alive connections the server closed)",
+            r.reconnects
+        );
+    }
+    if !r.non_2xx.is_empty() {
+        let total: u64 = r.non_2xx.iter().map(|x| x.1).sum();
+        let each: Vec<String> = r.non_2xx.iter().map(|(s, n)| format!("{s}: {n}")).collect();
+        let _ = writeln!(w, "Non-2xx responses:      {total} ({})", each.join(", "));
+    }
+    let _ = writeln!(w, "Keep-Alive requests:    {}", r.keep_alive_requests);
+    let _ = writeln!(w, "Total transferred:      {} bytes", r.total_transferred);
+    let _ = writeln!(w, "HTML transferred:       {} bytes", r.html_transferred);
+    let _ = writeln!(
+        w,
+        "Requests per second:    {:.2} [#/sec] (mean)",
+        r.requests_per_second
+    );
+    if let Some(s) = &r.rate_spread {
+        let _ = writeln!(
+            w,
+            "                        {:.0} / {:.0} / {:.0} [#/sec] (min / median / max of {} 1-second intervals)",
+            s.min, s.median, s.max, s.intervals
+        );
+    }
+    if let Some(rate) = r.target_rate {
+        let _ = writeln!(w, "Target rate:            {rate:.2} [#/sec] (constant; latency timed from each request's intended start)");
+    }
+    let _ = writeln!(
+        w,
+        "Time per request:       {:.3} [ms] (mean)",
+        r.time_per_request_ms
+    );
+    let _ = writeln!(
+        w,
+        "Time per request:       {:.3} [ms] (mean, across all concurrent requests)",
+        r.time_per_request_all_ms
+    );
+    let _ = writeln!(
+        w,
+        "Transfer rate:          {:.2} [Kbytes/sec] received",
+        r.transfer_rate_kb_s
+    );
+    let _ = writeln!(w);
+    let _ = writeln!(w, "Connection Times (ms)");
+    let _ = writeln!(
+        w,
+        "              {:>7} {:>7} {:>7} {:>7} {:>7}",
+        "min", "mean", "[+/-sd]", "median", "max"
+    );
+    for (label, row) in [
+        ("Connect:", &r.connect),
+        ("Processing:", &r.processing),
+        ("Waiting:", &r.waiting),
+        ("Total:", &r.total),
+    ] {
+        let _ = writeln!(
+            w,
+            "{label:<13} {:>7} {:>7} {:>7} {:>7} {:>7}",
+            ms(row.min),
+            ms(row.mean),
+            ms(row.sd),
+            ms(row.median),
+            ms(row.max)
+        );
+    }
+    let _ = writeln!(w);
+    let title = if r.target_rate.is_some() {
+        "Percentage of the requests served within a certain time (ms), from the intended start"
+    } else {
+        "Percentage of the requests served within a certain time (ms)"
+    };
+    percentile_table(w, title, &r.percentiles);
+    if let Some(u) = &r.uncorrected_percentiles {
+        let _ = writeln!(w);
+        percentile_table(
+            w,
+            "Uncorrected (from the actual send; hides the wait a stalled server caused)",
+            u,
+        );
+    }
+    if r.partial {
+        let _ = writeln!(w);
+        let _ = writeln!(
+            w,
+            "(interrupted: the figures cover the requests completed before the stop)"
+        );
+    }
+    o
+}
+
+fn percentile_table(w: &mut String, title: &str, rows: &[(f64, f64)]) {
+    let _ = writeln!(w, "{title}");
+    for (p, v) in rows {
+        let label = if p.fract() == 0.0 {
+            format!("{p:.0}%")
+        } else {
+            format!("{p}%")
+        };
+        let tail = if *p == 100.0 {
+            " (longest request)"
+        } else {
+            ""
+        };
+        let _ = writeln!(w, "  {label:>6} {:>8}{tail}", ms(*v));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_abs_labels() {
+        let r = HttpReport {
+            server_software: "nginx/1.22.1".into(),
+            complete_requests: 10,
+            failed_requests: 2,
+            failures: Failures {
+                length: 2,
+                ..Default::default()
+            },
+            non_2xx: vec![(404, 3)],
+            percentiles: vec![(50.0, 0.25), (99.9, 1.0), (100.0, 12.0)],
+            ..Default::default()
+        };
+        let text = render(&r);
+        for label in [
+            "Server Software:        nginx/1.22.1",
+            "Complete requests:      10",
+            "   (Connect: 0, Receive: 0, Length: 2, Exceptions: 0)",
+            "Non-2xx responses:      3 (404: 3)",
+            "Time per request:",
+            "(mean, across all concurrent requests)",
+            "Connection Times (ms)",
+            "Processing:",
+            "Waiting:",
+            "99.9%",
+            "(longest request)",
+        ] {
+            assert!(text.contains(label), "{label} missing:\n{text}");
+        }
+    }
+}
