@@ -324,8 +324,9 @@ impl Loop<'_> {
                     if c.written == request.len() {
                         c.written_at = Instant::now();
                         c.phase = Phase::Reading;
-                        // The answer may be there already (edge-triggered).
-                        self.read(poll, k);
+                        // No read now: the answer cannot be there yet, and
+                        // its arrival raises a readable event (a syscall
+                        // saved per request).
                         return;
                     }
                 }
