@@ -186,12 +186,46 @@ pub struct RmArgs {
     pub runs: Vec<String>,
 }
 
-/// ab's flags keep ab's letters and meaning; the long ones are toll's own.
+/// `toll http URL` loads one server; `toll http compare URL URL…` several.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct HttpArgs {
+    #[command(subcommand)]
+    pub command: Option<HttpCommand>,
     /// The URL to load, e.g. http://127.0.0.1:8080/hello.html
-    #[arg(value_name = "URL")]
-    pub url: String,
+    #[arg(value_name = "URL", required = true)]
+    pub url: Option<String>,
+    #[command(flatten)]
+    pub load: LoadArgs,
+    /// Print the stored run as JSON instead of the report.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HttpCommand {
+    /// Load several servers in alternating rounds (A B A B …) after a warm-up,
+    /// until the CI of each request-rate ratio is narrow.
+    Compare(CompareArgs),
+}
+
+/// `toll http compare`: the servers and how many rounds.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Two or more URLs; every ratio is against the first.
+    #[arg(value_name = "URL", required = true, num_args = 2..)]
+    pub urls: Vec<String>,
+    #[command(flatten)]
+    pub load: LoadArgs,
+    /// Print the stored run as JSON instead of the report.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The load's flags, shared by `toll http` and `toll http compare`. ab's keep
+/// ab's letters and meaning; the long ones are toll's own.
+#[derive(Debug, Args)]
+pub struct LoadArgs {
     /// Number of requests (ab's -n; default 1, or 50000 with -t, or no limit with --duration).
     #[arg(short = 'n', value_name = "REQUESTS", allow_hyphen_values = true)]
     pub requests: Option<String>,
@@ -237,7 +271,14 @@ pub struct HttpArgs {
     /// each request's intended start (coordinated omission corrected, as wrk2).
     #[arg(long, value_name = "PER_SECOND", allow_hyphen_values = true)]
     pub rate: Option<String>,
-    /// Print the stored run as JSON instead of the report.
+    /// Speak HTTP/2: h2c with prior knowledge on http://, h2 by ALPN on https://.
     #[arg(long)]
-    pub json: bool,
+    pub http2: bool,
+    /// Streams in flight on each HTTP/2 connection (-c counts streams; default 1,
+    /// a connection per stream; more needs -k).
+    #[arg(long, value_name = "N", requires = "http2")]
+    pub streams: Option<String>,
+    /// https: accept any certificate (self-signed, wrong name, expired).
+    #[arg(long)]
+    pub insecure: bool,
 }

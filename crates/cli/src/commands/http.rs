@@ -2,7 +2,7 @@
 //! ab's report (or the stored run as JSON).
 
 use super::db;
-use crate::args::HttpArgs;
+use crate::args::{HttpArgs, HttpCommand, LoadArgs};
 use crate::usage::usage;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
@@ -50,8 +50,10 @@ pub fn parse_duration(flag: &str, text: &str) -> anyhow::Result<Duration> {
     Ok(Duration::from_secs_f64(v * scale))
 }
 
-fn config(a: &HttpArgs) -> anyhow::Result<HttpConfig> {
-    let target = Target::resolve(&a.url).map_err(|e| match e {
+/// The validated load against `url`, from the flags `toll http` and `toll
+/// http compare` share.
+pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
+    let target = Target::resolve(url).map_err(|e| match e {
         HttpError::BadUrl { .. } | HttpError::Unsupported(_) => usage(e.to_string()),
         other => other.into(),
     })?;
@@ -101,6 +103,20 @@ fn config(a: &HttpArgs) -> anyhow::Result<HttpConfig> {
         ),
         None => None,
     };
+    let streams = match &a.streams {
+        Some(s) => whole("--streams", s, 1)? as usize,
+        None => 1,
+    };
+    if streams > 1 && !a.keep_alive {
+        return Err(usage(
+            "--streams above 1 shares connections: add -k to keep them alive",
+        ));
+    }
+    if a.insecure && !target.tls {
+        return Err(usage(format!(
+            "--insecure is for https:// URLs; {url} is plain http"
+        )));
+    }
     let mut headers = Vec::new();
     for h in &a.headers {
         let (name, value) = h
@@ -148,10 +164,14 @@ fn config(a: &HttpArgs) -> anyhow::Result<HttpConfig> {
         timeout: parse_duration("-s", &a.timeout)?,
         variable_length: a.variable_length,
         rate,
+        http2: a.http2,
+        streams,
+        insecure: a.insecure,
     })
 }
 
-fn stop_flag() -> Arc<AtomicBool> {
+/// Set by Ctrl-C; a second Ctrl-C exits at once.
+pub fn stop_flag() -> Arc<AtomicBool> {
     static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
     STOP.get_or_init(|| {
         let stop = Arc::new(AtomicBool::new(false));
@@ -167,7 +187,11 @@ fn stop_flag() -> Arc<AtomicBool> {
 }
 
 pub fn run(a: HttpArgs, db_path: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let cfg = config(&a)?;
+    if let Some(HttpCommand::Compare(c)) = a.command {
+        return super::http_compare::run(c, db_path);
+    }
+    let url = a.url.as_deref().expect("clap requires the URL");
+    let cfg = config(url, &a.load)?;
     let store = db::open(db_path)?;
     http::preflight(&cfg)?;
     let stop = stop_flag();

@@ -3,6 +3,7 @@
 pub mod db;
 pub mod doctor;
 pub mod http;
+pub mod http_compare;
 pub mod runs;
 pub mod transfer;
 pub mod units;

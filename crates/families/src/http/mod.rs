@@ -53,6 +53,12 @@ pub struct HttpConfig {
     pub variable_length: bool,
     /// --rate: requests per second, an open model.
     pub rate: Option<f64>,
+    /// --http2: h2c with prior knowledge, or h2 by ALPN over TLS.
+    pub http2: bool,
+    /// --streams: HTTP/2 streams in flight on each connection.
+    pub streams: usize,
+    /// --insecure: accept any server certificate.
+    pub insecure: bool,
 }
 
 /// What a load run measured.

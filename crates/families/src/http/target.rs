@@ -1,5 +1,5 @@
-//! The URL under test: parsed, checked (http only), and resolved once before
-//! the run so a bad name is one clear error, not a run of failures.
+//! The URL under test: parsed, checked (http or https), and resolved once
+//! before the run so a bad name is one clear error, not a run of failures.
 
 use super::HttpError;
 use std::net::{SocketAddr, ToSocketAddrs};
@@ -11,6 +11,8 @@ pub struct Target {
     /// As written in the URL (IPv6 without brackets).
     pub host: String,
     pub port: u16,
+    /// https: TLS to the server.
+    pub tls: bool,
     /// Path and query, `/` when the URL has none.
     pub path: String,
     /// The Host header: host, plus the port when it is not 80.
@@ -34,20 +36,17 @@ impl Target {
         let uri: http::Uri = url
             .parse()
             .map_err(|e: http::uri::InvalidUri| bad(&e.to_string()))?;
-        match uri.scheme_str() {
-            Some("http") => {}
-            Some("https") => {
-                return Err(HttpError::Unsupported(format!(
-                    "{url}: https (TLS) is not supported yet; measure the server over plain http://"
-                )))
-            }
+        let tls = match uri.scheme_str() {
+            Some("http") => false,
+            Some("https") => true,
             Some(other) => {
                 return Err(HttpError::Unsupported(format!(
-                    "{url}: scheme `{other}` is not HTTP; toll http speaks http://"
+                    "{url}: scheme `{other}` is not HTTP; toll http speaks http:// and https://"
                 )))
             }
             None => return Err(bad("it has no scheme")),
-        }
+        };
+        let default_port = if tls { 443 } else { 80 };
         let host = uri
             .host()
             .filter(|h| !h.is_empty())
@@ -56,7 +55,7 @@ impl Target {
             .trim_start_matches('[')
             .trim_end_matches(']')
             .to_string();
-        let port = uri.port_u16().unwrap_or(80);
+        let port = uri.port_u16().unwrap_or(default_port);
         let path = uri
             .path_and_query()
             .map(|p| p.as_str())
@@ -68,7 +67,7 @@ impl Target {
         } else {
             host.clone()
         };
-        let host_header = if port == 80 {
+        let host_header = if port == default_port {
             bracketed
         } else {
             format!("{bracketed}:{port}")
@@ -90,6 +89,7 @@ impl Target {
             url: url.to_string(),
             host,
             port,
+            tls,
             path,
             host_header,
             addrs,
@@ -115,6 +115,11 @@ mod tests {
             ("::1", 80, "[::1]")
         );
         assert_eq!(Target::resolve("http://localhost:9").unwrap().path, "/");
+        let t = Target::resolve("https://127.0.0.1/x").unwrap();
+        assert_eq!(
+            (t.port, t.tls, t.host_header.as_str()),
+            (443, true, "127.0.0.1")
+        );
     }
 
     #[test]
@@ -122,7 +127,6 @@ mod tests {
         for (url, want) in [
             ("127.0.0.1:80/x", "no scheme"),
             ("ftp://127.0.0.1/", "not HTTP"),
-            ("https://127.0.0.1/", "https"),
             ("http://exa mple/", "invalid"),
         ] {
             let e = Target::resolve(url).unwrap_err().to_string();
