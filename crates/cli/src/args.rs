@@ -25,7 +25,7 @@ pub enum Command {
     /// Pass a token M times round a ring of N units: ns per hop (E2).
     Ring(RingArgs),
     /// Load an HTTP server: ab's report and flags, wrk's speed, HDR percentiles (E5).
-    Http(HttpArgs),
+    Http(Box<HttpArgs>),
     /// List stored runs, newest first.
     Runs(RunsArgs),
     /// Show one stored run in full (default: the newest).

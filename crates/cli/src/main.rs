@@ -19,7 +19,7 @@ fn main() -> ExitCode {
         Command::Transfer(a) => commands::transfer::run(a, cli.db.as_deref()),
         Command::Spawn(a) => commands::units::spawn(a, cli.db.as_deref()),
         Command::Ring(a) => commands::units::ring(a, cli.db.as_deref()),
-        Command::Http(a) => commands::http::run(a, cli.db.as_deref()),
+        Command::Http(a) => commands::http::run(*a, cli.db.as_deref()),
         Command::Runs(a) => commands::runs::list(a, cli.db.as_deref()),
         Command::Show(a) => commands::runs::show(a, cli.db.as_deref()),
         Command::Export(a) => commands::runs::export(a, cli.db.as_deref()),

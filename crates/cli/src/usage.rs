@@ -35,11 +35,21 @@ pub fn clap_error(e: clap::Error) -> ExitCode {
         }
         _ => {
             let rendered = e.render().to_string();
-            let first = rendered
-                .lines()
+            let mut lines = rendered.lines();
+            let mut first = lines
                 .next()
                 .unwrap_or("bad arguments")
-                .trim_start_matches("error: ");
+                .trim_start_matches("error: ")
+                .to_string();
+            // "the following required arguments were not provided:" names
+            // them on the indented lines below: keep them on the one line.
+            if first.ends_with(':') {
+                let named: Vec<&str> = lines
+                    .take_while(|l| !l.trim().is_empty())
+                    .map(str::trim)
+                    .collect();
+                first = format!("{first} {}", named.join(", "));
+            }
             let cmd = std::env::args().skip(1).find(|a| {
                 [
                     "transfer", "spawn", "ring", "http", "runs", "show", "export", "rm", "doctor",

@@ -3,82 +3,15 @@
 //! keep-alive connections, lie about Content-Length, answer non-2xx).
 
 mod common;
+use common::nginx::{self, free_port};
 use common::*;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// nginx on a free loopback port, serving `dir`; killed when dropped.
-struct Nginx {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn nginx_binary() -> PathBuf {
-    toll_peers::runtime::find_in_path("nginx")
-        .or_else(|| Some(PathBuf::from("/usr/sbin/nginx")).filter(|p| p.is_file()))
-        .expect("nginx not found: scripts/setup installs it (apt-get install nginx-light)")
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn start_nginx(s: &Scratch) -> Nginx {
-    let root = s.0.join("www");
-    std::fs::create_dir_all(&root).unwrap();
-    std::fs::write(root.join("hello.html"), [b'x'; 92]).unwrap();
-    std::fs::write(root.join("big.bin"), vec![7u8; 1 << 20]).unwrap();
-    let port = free_port();
-    let conf = s.0.join("nginx.conf");
-    std::fs::write(
-        &conf,
-        format!(
-            "daemon off; master_process off; worker_processes 1; pid {d}/nginx.pid;\n\
-             error_log {d}/error.log;\n\
-             events {{ worker_connections 1024; }}\n\
-             http {{ access_log off; client_body_temp_path {d}; proxy_temp_path {d};\n\
-               fastcgi_temp_path {d}; uwsgi_temp_path {d}; scgi_temp_path {d};\n\
-               keepalive_requests 100000;\n\
-               server {{ listen 127.0.0.1:{port}; root {root};\n\
-                 location = /teapot {{ return 418 'short and stout'; }} }} }}\n",
-            d = s.0.display(),
-            root = root.display()
-        ),
-    )
-    .unwrap();
-    let child = Command::new(nginx_binary())
-        .arg("-c")
-        .arg(&conf)
-        .arg("-p")
-        .arg(&s.0)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start nginx");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "nginx did not start on port {port}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    Nginx { child, port }
+fn start_nginx(s: &Scratch) -> nginx::Nginx {
+    nginx::start(s, &[""])
 }
 
 /// The stored report of the newest run.
@@ -92,7 +25,7 @@ fn report(s: &Scratch) -> Value {
 fn nginx_small_and_large_files_with_abs_report() {
     let s = Scratch::new("http-nginx");
     let nginx = start_nginx(&s);
-    let url = format!("http://127.0.0.1:{}/hello.html", nginx.port);
+    let url = format!("http://127.0.0.1:{}/hello.html", nginx.port());
     let o = s.toll(&[
         "http",
         "-n",
@@ -123,7 +56,7 @@ fn nginx_small_and_large_files_with_abs_report() {
     }
     let r = report(&s);
     assert_eq!(r["complete_requests"], 3000);
-    assert_eq!(r["server_port"], nginx.port);
+    assert_eq!(r["server_port"], nginx.port());
     let p = r["percentiles"].as_array().unwrap();
     let values: Vec<f64> = p.iter().map(|x| x[1].as_f64().unwrap()).collect();
     assert!(
@@ -139,7 +72,7 @@ fn nginx_small_and_large_files_with_abs_report() {
     assert_eq!(counted, 3000, "every latency is in the stored histogram");
 
     // Without -k every request has its own connection.
-    let big = format!("http://127.0.0.1:{}/big.bin", nginx.port);
+    let big = format!("http://127.0.0.1:{}/big.bin", nginx.port());
     let o = s.toll(&["http", "-n", "20", "-c", "2", &big]);
     assert!(o.status.success(), "{}", stderr(&o));
     let r = report(&s);
@@ -153,7 +86,7 @@ fn nginx_small_and_large_files_with_abs_report() {
 fn nginx_non_2xx_are_counted_per_status() {
     let s = Scratch::new("http-404");
     let nginx = start_nginx(&s);
-    let url = format!("http://127.0.0.1:{}/nothing-here", nginx.port);
+    let url = format!("http://127.0.0.1:{}/nothing-here", nginx.port());
     let o = s.toll(&["http", "-n", "50", "-c", "5", "-k", &url]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
@@ -161,7 +94,7 @@ fn nginx_non_2xx_are_counted_per_status() {
         "{}",
         stdout(&o)
     );
-    let teapot = format!("http://127.0.0.1:{}/teapot", nginx.port);
+    let teapot = format!("http://127.0.0.1:{}/teapot", nginx.port());
     let o = s.toll(&["http", "-n", "10", "-m", "post", "-p", "/dev/null", &teapot]);
     assert!(stdout(&o).contains("(418: 10)"), "{}", stdout(&o));
 }
@@ -170,7 +103,7 @@ fn nginx_non_2xx_are_counted_per_status() {
 fn a_constant_rate_is_held_and_both_latencies_reported() {
     let s = Scratch::new("http-rate");
     let nginx = start_nginx(&s);
-    let url = format!("http://127.0.0.1:{}/hello.html", nginx.port);
+    let url = format!("http://127.0.0.1:{}/hello.html", nginx.port());
     let o = s.toll(&[
         "http",
         "--rate",

@@ -37,6 +37,12 @@ pub struct HttpReport {
     pub server_software: String,
     pub server_hostname: String,
     pub server_port: u16,
+    /// HTTP/1.1, or HTTP/2 and how it was agreed (h2c prior knowledge, h2 by ALPN).
+    #[serde(default)]
+    pub protocol: String,
+    /// https: the TLS version and cipher suite (ab's SSL/TLS Protocol).
+    #[serde(default)]
+    pub tls: Option<String>,
     pub document_path: String,
     pub document_length: u64,
     pub concurrency_level: u64,
@@ -89,6 +95,12 @@ pub fn render(r: &HttpReport) -> String {
     let _ = writeln!(w, "Server Software:        {}", r.server_software);
     let _ = writeln!(w, "Server Hostname:        {}", r.server_hostname);
     let _ = writeln!(w, "Server Port:            {}", r.server_port);
+    if let Some(tls) = &r.tls {
+        let _ = writeln!(w, "SSL/TLS Protocol:       {tls}");
+    }
+    if !r.protocol.is_empty() {
+        let _ = writeln!(w, "Protocol:               {}", r.protocol);
+    }
     let _ = writeln!(w);
     let _ = writeln!(w, "Document Path:          {}", r.document_path);
     let _ = writeln!(w, "Document Length:        {} bytes", r.document_length);

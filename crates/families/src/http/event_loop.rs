@@ -5,7 +5,7 @@
 //! progress is one relaxed store to this loop's own counter.
 
 use super::response::{Parser, Progress, Response};
-use super::stats::Stats;
+use super::stats::{Answered, Stats};
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token};
 use std::io::{ErrorKind, Read, Write};
@@ -419,42 +419,27 @@ impl Loop<'_> {
     }
 
     fn finish(&mut self, poll: &mut Poll, k: usize, r: Response, now: Instant) {
-        let plan = self.plan;
-        let st = &mut self.stats;
-        let c = &mut self.conns[k];
-        st.body_bytes += r.body_len;
-        match st.doc_len {
-            None => {
-                st.doc_len = Some(r.body_len);
-                st.server = r.server;
-            }
-            Some(len) if len != r.body_len && !plan.variable_length => st.fail_length += 1,
-            Some(_) => {}
-        }
-        if !(200..300).contains(&r.status) {
-            *st.non_2xx.entry(r.status).or_default() += 1;
-        }
-        st.complete += 1;
-        let keep = plan.keep_alive && !r.close;
-        if keep {
-            st.keepalive += 1;
-        }
-        let ns = |d: Duration| (d.as_nanos() as u64).max(1);
-        let (connect, from) = if c.reused {
-            (0, c.started)
-        } else {
-            (ns(c.connected - c.started), c.connected)
-        };
-        let _ = st.total.record(ns(now - c.intended.min(c.started)));
-        let _ = st.connect.record(connect.max(1));
-        let _ = st.processing.record(ns(now - from));
-        let _ = st
-            .waiting
-            .record(ns(c.first_byte.unwrap_or(now) - c.written_at));
-        if let Some(h) = &mut st.uncorrected {
-            let _ = h.record(ns(now - c.started));
-        }
-        self.progress.0.store(st.complete, Ordering::Relaxed);
+        let c = &self.conns[k];
+        let keep = self.plan.keep_alive && !r.close;
+        self.stats.record(
+            Answered {
+                status: r.status,
+                body_len: r.body_len,
+                server: r.server,
+                keep,
+                reused: c.reused,
+                intended: c.intended,
+                started: c.started,
+                connected: c.connected,
+                written: c.written_at,
+                first_byte: c.first_byte.unwrap_or(now),
+                end: now,
+            },
+            self.plan.variable_length,
+        );
+        self.progress
+            .0
+            .store(self.stats.complete, Ordering::Relaxed);
         if !keep {
             self.close(poll, k);
         }

@@ -1,22 +1,28 @@
-//! `toll http` (E5): an HTTP/1.1 load generator with ab's report. One event
-//! loop per thread owns its connections (event_loop); their HDR histograms
-//! merge exactly at the end (stats); the run is stored like every family.
+//! `toll http` (E5): an HTTP load generator with ab's report. One event loop
+//! per thread owns its connections: plain HTTP/1.1 on mio (event_loop, the
+//! fast path), HTTP/2 and TLS with hyper's clients on a current-thread tokio
+//! runtime (client_loop). Their HDR histograms merge exactly at the end
+//! (stats); the run is stored like every family.
 
+pub mod client_loop;
 pub mod event_loop;
 pub mod request;
 pub mod response;
 pub mod stats;
 pub mod target;
+pub mod tls;
 
+use client_loop::ClientPlan;
 use event_loop::{Counter, LoopPlan, RateShare};
 use hdrhistogram::Histogram;
-use request::RequestSpec;
+use request::{RequestSpec, Template};
 use serde_json::json;
 use stats::Stats;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 pub use target::Target;
+use tls::TlsSetup;
 use toll_measure::{Fingerprint, Sample, Summary};
 use toll_report::ab::{Failures, HttpReport, RateSpread, TimeRow};
 use toll_store::{NewRun, Point, PointStatus, RunStatus, Store, StoreError};
@@ -31,6 +37,10 @@ pub enum HttpError {
     Resolve { host: String, why: String },
     #[error("cannot connect to {addr}: {why}; is the server running and listening there?")]
     Connect { addr: String, why: String },
+    #[error("{0}")]
+    Tls(String),
+    #[error("{addr} does not speak HTTP/2 without TLS (h2c with prior knowledge): {why}; drop --http2, or give an https:// URL")]
+    NoH2c { addr: String, why: String },
     #[error("{0}")]
     Io(String),
     #[error(transparent)]
@@ -71,16 +81,51 @@ pub struct LoadOutcome {
     pub interrupted: bool,
 }
 
-/// Connect once before the run, so a refused port or a dead host is one
-/// clear error instead of a run of failures.
+/// Connect once before the run, so a refused port, a dead host, an untrusted
+/// certificate or a server without HTTP/2 is one clear error instead of a
+/// run of failures.
 pub fn preflight(cfg: &HttpConfig) -> Result<(), HttpError> {
+    if cfg.target.tls {
+        TlsSetup::new(&cfg.target, cfg.http2, cfg.insecure)?.preflight(&cfg.target, cfg.timeout)?;
+        return Ok(());
+    }
     let addr = cfg.target.addrs[0];
-    std::net::TcpStream::connect_timeout(&addr, cfg.timeout)
-        .map(drop)
-        .map_err(|e| HttpError::Connect {
+    let mut sock = std::net::TcpStream::connect_timeout(&addr, cfg.timeout).map_err(|e| {
+        HttpError::Connect {
             addr: addr.to_string(),
             why: e.to_string(),
-        })
+        }
+    })?;
+    if cfg.http2 {
+        h2c_check(&mut sock, cfg.timeout).map_err(|why| HttpError::NoH2c {
+            addr: addr.to_string(),
+            why,
+        })?;
+    }
+    Ok(())
+}
+
+/// Send HTTP/2's connection preface and an empty SETTINGS frame; an h2c
+/// server answers with a SETTINGS frame (type 4) on stream 0.
+fn h2c_check(sock: &mut std::net::TcpStream, timeout: Duration) -> Result<(), String> {
+    use std::io::{Read, Write};
+    let _ = sock.set_read_timeout(Some(timeout));
+    let mut hello = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    hello.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 0, 0]);
+    sock.write_all(&hello).map_err(|e| e.to_string())?;
+    let mut head = [0u8; 9];
+    match sock.read_exact(&mut head) {
+        Ok(()) if head[3] == 4 => Ok(()),
+        Ok(()) if head.starts_with(b"HTTP/1.") => Err("it answered in HTTP/1".into()),
+        Ok(()) => Err(format!(
+            "its first frame is of type {}, not SETTINGS",
+            head[3]
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            Err("it closed the connection".into())
+        }
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// Split `total` into `parts` shares that differ by at most one.
@@ -98,6 +143,22 @@ pub fn load(
     on_progress: &mut dyn FnMut(u64, Duration),
 ) -> Result<LoadOutcome, HttpError> {
     let request: Arc<[u8]> = request::serialise(&cfg.target, &cfg.spec).into();
+    // HTTP/2 and TLS go through hyper's clients; plain HTTP/1.1 through
+    // the mio loop.
+    let hyper = cfg.http2 || cfg.target.tls;
+    let template = if hyper {
+        Some(Arc::new(
+            Template::new(&cfg.target, &cfg.spec, cfg.http2)
+                .map_err(|e| HttpError::Unsupported(e.to_string()))?,
+        ))
+    } else {
+        None
+    };
+    let tls = if cfg.target.tls {
+        Some(TlsSetup::new(&cfg.target, cfg.http2, cfg.insecure)?)
+    } else {
+        None
+    };
     let threads = cfg.threads.clamp(1, cfg.concurrency.max(1));
     let conns = shares(cfg.concurrency as u64, threads);
     let reqs = cfg.requests.map(|n| shares(n, threads));
@@ -129,6 +190,13 @@ pub fn load(
             rate,
             start,
         };
+        let client = template.as_ref().map(|template| ClientPlan {
+            common: plan.clone(),
+            template: template.clone(),
+            tls: tls.clone(),
+            http2: cfg.http2,
+            streams: cfg.streams,
+        });
         let (stop, counters) = (stop.clone(), counters.clone());
         let h = std::thread::Builder::new()
             .name(format!("toll-http-{t}"))
@@ -137,7 +205,10 @@ pub fn load(
                 if now < plan.start {
                     std::thread::sleep(plan.start - now);
                 }
-                event_loop::run(&plan, &stop, &counters[t])
+                match client {
+                    Some(c) => client_loop::run(&c, &stop, &counters[t]),
+                    None => event_loop::run(&plan, &stop, &counters[t]),
+                }
             })
             .map_err(|e| HttpError::Io(format!("starting event loop {t}: {e}")))?;
         handles.push(h);
@@ -242,6 +313,12 @@ pub fn report(cfg: &HttpConfig, out: &LoadOutcome) -> HttpReport {
         server_software: s.server.clone().unwrap_or_default(),
         server_hostname: cfg.target.host.clone(),
         server_port: cfg.target.port,
+        protocol: match (cfg.http2, cfg.target.tls) {
+            (false, _) => "HTTP/1.1".into(),
+            (true, false) => "HTTP/2 (h2c, prior knowledge)".into(),
+            (true, true) => "HTTP/2 (h2, by ALPN)".into(),
+        },
+        tls: s.tls.clone(),
         document_path: cfg.target.path.clone(),
         document_length: s.doc_len.unwrap_or(0),
         concurrency_level: cfg.concurrency as u64,
@@ -298,7 +375,8 @@ pub fn store_run(
             "requests": cfg.requests, "time_limit_s": cfg.time_limit.map(|d| d.as_secs_f64()),
             "threads": rep.threads, "keep_alive": cfg.spec.keep_alive,
             "timeout_s": cfg.timeout.as_secs_f64(), "rate": cfg.rate,
-            "variable_length": cfg.variable_length,
+            "variable_length": cfg.variable_length, "http2": cfg.http2,
+            "streams": cfg.streams, "insecure": cfg.insecure,
         }),
         env,
         tool_version: env!("CARGO_PKG_VERSION").into(),

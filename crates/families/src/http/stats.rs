@@ -4,6 +4,7 @@
 
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
 /// Latencies are kept in nanoseconds, 3 significant digits, up to an hour.
 pub fn histogram() -> Histogram<u64> {
@@ -41,6 +42,32 @@ pub struct Stats {
     /// The first response's document length and Server header.
     pub doc_len: Option<u64>,
     pub server: Option<String>,
+    /// https: the first handshake's version and cipher suite.
+    pub tls: Option<String>,
+}
+
+/// One answered request, as either engine saw it.
+#[derive(Debug, Clone)]
+pub struct Answered {
+    pub status: u16,
+    /// Bytes of the document.
+    pub body_len: u64,
+    /// The Server header, read from the first answer only.
+    pub server: Option<String>,
+    /// The connection stays open for the next request.
+    pub keep: bool,
+    /// The request went on a connection that served one before.
+    pub reused: bool,
+    /// At a constant rate, when the request should have started.
+    pub intended: Instant,
+    /// When it started (its connect, on a new connection).
+    pub started: Instant,
+    /// When the connection was ready (new connections only).
+    pub connected: Instant,
+    /// When the request was handed to the connection.
+    pub written: Instant,
+    pub first_byte: Instant,
+    pub end: Instant,
 }
 
 impl Stats {
@@ -64,6 +91,42 @@ impl Stats {
             body_bytes: 0,
             doc_len: None,
             server: None,
+            tls: None,
+        }
+    }
+
+    /// Count one answer under ab's definitions: the first answer sets the
+    /// document length, and a later one of another length is a Length
+    /// failure unless `variable_length` (ab's -l).
+    pub fn record(&mut self, a: Answered, variable_length: bool) {
+        self.body_bytes += a.body_len;
+        match self.doc_len {
+            None => {
+                self.doc_len = Some(a.body_len);
+                self.server = a.server;
+            }
+            Some(len) if len != a.body_len && !variable_length => self.fail_length += 1,
+            Some(_) => {}
+        }
+        if !(200..300).contains(&a.status) {
+            *self.non_2xx.entry(a.status).or_default() += 1;
+        }
+        self.complete += 1;
+        if a.keep {
+            self.keepalive += 1;
+        }
+        let ns = |d: Duration| (d.as_nanos() as u64).max(1);
+        let (connect, from) = if a.reused {
+            (1, a.started)
+        } else {
+            (ns(a.connected - a.started), a.connected)
+        };
+        let _ = self.total.record(ns(a.end - a.intended.min(a.started)));
+        let _ = self.connect.record(connect);
+        let _ = self.processing.record(ns(a.end - from));
+        let _ = self.waiting.record(ns(a.first_byte - a.written));
+        if let Some(h) = &mut self.uncorrected {
+            let _ = h.record(ns(a.end - a.started));
         }
     }
 
@@ -101,6 +164,9 @@ impl Stats {
         }
         if self.server.is_none() {
             self.server.clone_from(&o.server);
+        }
+        if self.tls.is_none() {
+            self.tls.clone_from(&o.tls);
         }
     }
 }

@@ -1,0 +1,130 @@
+//! nginx started by a test on loopback: E5's files (a 92-byte hello.html and
+//! a 1 MiB big.bin), a `/teapot` that answers 418, and as many servers as
+//! the test asks for, each on a free port with its own `listen` parameters
+//! (e.g. "", "http2", "ssl http2"). TLS servers use a self-signed
+//! certificate made with openssl. Killed when dropped.
+
+use super::Scratch;
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct Nginx {
+    child: Child,
+    /// One port per server asked for, in order.
+    pub ports: Vec<u16>,
+}
+
+impl Nginx {
+    /// The port of the first server.
+    pub fn port(&self) -> u16 {
+        self.ports[0]
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn binary() -> PathBuf {
+    toll_peers::runtime::find_in_path("nginx")
+        .or_else(|| Some(PathBuf::from("/usr/sbin/nginx")).filter(|p| p.is_file()))
+        .expect("nginx not found: scripts/setup installs it (apt-get install nginx-light)")
+}
+
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A self-signed certificate and key for localhost in `dir`.
+fn certificate(dir: &std::path::Path) -> (PathBuf, PathBuf) {
+    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+    let o = Command::new("openssl")
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+        ])
+        .args(["-subj", "/CN=localhost", "-keyout"])
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .expect("openssl not found: scripts/setup installs it (apt-get install openssl)");
+    assert!(
+        o.status.success(),
+        "openssl: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (cert, key)
+}
+
+/// nginx with one worker and one server per entry of `listens`.
+pub fn start(s: &Scratch, listens: &[&str]) -> Nginx {
+    let root = s.0.join("www");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("hello.html"), [b'x'; 92]).unwrap();
+    std::fs::write(root.join("big.bin"), vec![7u8; 1 << 20]).unwrap();
+    let tls = if listens.iter().any(|l| l.contains("ssl")) {
+        let (cert, key) = certificate(&s.0);
+        format!(
+            "ssl_certificate {}; ssl_certificate_key {};",
+            cert.display(),
+            key.display()
+        )
+    } else {
+        String::new()
+    };
+    let ports: Vec<u16> = listens.iter().map(|_| free_port()).collect();
+    let servers: String = listens
+        .iter()
+        .zip(&ports)
+        .map(|(l, port)| {
+            format!(
+                "server {{ listen 127.0.0.1:{port} {l}; root {root}; {tls}\n\
+                   location = /teapot {{ return 418 'short and stout'; }} }}\n",
+                root = root.display()
+            )
+        })
+        .collect();
+    let conf = s.0.join("nginx.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "daemon off; master_process off; worker_processes 1; pid {d}/nginx.pid;\n\
+             error_log {d}/error.log;\n\
+             events {{ worker_connections 1024; }}\n\
+             http {{ access_log off; client_body_temp_path {d}; proxy_temp_path {d};\n\
+               fastcgi_temp_path {d}; uwsgi_temp_path {d}; scgi_temp_path {d};\n\
+               keepalive_requests 100000;\n{servers} }}\n",
+            d = s.0.display(),
+        ),
+    )
+    .unwrap();
+    let child = Command::new(binary())
+        .arg("-c")
+        .arg(&conf)
+        .arg("-p")
+        .arg(&s.0)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start nginx");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    for port in &ports {
+        while TcpStream::connect(("127.0.0.1", *port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "nginx did not start on port {port}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    Nginx { child, ports }
+}

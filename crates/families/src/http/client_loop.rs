@@ -1,0 +1,398 @@
+//! HTTP/2 (h2c with prior knowledge, or h2 over TLS) and HTTP/1.1 over TLS:
+//! hyper's client connections on one current-thread tokio runtime per
+//! thread. Each of the loop's clients is a task with one request in flight;
+//! on HTTP/2, `streams` clients share a connection. As in event_loop,
+//! nothing per request leaves the thread: counts go to this loop's Stats and
+//! progress is one relaxed store.
+
+use super::event_loop::{Counter, LoopPlan};
+use super::request::Template;
+use super::stats::{Answered, Stats};
+use super::tls::{self, TlsSetup};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::client::conn::{http1, http2};
+use hyper_util::rt::TokioIo;
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+use tokio::sync::Mutex;
+
+/// What one loop of hyper clients is to do.
+#[derive(Debug, Clone)]
+pub struct ClientPlan {
+    /// `connections` counts clients (requests in flight), not connections.
+    pub common: LoopPlan,
+    pub template: Arc<Template>,
+    pub tls: Option<TlsSetup>,
+    pub http2: bool,
+    /// Clients per HTTP/2 connection.
+    pub streams: usize,
+}
+
+/// Run one loop to its end (the deadline, the request count, or a stop);
+/// requests still in flight then are not counted.
+pub fn run(plan: &ClientPlan, stop: &AtomicBool, progress: &Counter) -> io::Result<Stats> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let shared = Rc::new(Shared {
+        plan: plan.clone(),
+        stats: RefCell::new(Stats::new(plan.common.rate.is_some())),
+        issued: Cell::new(0),
+        read_bytes: Rc::new(Cell::new(0)),
+    });
+    let local = tokio::task::LocalSet::new();
+    let clients = plan.common.connections;
+    let per_conn = if plan.http2 { plan.streams.max(1) } else { 1 };
+    let slots: Vec<Rc<Slot>> = (0..clients.div_ceil(per_conn))
+        .map(|_| Rc::new(Mutex::new(None)))
+        .collect();
+    let deadline = plan.common.deadline;
+    local.block_on(&rt, async {
+        let handles: Vec<_> = (0..clients)
+            .map(|k| {
+                let (shared, slot) = (shared.clone(), slots[k / per_conn].clone());
+                tokio::task::spawn_local(async move { shared.client(k, &slot).await })
+            })
+            .collect();
+        let all = async {
+            for h in handles {
+                let _ = h.await;
+            }
+        };
+        // Progress is sampled here, not pushed per request.
+        let stopped = async {
+            while !stop.load(Ordering::Relaxed) {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                let done = shared.stats.borrow().complete;
+                progress.0.store(done, Ordering::Relaxed);
+            }
+        };
+        let until_deadline = async {
+            match deadline {
+                Some(d) => tokio::time::sleep_until(d.into()).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            _ = all => {}
+            _ = stopped => {}
+            _ = until_deadline => {}
+        }
+    });
+    drop(local);
+    drop(slots);
+    let mut stats = shared.stats.replace(Stats::new(false));
+    stats.total_bytes = shared.read_bytes.get();
+    progress.0.store(stats.complete, Ordering::Relaxed);
+    Ok(stats)
+}
+
+/// A connection shared by the clients of one HTTP/2 connection (or owned by
+/// one HTTP/1.1 client): whoever finds it closed opens the next.
+type Slot = Mutex<Option<Sender>>;
+
+enum Sender {
+    H1(http1::SendRequest<Full<Bytes>>),
+    H2(http2::SendRequest<Full<Bytes>>),
+}
+
+impl Sender {
+    fn is_closed(&self) -> bool {
+        match self {
+            Sender::H1(s) => s.is_closed(),
+            Sender::H2(s) => s.is_closed(),
+        }
+    }
+}
+
+struct Shared {
+    plan: ClientPlan,
+    stats: RefCell<Stats>,
+    issued: Cell<u64>,
+    /// Bytes read from the sockets (TLS records as sent, for https).
+    read_bytes: Rc<Cell<u64>>,
+}
+
+/// How one request ended.
+enum Outcome {
+    Done(Answered),
+    /// Could not connect (refused, TLS or HTTP/2 handshake failed).
+    ConnectFailed,
+    /// A reused connection was closed before the answer: open a new one and
+    /// send again, once.
+    Stale,
+    ReceiveFailed,
+}
+
+impl Shared {
+    async fn client(&self, k: usize, slot: &Slot) {
+        let c = &self.plan.common;
+        let mut next_at = match c.rate {
+            Some(r) => c.start + r.offset * (r.first + k as u32),
+            None => Instant::now(),
+        };
+        loop {
+            let now = Instant::now();
+            if c.requests.is_some_and(|n| self.issued.get() >= n)
+                || c.deadline.is_some_and(|d| now >= d)
+            {
+                return;
+            }
+            self.issued.set(self.issued.get() + 1);
+            let mut intended = now;
+            if let Some(r) = c.rate {
+                intended = next_at;
+                next_at += r.interval;
+                if intended > now {
+                    tokio::time::sleep_until(intended.into()).await;
+                }
+            }
+            self.request(slot, intended).await;
+        }
+    }
+
+    /// One request with its -s timeout, retried once on a stale connection.
+    async fn request(&self, slot: &Slot, intended: Instant) {
+        let connecting = Cell::new(false);
+        let attempt = async {
+            let mut outcome = self.attempt(slot, intended, &connecting).await;
+            if matches!(outcome, Outcome::Stale) {
+                self.stats.borrow_mut().reconnects += 1;
+                outcome = self.attempt(slot, intended, &connecting).await;
+            }
+            outcome
+        };
+        let outcome = tokio::time::timeout(self.plan.common.timeout, attempt).await;
+        let backoff = matches!(outcome, Ok(Outcome::ConnectFailed));
+        {
+            let mut st = self.stats.borrow_mut();
+            match outcome {
+                Ok(Outcome::Done(a)) => st.record(a, self.plan.common.variable_length),
+                Ok(Outcome::ConnectFailed) => st.fail_connect += 1,
+                Ok(Outcome::Stale | Outcome::ReceiveFailed) => st.fail_receive += 1,
+                Err(_) => {
+                    st.timeouts += 1;
+                    if connecting.get() {
+                        st.fail_connect += 1;
+                    } else {
+                        st.fail_receive += 1;
+                    }
+                }
+            }
+        }
+        if backoff {
+            // Out of ports or refused: wait a little rather than spin.
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    }
+
+    async fn attempt(&self, slot: &Slot, intended: Instant, connecting: &Cell<bool>) -> Outcome {
+        let started = Instant::now();
+        let mut connected = started;
+        let (mut sender, fresh) = {
+            let mut guard = slot.lock().await;
+            // An HTTP/1.1 sender is out of its slot while in use, so a
+            // stale one is never found here again.
+            let fresh = guard.as_ref().is_none_or(Sender::is_closed);
+            if fresh {
+                connecting.set(true);
+                match self.connect().await {
+                    Ok(s) => *guard = Some(s),
+                    Err(()) => {
+                        *guard = None;
+                        return Outcome::ConnectFailed;
+                    }
+                }
+                connecting.set(false);
+                connected = Instant::now();
+            }
+            let sender = match guard.as_mut() {
+                Some(Sender::H2(s)) => Sender::H2(s.clone()),
+                _ => guard.take().expect("a sender was just made"),
+            };
+            (sender, fresh)
+        };
+        let written = Instant::now();
+        let sent = match &mut sender {
+            Sender::H1(s) => match s.ready().await {
+                Ok(()) => s.send_request(self.plan.template.request()).await,
+                Err(e) => Err(e),
+            },
+            Sender::H2(s) => match s.ready().await {
+                Ok(()) => s.send_request(self.plan.template.request()).await,
+                Err(e) => Err(e),
+            },
+        };
+        let response = match sent {
+            Ok(r) => r,
+            Err(_) if !fresh => return Outcome::Stale,
+            Err(_) => return Outcome::ReceiveFailed,
+        };
+        let first_byte = Instant::now();
+        let want_server = self.stats.borrow().doc_len.is_none();
+        let server = want_server
+            .then(|| response.headers().get(http::header::SERVER))
+            .flatten()
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let closes = response
+            .headers()
+            .get(http::header::CONNECTION)
+            .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"close"));
+        let status = response.status().as_u16();
+        let mut body = response.into_body();
+        let mut body_len = 0u64;
+        while let Some(frame) = body.frame().await {
+            match frame {
+                Ok(f) => body_len += f.data_ref().map_or(0, |d| d.len() as u64),
+                Err(_) => return Outcome::ReceiveFailed,
+            }
+        }
+        let end = Instant::now();
+        let keep = self.plan.common.keep_alive && !closes;
+        if let (true, Sender::H1(_)) = (keep, &sender) {
+            *slot.lock().await = Some(sender);
+        } else if !keep {
+            *slot.lock().await = None;
+        }
+        Outcome::Done(Answered {
+            status,
+            body_len,
+            server,
+            keep,
+            reused: !fresh,
+            intended,
+            started,
+            connected,
+            written,
+            first_byte,
+            end,
+        })
+    }
+
+    /// A new connection: TCP, then TLS if https, then the HTTP handshake.
+    async fn connect(&self) -> Result<Sender, ()> {
+        let tcp = TcpStream::connect(self.plan.common.addr)
+            .await
+            .map_err(drop)?;
+        let _ = tcp.set_nodelay(true);
+        let io = Counted {
+            inner: tcp,
+            read: self.read_bytes.clone(),
+        };
+        match &self.plan.tls {
+            None => self.handshake(io).await,
+            Some(t) => {
+                let connector = tokio_rustls::TlsConnector::from(t.config.clone());
+                let stream = connector
+                    .connect(t.server_name.clone(), io)
+                    .await
+                    .map_err(drop)?;
+                if self.plan.http2 && stream.get_ref().1.alpn_protocol() != Some(b"h2") {
+                    return Err(());
+                }
+                {
+                    let mut st = self.stats.borrow_mut();
+                    if st.tls.is_none() {
+                        st.tls = Some(tls::describe(stream.get_ref().1));
+                    }
+                }
+                self.handshake(stream).await
+            }
+        }
+    }
+
+    async fn handshake<S>(&self, io: S) -> Result<Sender, ()>
+    where
+        S: AsyncRead + AsyncWrite + Unpin + 'static,
+    {
+        let io = TokioIo::new(io);
+        if self.plan.http2 {
+            let (s, conn) = http2::Builder::new(LocalExec)
+                .handshake(io)
+                .await
+                .map_err(drop)?;
+            tokio::task::spawn_local(conn);
+            Ok(Sender::H2(s))
+        } else {
+            let (s, conn) = http1::handshake(io).await.map_err(drop)?;
+            tokio::task::spawn_local(conn);
+            Ok(Sender::H1(s))
+        }
+    }
+}
+
+/// Runs hyper's HTTP/2 background work on this thread's LocalSet.
+#[derive(Clone, Copy)]
+struct LocalExec;
+
+impl<F> hyper::rt::Executor<F> for LocalExec
+where
+    F: Future + 'static,
+{
+    fn execute(&self, fut: F) {
+        tokio::task::spawn_local(fut);
+    }
+}
+
+/// A socket that counts the bytes read from it (ab's Total transferred).
+struct Counted {
+    inner: TcpStream,
+    read: Rc<Cell<u64>>,
+}
+
+impl AsyncRead for Counted {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let r = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = r {
+            let n = (buf.filled().len() - before) as u64;
+            self.read.set(self.read.get() + n);
+        }
+        r
+    }
+}
+
+impl AsyncWrite for Counted {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
