@@ -2,6 +2,7 @@
 //! loop per thread owns its connections (event_loop); their HDR histograms
 //! merge exactly at the end (stats); the run is stored like every family.
 
+pub mod compare;
 pub mod event_loop;
 pub mod request;
 pub mod response;
