@@ -206,17 +206,74 @@ pub struct HttpArgs {
 pub enum HttpCommand {
     /// Load several servers in alternating rounds (A B A B …) after a warm-up,
     /// until the CI of each request-rate ratio is narrow.
-    Compare(CompareArgs),
+    Compare(Box<CompareArgs>),
 }
 
-/// `toll http compare`: the servers and how many rounds.
+/// `toll http compare`: the servers and how many rounds. Rounds are timed,
+/// so the load flags that end a run another way (-n, -t, --duration) and
+/// --rate are hidden here (and refused with a reason if given).
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("requests", |a| a.hide(true)),
+    mut_arg("time_limit", |a| a.hide(true)),
+    mut_arg("duration", |a| a.hide(true)),
+    mut_arg("rate", |a| a.hide(true))
+)]
 pub struct CompareArgs {
     /// Two or more URLs; every ratio is against the first.
     #[arg(value_name = "URL", required = true, num_args = 2..)]
     pub urls: Vec<String>,
     #[command(flatten)]
     pub load: LoadArgs,
+    /// Length of one round (one timed load of one server), e.g. 2s, 500ms.
+    #[arg(
+        long,
+        value_name = "TIME",
+        default_value = "2s",
+        allow_hyphen_values = true
+    )]
+    pub round: String,
+    /// Warm-up rounds per server at most (warm once its last 3 rates are
+    /// within 5% of their median); 0 skips the warm-up.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "8",
+        allow_hyphen_values = true
+    )]
+    pub warmup_max: String,
+    /// Measured rounds of each server before the CIs may end the comparison.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "5",
+        allow_hyphen_values = true
+    )]
+    pub min_rounds: String,
+    /// Measured rounds of each server at most.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "30",
+        allow_hyphen_values = true
+    )]
+    pub max_rounds: String,
+    /// Target half-width of each ratio's 95% CI, in percent of the ratio.
+    #[arg(
+        long,
+        value_name = "PCT",
+        default_value = "2",
+        allow_hyphen_values = true
+    )]
+    pub ci: String,
+    /// Bound on the whole comparison, warm-up included, e.g. 10m.
+    #[arg(
+        long,
+        value_name = "TIME",
+        default_value = "10m",
+        allow_hyphen_values = true
+    )]
+    pub max_time: String,
     /// Print the stored run as JSON instead of the report.
     #[arg(long)]
     pub json: bool,

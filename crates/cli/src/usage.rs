@@ -56,7 +56,11 @@ pub fn clap_error(e: clap::Error) -> ExitCode {
                 ]
                 .contains(&a.as_str())
             });
+            // `toll http compare` has its own flags and help.
+            let compare =
+                cmd.as_deref() == Some("http") && std::env::args().skip(2).any(|a| a == "compare");
             let help = match cmd {
+                Some(_) if compare => "toll http compare --help".into(),
                 Some(c) => format!("toll {c} --help"),
                 None => "toll --help".into(),
             };

@@ -1,6 +1,7 @@
 //! toll's output: terminal tables, exporters and plots.
 
 pub mod ab;
+pub mod compare;
 pub mod export;
 pub mod plot;
 pub mod show;

@@ -1,5 +1,6 @@
 //! `toll show`: one stored run, in full, for a person.
 
+use crate::compare::CompareReport;
 use crate::table::{fmt_ns, sig3, Table};
 use std::fmt::Write;
 use toll_store::{PointStatus, Run};
@@ -57,8 +58,28 @@ pub fn render_run(run: &Run) -> String {
     }
     let _ = writeln!(s, "\nconfig");
     if let Some(o) = run.config.as_object() {
+        // At least one space after the longest key (http-compare's are long).
+        let width = o
+            .keys()
+            .map(|k| k.chars().count() + 1)
+            .max()
+            .unwrap_or(0)
+            .max(11);
         for (k, v) in o {
-            let _ = writeln!(s, "  {k:<11}{v}");
+            let _ = writeln!(s, "  {k:<width$}{v}");
+        }
+    }
+    // `toll http compare` keeps its whole report with the first server.
+    let comparison = run
+        .series
+        .first()
+        .and_then(|x| x.points.first())
+        .and_then(|p| p.extra.as_ref()?.get("comparison"))
+        .and_then(|c| serde_json::from_value::<CompareReport>(c.clone()).ok());
+    if let Some(c) = comparison {
+        let _ = writeln!(s, "\ncomparison");
+        for line in crate::compare::render(&c).lines() {
+            let _ = writeln!(s, "{}", format!("  {line}").trim_end());
         }
     }
     for series in &run.series {

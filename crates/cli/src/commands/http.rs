@@ -188,7 +188,7 @@ pub fn stop_flag() -> Arc<AtomicBool> {
 
 pub fn run(a: HttpArgs, db_path: Option<&Path>) -> anyhow::Result<ExitCode> {
     if let Some(HttpCommand::Compare(c)) = a.command {
-        return super::http_compare::run(c, db_path);
+        return super::http_compare::run(*c, db_path);
     }
     let url = a.url.as_deref().expect("clap requires the URL");
     let cfg = config(url, &a.load)?;

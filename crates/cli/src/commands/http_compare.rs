@@ -1,13 +1,311 @@
-//! `toll http compare URL URL…`: alternating rounds against several servers.
+//! `toll http compare URL URL…`: alternating timed rounds against several
+//! servers, a warm-up until each rate settles, then rounds until the CI of
+//! each server's rate ratio (against the first) is narrow. The rules live in
+//! toll_families::http::compare; this runs the rounds, shows progress,
+//! stores the run and prints the report.
 
+use super::db;
+use super::http::{config, parse_duration, stop_flag};
 use crate::args::CompareArgs;
 use crate::usage::usage;
+use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use toll_families::http::compare::{self, label, Comparison, Next, Phase, RoundRecord, Rules};
+use toll_families::http::{self, HttpConfig};
+use toll_measure::Sample;
+use toll_report::compare::StopReason;
+use toll_store::RunStatus;
 
-pub fn run(a: CompareArgs, _db_path: Option<&Path>) -> anyhow::Result<ExitCode> {
-    Err(usage(format!(
-        "toll http compare is being built ({} URLs given)",
-        a.urls.len()
-    )))
+/// The 3-round, 5% warm-up rule (see toll_families::http::compare).
+const WARMUP_WINDOW: usize = 3;
+const WARMUP_TOLERANCE: f64 = 0.05;
+
+fn count(flag: &str, text: &str, min: usize) -> anyhow::Result<usize> {
+    let v: usize = text
+        .trim()
+        .parse()
+        .map_err(|_| usage(format!("{flag} `{text}` is not a whole number")))?;
+    if v < min {
+        return Err(usage(format!("{flag} must be at least {min}, not {v}")));
+    }
+    Ok(v)
+}
+
+/// The rules from the flags, and one validated load per URL whose length is
+/// a round.
+fn validate(a: &mut CompareArgs) -> anyhow::Result<(Rules, Vec<HttpConfig>)> {
+    let round = parse_duration("--round", &a.round)?;
+    if round < Duration::from_millis(100) {
+        return Err(usage(format!(
+            "--round {} is too short: give at least 100ms, so a round measures the server more than its connection set-up",
+            a.round
+        )));
+    }
+    let ci = a.ci.trim().trim_end_matches('%');
+    let ci_target = ci
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v > 0.0 && *v < 100.0)
+        .ok_or_else(|| {
+            usage(format!(
+                "--ci `{}` is not a percentage between 0 and 100 (the CI's half-width, e.g. 2)",
+                a.ci
+            ))
+        })?
+        / 100.0;
+    let min_rounds = count("--min-rounds", &a.min_rounds, 3)?;
+    let max_rounds = count("--max-rounds", &a.max_rounds, 1)?;
+    if max_rounds < min_rounds {
+        return Err(usage(format!(
+            "--max-rounds {max_rounds} is below --min-rounds {min_rounds}: raise --max-rounds"
+        )));
+    }
+    let rules = Rules {
+        round,
+        window: WARMUP_WINDOW,
+        tolerance: WARMUP_TOLERANCE,
+        warmup_max: count("--warmup-max", &a.warmup_max, 0)?,
+        min_rounds,
+        max_rounds,
+        ci_target,
+        max_time: parse_duration("--max-time", &a.max_time)?,
+    };
+    // Rounds are timed, so the flags that end a load some other way have no place.
+    let l = &mut a.load;
+    if l.requests.is_some() {
+        return Err(usage(
+            "-n does not apply to compare: each round runs for --round, and --max-rounds bounds the rounds",
+        ));
+    }
+    if l.time_limit.is_some() || l.duration.is_some() {
+        return Err(usage(
+            "-t and --duration do not apply to compare: set a round's length with --round and the whole with --max-time",
+        ));
+    }
+    if l.rate.is_some() {
+        return Err(usage(
+            "--rate fixes every server's request rate, so their ratio would say nothing: compare without --rate",
+        ));
+    }
+    l.duration = Some(a.round.clone());
+    let mut cfgs = Vec::new();
+    for url in &a.urls {
+        let mut cfg = config(url, l)?;
+        cfg.time_limit = Some(round);
+        cfg.requests = None;
+        cfgs.push(cfg);
+    }
+    Ok((rules, cfgs))
+}
+
+/// What the bar says before a round.
+fn describe(cmp: &Comparison, phase: Phase, server: usize) -> String {
+    let rules = cmp.rules();
+    match phase {
+        Phase::Warmup => format!(
+            "warm-up {} round {}/{}",
+            label(server),
+            cmp.warmup_rates(server).len() + 1,
+            rules.warmup_max
+        ),
+        Phase::Measure => {
+            let widths: Vec<String> = (1..cmp.servers())
+                .filter_map(|s| {
+                    cmp.ratio(s)
+                        .map(|(e, _)| format!("{}/A ±{:.1}%", label(s), e.half_width() * 100.0))
+                })
+                .collect();
+            format!(
+                "round {}/{} {}  {}",
+                cmp.cycles() + 1,
+                rules.max_rounds,
+                label(server),
+                widths.join(" ")
+            )
+        }
+    }
+}
+
+pub fn run(mut a: CompareArgs, db_path: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let (rules, cfgs) = validate(&mut a)?;
+    for cfg in &cfgs {
+        http::preflight(cfg).map_err(|e| anyhow::anyhow!("{}: {e}", cfg.target.url))?;
+    }
+    let store = db::open(db_path)?;
+    let (run_id, series) = compare::begin_run(&store, &cfgs, &rules)?;
+    let stop = stop_flag();
+    // Rounds get a flag of their own that is never set: Ctrl-C lets the
+    // current round finish (at most --round), so every stored round is whole.
+    let never = Arc::new(AtomicBool::new(false));
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
+            .expect("valid template"),
+    );
+    let mut told = false;
+    let mut tell = |bar: &ProgressBar| {
+        if !told {
+            told = true;
+            bar.suspend(|| {
+                eprintln!("\nstopping after the current round (Ctrl-C again to quit at once)")
+            });
+        }
+    };
+    let mut cmp = Comparison::new(cfgs.len(), rules);
+    let mut records: Vec<RoundRecord> = Vec::new();
+    let started = Instant::now();
+    let why = loop {
+        if stop.load(Ordering::SeqCst) {
+            tell(&bar);
+            break StopReason::Interrupted;
+        }
+        let round = match cmp.next(started.elapsed()) {
+            Next::Stop(why) => break why,
+            Next::Run(r) => r,
+        };
+        let what = describe(&cmp, round.phase, round.server);
+        bar.set_message(what.clone());
+        bar.tick();
+        let cfg = &cfgs[round.server];
+        let start_s = started.elapsed().as_secs_f64();
+        let outcome = http::load(cfg, &never, &mut |done, _| {
+            if stop.load(Ordering::SeqCst) {
+                tell(&bar);
+            }
+            bar.set_message(format!("{what}: {done} requests"));
+            bar.tick();
+        });
+        let outcome = match outcome {
+            Ok(o) => o,
+            Err(e) => {
+                bar.finish_and_clear();
+                let msg = format!("{}: {e}", cfg.target.url);
+                store.finish_run(run_id, RunStatus::Failed, &msg, Some(&msg))?;
+                return Err(anyhow::anyhow!(msg));
+            }
+        };
+        let report = http::report(cfg, &outcome);
+        let rate = report.requests_per_second;
+        cmp.record(round, rate);
+        records.push(RoundRecord {
+            seq: records.len(),
+            server: round.server,
+            phase: round.phase,
+            start_s,
+            rate,
+            sample: Sample {
+                iters: outcome.stats.complete,
+                total_ns: outcome.elapsed.as_nanos() as u64,
+            },
+            report,
+        });
+    };
+    bar.finish_and_clear();
+    let report = compare::figures(&cmp, &records, &cfgs, why);
+    let status = compare::finish_run(&store, run_id, &series, &records, &report)?;
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        let run = store.load_run(run_id)?;
+        toll_report::export::exporter(toll_report::export::Format::Json).export(&run, &mut out)?;
+    } else {
+        use std::io::Write;
+        writeln!(
+            out,
+            "This is toll http compare {}\n",
+            env!("CARGO_PKG_VERSION")
+        )?;
+        write!(out, "{}", toll_report::compare::render(&report))?;
+        writeln!(
+            out,
+            "\nrun {run_id} stored — `toll show {run_id}`, `toll export {run_id}`"
+        )?;
+    }
+    warn(&report);
+    match (why, status) {
+        (StopReason::Interrupted, _) => {
+            eprintln!(
+                "interrupted: run {run_id} stored as partial with {} rounds of each server",
+                report.rounds
+            );
+            Ok(ExitCode::from(130))
+        }
+        (_, RunStatus::Failed) => {
+            let dead: Vec<&str> = report
+                .servers
+                .iter()
+                .filter(|s| s.complete == 0)
+                .map(|s| s.url.as_str())
+                .collect();
+            eprintln!(
+                "toll: no measured request to {} completed: see the failures above",
+                dead.join(", ")
+            );
+            Ok(ExitCode::FAILURE)
+        }
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// Warnings on stderr: CIs left wide, servers that never settled, failures.
+fn warn(r: &toll_report::compare::CompareReport) {
+    if matches!(r.stop, StopReason::MaxRounds | StopReason::MaxTime) {
+        let wide: Vec<String> = r
+            .servers
+            .iter()
+            .filter_map(|s| s.ratio.as_ref().map(|x| (s, x)))
+            .filter(|(_, x)| !x.narrow)
+            .map(|(s, x)| format!("{}/A ±{:.1}%", s.label, x.estimate.half_width() * 100.0))
+            .collect();
+        let remedy = if r.stop == StopReason::MaxRounds {
+            "raise --max-rounds or lengthen --round"
+        } else {
+            "raise --max-time, or lengthen --round"
+        };
+        eprintln!(
+            "warning: {} after {} rounds, wider than the ±{:.1}% asked for: {remedy}",
+            if wide.is_empty() {
+                "no ratio could be computed".to_string()
+            } else {
+                format!("CI still {}", wide.join(", "))
+            },
+            r.rounds,
+            r.ci_target * 100.0
+        );
+    }
+    let unsettled: Vec<&str> = r
+        .servers
+        .iter()
+        .filter(|s| !s.stable && s.warmup_rounds > 0)
+        .map(|s| s.label.as_str())
+        .collect();
+    if !unsettled.is_empty() {
+        eprintln!(
+            "warning: {} did not settle in {} warm-up rounds (the last {} rates within {:.0}% of their median); measured anyway: raise --warmup-max or lengthen --round",
+            unsettled.join(", "),
+            r.warmup_max,
+            r.warmup_window,
+            r.warmup_tolerance * 100.0
+        );
+    }
+    for s in &r.servers {
+        let mut bad = Vec::new();
+        if s.failed > 0 {
+            bad.push(format!("{} failed requests", s.failed));
+        }
+        if s.non_2xx > 0 {
+            bad.push(format!("{} non-2xx responses", s.non_2xx));
+        }
+        if !bad.is_empty() {
+            eprintln!(
+                "warning: {} ({}): {} in the measured rounds; its rate counts every answer, not only successes",
+                s.label,
+                s.url,
+                bad.join(" and ")
+            );
+        }
+    }
 }

@@ -5,6 +5,7 @@
 //! (stats); the run is stored like every family.
 
 pub mod client_loop;
+pub mod compare;
 pub mod event_loop;
 pub mod request;
 pub mod response;
