@@ -117,3 +117,27 @@ fn doctor_lists_every_runtime_and_how_to_install_what_is_missing() {
         .unwrap()
         .contains("found"));
 }
+
+/// `toll export N | head` closing the pipe early is not an error: no message,
+/// exit 0 (the JSON exporter once lost the broken pipe inside serde's error).
+#[test]
+fn a_reader_that_closes_the_pipe_early_is_not_an_error() {
+    let s = Scratch::new("broken-pipe");
+    let mut args = vec!["transfer", "--sizes", "0,1", "--via", "pipe"];
+    args.extend_from_slice(QUICK);
+    assert!(s.toll(&args).status.success());
+    for format in ["json", "csv"] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toll"))
+            .arg("--db")
+            .arg(s.db())
+            .args(["export", "last", "--format", format])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{format}: {}", stderr(&o));
+        assert_eq!(stderr(&o), "", "{format}");
+    }
+}

@@ -13,7 +13,8 @@ use std::time::Duration;
 use toll_families::http::request::RequestSpec;
 use toll_families::http::{self, HttpConfig, HttpError, Target};
 
-fn whole(flag: &str, text: &str, min: u64) -> anyhow::Result<u64> {
+/// A whole number of at least `min`, or a usage error naming the flag.
+pub fn whole(flag: &str, text: &str, min: u64) -> anyhow::Result<u64> {
     let v: u64 = text
         .trim()
         .parse()
@@ -112,11 +113,6 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
             "--streams above 1 shares connections: add -k to keep them alive",
         ));
     }
-    if a.insecure && !target.tls {
-        return Err(usage(format!(
-            "--insecure is for https:// URLs; {url} is plain http"
-        )));
-    }
     let mut headers = Vec::new();
     for h in &a.headers {
         let (name, value) = h
@@ -192,6 +188,11 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>) -> anyhow::Result<ExitCode> {
     }
     let url = a.url.as_deref().expect("clap requires the URL");
     let cfg = config(url, &a.load)?;
+    if cfg.insecure && !cfg.target.tls {
+        return Err(usage(format!(
+            "--insecure is for https:// URLs; {url} is plain http"
+        )));
+    }
     let store = db::open(db_path)?;
     http::preflight(&cfg)?;
     let stop = stop_flag();

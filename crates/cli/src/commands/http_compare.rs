@@ -5,7 +5,7 @@
 //! stores the run and prints the report.
 
 use super::db;
-use super::http::{config, parse_duration, stop_flag};
+use super::http::{config, parse_duration, stop_flag, whole};
 use crate::args::CompareArgs;
 use crate::usage::usage;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -25,14 +25,7 @@ const WARMUP_WINDOW: usize = 3;
 const WARMUP_TOLERANCE: f64 = 0.05;
 
 fn count(flag: &str, text: &str, min: usize) -> anyhow::Result<usize> {
-    let v: usize = text
-        .trim()
-        .parse()
-        .map_err(|_| usage(format!("{flag} `{text}` is not a whole number")))?;
-    if v < min {
-        return Err(usage(format!("{flag} must be at least {min}, not {v}")));
-    }
-    Ok(v)
+    Ok(whole(flag, text, min as u64)? as usize)
 }
 
 /// The rules from the flags, and one validated load per URL whose length is
@@ -98,6 +91,11 @@ fn validate(a: &mut CompareArgs) -> anyhow::Result<(Rules, Vec<HttpConfig>)> {
         cfg.time_limit = Some(round);
         cfg.requests = None;
         cfgs.push(cfg);
+    }
+    if l.insecure && !cfgs.iter().any(|c| c.target.tls) {
+        return Err(usage(
+            "--insecure is for https:// URLs, and none of these is one",
+        ));
     }
     Ok((rules, cfgs))
 }

@@ -11,7 +11,7 @@ impl Exporter for JsonExporter {
     fn export(&self, run: &Run, out: &mut dyn Write) -> io::Result<()> {
         let mut v = serde_json::to_value(run).map_err(io::Error::other)?;
         v["schema_version"] = SCHEMA_VERSION.into();
-        serde_json::to_writer_pretty(&mut *out, &v).map_err(io::Error::other)?;
+        serde_json::to_writer_pretty(&mut *out, &v).map_err(io::Error::from)?;
         writeln!(out)
     }
 }
