@@ -77,7 +77,8 @@ pub struct HttpReport {
     pub partial: bool,
 }
 
-fn ms(v: f64) -> String {
+/// Milliseconds with sub-ms digits where ab would print 0.
+pub(crate) fn ms(v: f64) -> String {
     if v >= 100.0 {
         format!("{v:.0}")
     } else if v >= 10.0 {

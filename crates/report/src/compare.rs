@@ -2,6 +2,7 @@
 //! rounds, then each server's request rate as a ratio to the first server's,
 //! with its 95% CI and a verdict.
 
+use crate::ab::ms;
 use crate::table::Table;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -142,16 +143,6 @@ fn rate(v: f64) -> String {
         format!("{v:.0}")
     } else {
         format!("{v:.1}")
-    }
-}
-
-fn ms(v: f64) -> String {
-    if v >= 100.0 {
-        format!("{v:.0}")
-    } else if v >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.3}")
     }
 }
 

@@ -212,24 +212,18 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>) -> anyhow::Result<ExitCode> {
     let outcome = outcome?;
     let report = http::report(&cfg, &outcome);
     let run_id = http::store_run(&store, &cfg, &outcome, &report)?;
-    let mut out = std::io::stdout().lock();
-    if a.json {
-        let run = store.load_run(run_id)?;
-        toll_report::export::exporter(toll_report::export::Format::Json).export(&run, &mut out)?;
-    } else {
-        use std::io::Write;
-        writeln!(
-            out,
-            "This is toll http {}, benchmarking {}\n",
-            env!("CARGO_PKG_VERSION"),
-            cfg.target.url
-        )?;
-        write!(out, "{}", toll_report::ab::render(&report))?;
-        writeln!(
-            out,
-            "\nrun {run_id} stored — `toll show {run_id}`, `toll export {run_id}`"
-        )?;
-    }
+    let title = format!(
+        "This is toll http {}, benchmarking {}",
+        env!("CARGO_PKG_VERSION"),
+        cfg.target.url
+    );
+    print_run(
+        &store,
+        run_id,
+        a.json,
+        &title,
+        &toll_report::ab::render(&report),
+    )?;
     if outcome.stats.complete == 0 {
         eprintln!(
             "toll: no request to {} completed ({} failed): see the failures above",
@@ -239,4 +233,28 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The stored run as JSON, or the title, the report and where it is stored.
+pub fn print_run(
+    store: &toll_store::Store,
+    run_id: i64,
+    json: bool,
+    title: &str,
+    report: &str,
+) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if json {
+        let run = store.load_run(run_id)?;
+        toll_report::export::exporter(toll_report::export::Format::Json).export(&run, &mut out)?;
+    } else {
+        writeln!(out, "{title}\n")?;
+        write!(out, "{report}")?;
+        writeln!(
+            out,
+            "\nrun {run_id} stored — `toll show {run_id}`, `toll export {run_id}`"
+        )?;
+    }
+    Ok(())
 }

@@ -5,7 +5,7 @@
 //! stores the run and prints the report.
 
 use super::db;
-use super::http::{config, parse_duration, stop_flag, whole};
+use super::http::{config, parse_duration, print_run, stop_flag, whole};
 use crate::args::CompareArgs;
 use crate::usage::usage;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -205,23 +205,9 @@ pub fn run(mut a: CompareArgs, db_path: Option<&Path>) -> anyhow::Result<ExitCod
     bar.finish_and_clear();
     let report = compare::figures(&cmp, &records, &cfgs, why);
     let status = compare::finish_run(&store, run_id, &series, &records, &report)?;
-    let mut out = std::io::stdout().lock();
-    if a.json {
-        let run = store.load_run(run_id)?;
-        toll_report::export::exporter(toll_report::export::Format::Json).export(&run, &mut out)?;
-    } else {
-        use std::io::Write;
-        writeln!(
-            out,
-            "This is toll http compare {}\n",
-            env!("CARGO_PKG_VERSION")
-        )?;
-        write!(out, "{}", toll_report::compare::render(&report))?;
-        writeln!(
-            out,
-            "\nrun {run_id} stored — `toll show {run_id}`, `toll export {run_id}`"
-        )?;
-    }
+    let title = format!("This is toll http compare {}", env!("CARGO_PKG_VERSION"));
+    let text = toll_report::compare::render(&report);
+    print_run(&store, run_id, a.json, &title, &text)?;
     warn(&report);
     match (why, status) {
         (StopReason::Interrupted, _) => {
