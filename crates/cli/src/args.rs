@@ -286,7 +286,7 @@ pub struct LoadArgs {
     /// Number of requests (ab's -n; default 1, or 50000 with -t, or no limit with --duration).
     #[arg(short = 'n', value_name = "REQUESTS", allow_hyphen_values = true)]
     pub requests: Option<String>,
-    /// Concurrency: requests in flight at once, one connection each (ab's -c).
+    /// Concurrency: requests in flight at once (ab's -c), one connection each unless --streams.
     #[arg(
         short = 'c',
         value_name = "CONCURRENCY",
