@@ -266,6 +266,61 @@ fn wrong_lengths_and_chunked_bodies() {
 }
 
 #[test]
+fn long_bodies_in_pieces_then_short_ones_end_on_time() {
+    // On one keep-alive connection: a 600 KiB body sent in three pieces with
+    // pauses between them, then a 10-byte one. A long body raises the
+    // socket's low-water mark; it must never wait for more than is left, and
+    // must be back to one byte before the short answer.
+    let port = serve(|c| {
+        let mut r = BufReader::new(c.try_clone().unwrap());
+        let mut c = c;
+        let mut k = 0;
+        while read_request(&mut r) {
+            let ok = if k % 2 == 0 {
+                let body = vec![b'x'; 600 * 1024];
+                let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len());
+                let mut ok = c.write_all(head.as_bytes()).is_ok();
+                for piece in [&body[..100_000], &body[100_000..500_000], &body[500_000..]] {
+                    ok = ok && c.write_all(piece).is_ok();
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                ok
+            } else {
+                c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789")
+                    .is_ok()
+            };
+            k += 1;
+            if !ok {
+                return;
+            }
+        }
+    });
+    let s = Scratch::new("http-long-bodies");
+    let t0 = Instant::now();
+    let o = s.toll(&[
+        "http",
+        "-n",
+        "12",
+        "-c",
+        "1",
+        "-k",
+        "-l",
+        "-s",
+        "3",
+        &format!("http://127.0.0.1:{port}/"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&s);
+    assert_eq!(r["complete_requests"], 12, "{r}");
+    assert_eq!(r["failed_requests"], 0, "{r}");
+    assert_eq!(r["timeouts"], 0, "{r}");
+    assert_eq!(r["html_transferred"], 6 * (600 * 1024 + 10), "{r}");
+    // Six long answers of about 60 ms each; a wait for bytes that never
+    // come would last until -s (3 s).
+    assert!(t0.elapsed() < Duration::from_secs(3), "{:?}", t0.elapsed());
+}
+
+#[test]
 fn user_mistakes_and_unreachable_servers_are_one_line_errors() {
     let s = Scratch::new("http-bad");
     let closed = free_port();

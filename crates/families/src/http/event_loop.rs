@@ -3,11 +3,20 @@
 //! written as they are, the response parsed as it streams in. Nothing per
 //! request touches another thread: counts go to this loop's own Stats, and
 //! progress is one relaxed store to this loop's own counter.
+//!
+//! Reads land in one buffer per loop; a connection keeps only the bytes the
+//! parser has not consumed yet (part of a head). While a long
+//! Content-Length body streams in, the socket's SO_RCVLOWAT is raised to
+//! what is left of it (up to `LOWAT_MAX`), so the loop is woken once per
+//! `LOWAT_MAX` bytes instead of once per segment: on loopback each wake-up
+//! of an idle load generator is work done on the server's core.
 
-use super::response::{Parser, Progress, Response};
+use super::response::{feed_carried, Parser, Response};
 use super::stats::{Answered, Stats};
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token};
+use nix::libc;
+use nix::{getsockopt_impl, setsockopt_impl, sockopt_impl};
 use std::io::{ErrorKind, Read, Write};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -65,8 +74,10 @@ struct Conn {
     phase: Phase,
     written: usize,
     parser: Parser,
-    buf: Box<[u8]>,
-    filled: usize,
+    /// Bytes read but not yet consumed by the parser.
+    carry: Vec<u8>,
+    /// The socket's SO_RCVLOWAT as last set.
+    lowat: usize,
     /// Start of this request (of its connect on a new connection).
     started: Instant,
     /// Constant rate: when this request should have started.
@@ -82,7 +93,33 @@ struct Conn {
     backoff_until: Instant,
 }
 
-const BUF: usize = 96 * 1024;
+/// The loop's read buffer.
+const READ_BUF: usize = 256 * 1024;
+/// A body with at least this much left raises SO_RCVLOWAT.
+const LOWAT_MIN: u64 = 64 * 1024;
+/// The most SO_RCVLOWAT is raised to (bytes the kernel holds per connection
+/// before waking the loop).
+const LOWAT_MAX: u64 = 256 * 1024;
+
+sockopt_impl!(
+    /// SO_RCVLOWAT: how many bytes make a socket readable.
+    RcvLowat,
+    Both,
+    libc::SOL_SOCKET,
+    libc::SO_RCVLOWAT,
+    usize
+);
+
+/// The SO_RCVLOWAT for a response with `left` body bytes still to come
+/// (None: a head, a chunked body, or one that ends when the server closes).
+/// Never more than what is left, so the wake-up of the last byte is on time.
+fn wake_after(left: Option<u64>) -> usize {
+    match left {
+        Some(n) if n >= LOWAT_MIN => n.min(LOWAT_MAX) as usize,
+        _ => 1,
+    }
+}
+
 const TIMEOUT_SCAN: Duration = Duration::from_millis(5);
 
 /// Run one loop to its end; its counts.
@@ -96,6 +133,7 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::R
         conns: Vec::with_capacity(plan.connections),
         progress,
         backoffs: 0,
+        scratch: vec![0u8; READ_BUF].into_boxed_slice(),
     };
     let now = Instant::now();
     for k in 0..plan.connections {
@@ -108,8 +146,8 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::R
             phase: Phase::Waiting,
             written: 0,
             parser: Parser::new(plan.no_body),
-            buf: vec![0u8; BUF].into_boxed_slice(),
-            filled: 0,
+            carry: Vec::new(),
+            lowat: 1,
             started: now,
             intended: now,
             next_at,
@@ -195,6 +233,8 @@ struct Loop<'a> {
     progress: &'a Counter,
     /// Connections in Backoff.
     backoffs: usize,
+    /// Where every read of this loop lands.
+    scratch: Box<[u8]>,
 }
 
 impl Loop<'_> {
@@ -233,7 +273,7 @@ impl Loop<'_> {
             c.intended = now;
         }
         c.written = 0;
-        c.filled = 0;
+        c.carry.clear();
         c.first_byte = None;
         c.retried = false;
         c.deadline = now + timeout;
@@ -251,6 +291,7 @@ impl Loop<'_> {
         let c = &mut self.conns[k];
         c.reused = false;
         c.started = now;
+        c.lowat = 1;
         match TcpStream::connect(self.plan.addr) {
             Ok(mut s) => {
                 let interest = Interest::READABLE | Interest::WRITABLE;
@@ -344,8 +385,7 @@ impl Loop<'_> {
         loop {
             let c = &mut self.conns[k];
             let Some(s) = c.stream.as_mut() else { return };
-            let filled = c.filled;
-            match s.read(&mut c.buf[filled..]) {
+            match s.read(&mut self.scratch) {
                 Ok(0) => {
                     if let Some(r) = c.parser.eof() {
                         let now = Instant::now();
@@ -362,17 +402,12 @@ impl Loop<'_> {
                         c.first_byte = Some(now);
                     }
                     self.stats.total_bytes += n as u64;
-                    c.filled += n;
-                    match c.parser.feed(&c.buf[..c.filled]) {
-                        Ok(Progress::More(used)) => {
-                            c.buf.copy_within(used..c.filled, 0);
-                            c.filled -= used;
-                            if c.filled == c.buf.len() {
-                                self.receive_failed(poll, k);
-                                return;
+                    match feed_carried(&mut c.parser, &mut c.carry, &self.scratch[..n]) {
+                        Ok(None) => {}
+                        Ok(Some(r)) => {
+                            if c.lowat != 1 && set_lowat(s, 1) {
+                                c.lowat = 1;
                             }
-                        }
-                        Ok(Progress::Done(_, r)) => {
                             self.finish(poll, k, r, now);
                             return;
                         }
@@ -382,7 +417,13 @@ impl Loop<'_> {
                         }
                     }
                 }
-                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                    let want = wake_after(c.parser.body_left());
+                    if want != c.lowat && set_lowat(s, want) {
+                        c.lowat = want;
+                    }
+                    return;
+                }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(_) => {
                     let got_bytes = c.first_byte.is_some();
@@ -404,7 +445,7 @@ impl Loop<'_> {
             let c = &mut self.conns[k];
             c.retried = true;
             c.written = 0;
-            c.filled = 0;
+            c.carry.clear();
             self.connect(poll, k, now);
             self.conns[k].retried = true;
             return;
@@ -469,4 +510,9 @@ impl Loop<'_> {
             let _ = poll.registry().deregister(&mut s);
         }
     }
+}
+
+/// Set the socket's SO_RCVLOWAT; true when it took.
+fn set_lowat(s: &TcpStream, bytes: usize) -> bool {
+    nix::sys::socket::setsockopt(s, RcvLowat, &bytes).is_ok()
 }

@@ -78,6 +78,14 @@ impl Parser {
         matches!(self.state, State::Body(_))
     }
 
+    /// Bytes of a Content-Length body still to come; None outside one.
+    pub fn body_left(&self) -> Option<u64> {
+        match self.state {
+            State::Body(Body::Length(left)) => Some(left),
+            _ => None,
+        }
+    }
+
     /// Feed bytes (the unconsumed rest is offered again with more).
     pub fn feed(&mut self, buf: &[u8]) -> Result<Progress, &'static str> {
         let mut used = 0;
@@ -233,6 +241,38 @@ impl Parser {
     }
 }
 
+/// Feed newly read bytes to `parser`, behind those `carry` kept from
+/// earlier reads; what the parser leaves unconsumed is kept in `carry`. The
+/// response once complete. Body bytes pass straight through: only part of a
+/// head, a chunk-size line or a trailer is ever carried.
+pub fn feed_carried(
+    parser: &mut Parser,
+    carry: &mut Vec<u8>,
+    new: &[u8],
+) -> Result<Option<Response>, &'static str> {
+    let progress = if carry.is_empty() {
+        let p = parser.feed(new)?;
+        if let Progress::More(used) = p {
+            carry.extend_from_slice(&new[used..]);
+        }
+        p
+    } else {
+        carry.extend_from_slice(new);
+        let p = parser.feed(carry)?;
+        if let Progress::More(used) = p {
+            carry.drain(..used);
+        }
+        p
+    };
+    match progress {
+        Progress::More(_) => Ok(None),
+        Progress::Done(_, r) => {
+            carry.clear();
+            Ok(Some(r))
+        }
+    }
+}
+
 fn empty() -> Response {
     Response {
         status: 0,
@@ -317,5 +357,43 @@ mod tests {
         assert!(parse_in_steps(b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n", 100).is_err());
         let bad_chunk = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n";
         assert!(parse_in_steps(bad_chunk, 100).is_err());
+    }
+
+    #[test]
+    fn carried_pieces_give_the_same_responses_and_bodies_pass_through() {
+        let length = b"HTTP/1.1 200 OK\r\nContent-Length: 300\r\n\r\n".to_vec();
+        let chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\
+                        4\r\nWiki\r\n6;ext=1\r\npedia \r\n0\r\nX-T: 1\r\n\r\n";
+        for step in [1, 2, 7, 64, 1000] {
+            let mut p = Parser::new(false);
+            let mut carry = Vec::new();
+            let bytes = [length.clone(), vec![b'x'; 300]].concat();
+            let mut done = None;
+            for (i, piece) in bytes.chunks(step).enumerate() {
+                assert!(done.is_none(), "a response after its last byte");
+                done = feed_carried(&mut p, &mut carry, piece).unwrap();
+                let fed = ((i + 1) * step).min(bytes.len());
+                if fed >= length.len() && done.is_none() {
+                    assert!(carry.is_empty(), "body bytes kept, step {step}");
+                    assert_eq!(p.body_left(), Some((bytes.len() - fed) as u64));
+                }
+            }
+            let r = done.expect("complete");
+            assert_eq!((r.body_len, r.head_len), (300, length.len() as u64));
+            assert_eq!(p.body_left(), None, "the next head is awaited");
+
+            let mut p = Parser::new(false);
+            let mut carry = Vec::new();
+            let mut done = None;
+            for piece in chunked.chunks(step) {
+                done = feed_carried(&mut p, &mut carry, piece).unwrap();
+                assert_eq!(p.body_left(), None, "chunked: no length to wait for");
+            }
+            let r = done.expect("complete");
+            assert_eq!(r.body_len, 10, "step {step}");
+            assert!(carry.is_empty());
+        }
+        let mut carry = Vec::new();
+        assert!(feed_carried(&mut Parser::new(false), &mut carry, b"SSH-2.0-x\r\n\r\n").is_err());
     }
 }
