@@ -338,4 +338,10 @@ pub struct LoadArgs {
     /// https: accept any certificate (self-signed, wrong name, expired).
     #[arg(long)]
     pub insecure: bool,
+    /// Poll for events this long before sleeping, e.g. 10us (HTTP/1.1 on
+    /// http:// only). With the server on the same host, every wake-up of an
+    /// idle toll is work on the server's core; spinning saves it at the cost
+    /// of toll's CPU.
+    #[arg(long, value_name = "TIME")]
+    pub spin: Option<String>,
 }

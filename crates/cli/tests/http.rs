@@ -71,6 +71,18 @@ fn nginx_small_and_large_files_with_abs_report() {
     let counted: u64 = hist.iter().map(|b| b[1].as_u64().unwrap()).sum();
     assert_eq!(counted, 3000, "every latency is in the stored histogram");
 
+    // Polling before sleeping changes when toll waits, not what it counts.
+    let o = s.toll(&[
+        "http", "-n", "2000", "-c", "4", "-k", "--spin", "20us", &url,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = export_json(&s, "last");
+    assert_eq!(run["config"]["spin_us"], 20.0);
+    let r = report(&s);
+    assert_eq!(r["complete_requests"], 2000);
+    assert_eq!(r["failed_requests"], 0);
+    assert_eq!(r["html_transferred"], 2000 * 92);
+
     // Without -k every request has its own connection.
     let big = format!("http://127.0.0.1:{}/big.bin", nginx.port());
     let o = s.toll(&["http", "-n", "20", "-c", "2", &big]);
@@ -342,6 +354,15 @@ fn user_mistakes_and_unreachable_servers_are_one_line_errors() {
         ),
         (vec!["-H", "NoColon", "http://127.0.0.1/"], "Name: value"),
         (vec!["--rate", "-5", "http://127.0.0.1/"], "--rate"),
+        (vec!["--spin", "fast", "http://127.0.0.1/"], "--spin `fast`"),
+        (
+            vec!["--spin", "1s", "http://127.0.0.1/"],
+            "longer than 10ms",
+        ),
+        (
+            vec!["--spin", "10us", "--http2", "http://127.0.0.1/"],
+            "plain HTTP/1.1",
+        ),
         (vec!["-x", "http://127.0.0.1/"], "toll http --help"),
         (
             vec!["http://no-such-host.invalid/"],

@@ -30,6 +30,8 @@ pub fn parse_duration(flag: &str, text: &str) -> anyhow::Result<Duration> {
     let t = text.trim();
     let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
         (n, 1e-3)
+    } else if let Some(n) = t.strip_suffix("us").or_else(|| t.strip_suffix("µs")) {
+        (n, 1e-6)
     } else if let Some(n) = t.strip_suffix('s') {
         (n, 1.0)
     } else if let Some(n) = t.strip_suffix('m') {
@@ -134,6 +136,21 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
         })?),
         None => None,
     };
+    let spin = match &a.spin {
+        Some(s) => parse_duration("--spin", s)?,
+        None => Duration::ZERO,
+    };
+    if !spin.is_zero() && (target.tls || a.http2) {
+        return Err(usage(
+            "--spin works on plain HTTP/1.1 (http:// without --http2): drop it",
+        ));
+    }
+    if spin > Duration::from_millis(10) {
+        return Err(usage(format!(
+            "--spin {} is longer than 10ms: spinning is for the microseconds between answers",
+            a.spin.as_deref().unwrap_or_default()
+        )));
+    }
     if a.content_type.is_some() && body.is_none() {
         return Err(usage("-T sets the body's type: give the body with -p FILE"));
     }
@@ -163,6 +180,7 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
         http2: a.http2,
         streams,
         insecure: a.insecure,
+        spin,
     })
 }
 

@@ -46,6 +46,8 @@ pub struct LoopPlan {
     /// and this loop's first connection's offset in the global schedule.
     pub rate: Option<RateShare>,
     pub start: Instant,
+    /// Poll this long after the last event before sleeping (0: sleep at once).
+    pub spin: Duration,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -164,6 +166,8 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::R
         lp.start_next(&mut poll, k, now);
     }
     let mut next_scan = now + TIMEOUT_SCAN;
+    // --spin: until then, poll without sleeping.
+    let mut spin_until = now;
     loop {
         if stop.load(Ordering::Relaxed) {
             break;
@@ -189,11 +193,17 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::R
                 wait = wait.min(at.saturating_duration_since(now));
             }
         }
+        if now < spin_until {
+            wait = Duration::ZERO;
+        }
         if let Err(e) = poll.poll(&mut events, Some(wait)) {
             if e.kind() == ErrorKind::Interrupted {
                 continue;
             }
             return Err(e);
+        }
+        if !events.is_empty() && !plan.spin.is_zero() {
+            spin_until = Instant::now() + plan.spin;
         }
         for ev in events.iter() {
             lp.on_event(&mut poll, ev.token().0);

@@ -70,6 +70,8 @@ pub struct HttpConfig {
     pub streams: usize,
     /// --insecure: accept any server certificate.
     pub insecure: bool,
+    /// --spin: how long an HTTP/1.1 event loop polls before it sleeps.
+    pub spin: Duration,
 }
 
 /// What a load run measured.
@@ -190,6 +192,7 @@ pub fn load(
             variable_length: cfg.variable_length,
             rate,
             start,
+            spin: cfg.spin,
         };
         let client = template.as_ref().map(|template| ClientPlan {
             common: plan.clone(),
@@ -378,6 +381,7 @@ pub fn store_run(
             "timeout_s": cfg.timeout.as_secs_f64(), "rate": cfg.rate,
             "variable_length": cfg.variable_length, "http2": cfg.http2,
             "streams": cfg.streams, "insecure": cfg.insecure,
+            "spin_us": cfg.spin.as_secs_f64() * 1e6,
         }),
         env,
         tool_version: env!("CARGO_PKG_VERSION").into(),
