@@ -344,4 +344,11 @@ pub struct LoadArgs {
     /// of toll's CPU.
     #[arg(long, value_name = "TIME")]
     pub spin: Option<String>,
+    /// With requests in flight and none answered yet, nap on a timer for up
+    /// to this long (default 10us; at most an eighth of the recent latency)
+    /// instead of being woken by each answer: the server's core is spared a
+    /// wake-up per answer. 0 turns it off (HTTP/1.1 on http:// without
+    /// --rate or --spin).
+    #[arg(long, value_name = "TIME")]
+    pub coalesce: Option<String>,
 }

@@ -65,6 +65,7 @@ fn nginx_small_and_large_files_with_abs_report() {
     );
     let run = export_json(&s, "last");
     assert_eq!(run["status"], "complete");
+    assert_eq!(run["config"]["coalesce_us"], 10.0, "naps by default");
     let hist = run["series"][0]["points"][0]["extra"]["latency_ns_histogram"]
         .as_array()
         .unwrap();
@@ -78,6 +79,27 @@ fn nginx_small_and_large_files_with_abs_report() {
     assert!(o.status.success(), "{}", stderr(&o));
     let run = export_json(&s, "last");
     assert_eq!(run["config"]["spin_us"], 20.0);
+    assert_eq!(run["config"]["coalesce_us"], 0.0, "no naps while spinning");
+    let r = report(&s);
+    assert_eq!(r["complete_requests"], 2000);
+    assert_eq!(r["failed_requests"], 0);
+    assert_eq!(r["html_transferred"], 2000 * 92);
+
+    // Longer naps (up to the cap) change when toll reads, not what it counts.
+    let o = s.toll(&[
+        "http",
+        "-n",
+        "2000",
+        "-c",
+        "8",
+        "-k",
+        "--coalesce",
+        "200us",
+        &url,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = export_json(&s, "last");
+    assert_eq!(run["config"]["coalesce_us"], 200.0);
     let r = report(&s);
     assert_eq!(r["complete_requests"], 2000);
     assert_eq!(r["failed_requests"], 0);
@@ -361,6 +383,26 @@ fn user_mistakes_and_unreachable_servers_are_one_line_errors() {
         ),
         (
             vec!["--spin", "10us", "--http2", "http://127.0.0.1/"],
+            "plain HTTP/1.1",
+        ),
+        (
+            vec!["--coalesce", "soon", "http://127.0.0.1/"],
+            "--coalesce `soon`",
+        ),
+        (
+            vec!["--coalesce", "5ms", "http://127.0.0.1/"],
+            "longer than 1ms",
+        ),
+        (
+            vec!["--coalesce", "10us", "--rate", "100", "http://127.0.0.1/"],
+            "without --rate or --spin",
+        ),
+        (
+            vec!["--coalesce", "10us", "--spin", "5us", "http://127.0.0.1/"],
+            "without --rate or --spin",
+        ),
+        (
+            vec!["--coalesce", "10us", "https://127.0.0.1/"],
             "plain HTTP/1.1",
         ),
         (vec!["-x", "http://127.0.0.1/"], "toll http --help"),

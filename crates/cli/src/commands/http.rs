@@ -26,6 +26,9 @@ pub fn whole(flag: &str, text: &str, min: u64) -> anyhow::Result<u64> {
 }
 
 /// 10s, 500ms, 2m, 1h, or plain seconds (fractions allowed).
+/// --coalesce when not given.
+const DEFAULT_COALESCE: Duration = Duration::from_micros(10);
+
 pub fn parse_duration(flag: &str, text: &str) -> anyhow::Result<Duration> {
     let t = text.trim();
     let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
@@ -151,6 +154,7 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
             a.spin.as_deref().unwrap_or_default()
         )));
     }
+    let coalesce = coalesce(a, &target, rate.is_some(), spin)?;
     if a.content_type.is_some() && body.is_none() {
         return Err(usage("-T sets the body's type: give the body with -p FILE"));
     }
@@ -181,7 +185,36 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
         streams,
         insecure: a.insecure,
         spin,
+        coalesce,
     })
+}
+
+/// --coalesce: 10 µs unless given; off where naps do not apply, and an
+/// error where the user asked for them there.
+fn coalesce(a: &LoadArgs, target: &Target, rate: bool, spin: Duration) -> anyhow::Result<Duration> {
+    let applies = !(target.tls || a.http2 || rate || !spin.is_zero());
+    let Some(text) = &a.coalesce else {
+        return Ok(if applies {
+            DEFAULT_COALESCE
+        } else {
+            Duration::ZERO
+        });
+    };
+    if matches!(text.trim(), "0" | "off") {
+        return Ok(Duration::ZERO);
+    }
+    let d = parse_duration("--coalesce", text)?;
+    if !applies {
+        return Err(usage(
+            "--coalesce works on plain HTTP/1.1 without --rate or --spin (http://, no --http2): drop it",
+        ));
+    }
+    if d > Duration::from_millis(1) {
+        return Err(usage(format!(
+            "--coalesce {text} is longer than 1ms: a nap is for the microseconds between answers"
+        )));
+    }
+    Ok(d)
 }
 
 /// Set by Ctrl-C; a second Ctrl-C exits at once.

@@ -9,8 +9,11 @@
 //! Content-Length body streams in, the socket's SO_RCVLOWAT is raised to
 //! what is left of it (up to `LOWAT_MAX`), so the loop is woken once per
 //! `LOWAT_MAX` bytes instead of once per segment: on loopback each wake-up
-//! of an idle load generator is work done on the server's core.
+//! of an idle load generator is work done on the server's core. For the
+//! same reason, with several requests in flight and nothing ready, the loop
+//! naps on a timer instead of sleeping until the next answer (`coalesce`).
 
+use super::coalesce::Coalesce;
 use super::response::{feed_carried, Parser, Response};
 use super::stats::{Answered, Stats};
 use mio::net::TcpStream;
@@ -48,6 +51,9 @@ pub struct LoopPlan {
     pub start: Instant,
     /// Poll this long after the last event before sleeping (0: sleep at once).
     pub spin: Duration,
+    /// The longest nap in place of a sleep while requests are in flight
+    /// (0: sleep until an event).
+    pub coalesce: Duration,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -136,7 +142,16 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::R
         progress,
         backoffs: 0,
         scratch: vec![0u8; READ_BUF].into_boxed_slice(),
+        coalesce: Coalesce::new(if plan.connections >= 2 && plan.rate.is_none() {
+            plan.coalesce
+        } else {
+            Duration::ZERO
+        }),
     };
+    if !plan.coalesce.is_zero() {
+        // Naps of microseconds: without this a timer may fire 50 µs late.
+        let _ = nix::sys::prctl::set_timerslack(1);
+    }
     let now = Instant::now();
     for k in 0..plan.connections {
         let next_at = match plan.rate {
@@ -196,11 +211,29 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::R
         if now < spin_until {
             wait = Duration::ZERO;
         }
+        // Look before napping: a nap is only in place of a sleep.
+        let nap = if wait.is_zero() {
+            None
+        } else {
+            lp.coalesce.nap()
+        };
+        if nap.is_some() {
+            wait = Duration::ZERO;
+        }
         if let Err(e) = poll.poll(&mut events, Some(wait)) {
             if e.kind() == ErrorKind::Interrupted {
                 continue;
             }
             return Err(e);
+        }
+        if let Some(d) = nap.filter(|_| events.is_empty()) {
+            std::thread::sleep(d);
+            if let Err(e) = poll.poll(&mut events, Some(Duration::ZERO)) {
+                if e.kind() != ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+            lp.coalesce.after_nap(!events.is_empty());
         }
         if !events.is_empty() && !plan.spin.is_zero() {
             spin_until = Instant::now() + plan.spin;
@@ -245,6 +278,7 @@ struct Loop<'a> {
     backoffs: usize,
     /// Where every read of this loop lands.
     scratch: Box<[u8]>,
+    coalesce: Coalesce,
 }
 
 impl Loop<'_> {
@@ -472,6 +506,8 @@ impl Loop<'_> {
     fn finish(&mut self, poll: &mut Poll, k: usize, r: Response, now: Instant) {
         let c = &self.conns[k];
         let keep = self.plan.keep_alive && !r.close;
+        self.coalesce
+            .answered(now.saturating_duration_since(c.intended));
         self.stats.record(
             Answered {
                 status: r.status,

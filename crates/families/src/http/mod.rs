@@ -5,6 +5,7 @@
 //! (stats); the run is stored like every family.
 
 pub mod client_loop;
+pub mod coalesce;
 pub mod compare;
 pub mod event_loop;
 pub mod request;
@@ -72,6 +73,9 @@ pub struct HttpConfig {
     pub insecure: bool,
     /// --spin: how long an HTTP/1.1 event loop polls before it sleeps.
     pub spin: Duration,
+    /// --coalesce: the longest nap of an HTTP/1.1 event loop in place of a
+    /// sleep while requests are in flight (zero: off).
+    pub coalesce: Duration,
 }
 
 /// What a load run measured.
@@ -193,6 +197,7 @@ pub fn load(
             rate,
             start,
             spin: cfg.spin,
+            coalesce: cfg.coalesce,
         };
         let client = template.as_ref().map(|template| ClientPlan {
             common: plan.clone(),
@@ -382,6 +387,7 @@ pub fn store_run(
             "variable_length": cfg.variable_length, "http2": cfg.http2,
             "streams": cfg.streams, "insecure": cfg.insecure,
             "spin_us": cfg.spin.as_secs_f64() * 1e6,
+            "coalesce_us": cfg.coalesce.as_secs_f64() * 1e6,
         }),
         env,
         tool_version: env!("CARGO_PKG_VERSION").into(),

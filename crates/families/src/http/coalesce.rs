@@ -1,0 +1,146 @@
+//! Coalesced wake-ups for an HTTP/1.1 event loop (`--coalesce`).
+//!
+//! A loop that sleeps in epoll is woken by each answer the server writes,
+//! and with the server on the same host that wake-up is work on the
+//! server's core (on a VM: an inter-processor interrupt, a VM exit). When
+//! several requests are in flight and nothing is ready, the loop can
+//! instead nap on its own timer: answers that arrive meanwhile wake nobody,
+//! and the loop takes them together when the nap ends.
+//!
+//! The cost is that an answer can be read up to one nap late, so the nap is
+//! kept to an eighth of the loop's recent mean latency (and to `--coalesce`).
+//! A nap after which nothing is ready was wasted: the naps that follow are
+//! skipped, more of them after each miss, so a slow server gets ordinary
+//! sleeps.
+
+use std::time::Duration;
+
+/// Naps shorter than this are not worth a timer.
+const SHORTEST: Duration = Duration::from_micros(1);
+/// After the k-th miss in a row, 2^k nap chances are skipped (k at most this).
+const MAX_BACKOFF: u32 = 6;
+
+pub struct Coalesce {
+    /// The longest nap (--coalesce); zero: never nap.
+    most: Duration,
+    /// Recent mean latency, in ns: a moving average over about 16 answers.
+    mean_ns: u64,
+    /// Nap chances still to skip after a miss.
+    skip: u32,
+    /// Misses in a row.
+    misses: u32,
+}
+
+impl Coalesce {
+    pub fn new(most: Duration) -> Coalesce {
+        Coalesce {
+            most,
+            mean_ns: 0,
+            skip: 0,
+            misses: 0,
+        }
+    }
+
+    /// An answer came `latency` after its request was due.
+    pub fn answered(&mut self, latency: Duration) {
+        let x = latency.as_nanos().min(u64::MAX as u128) as u64;
+        self.mean_ns = if self.mean_ns == 0 {
+            x
+        } else {
+            self.mean_ns - self.mean_ns / 16 + x / 16
+        };
+    }
+
+    /// Nothing is ready and the loop would sleep: how long to nap instead,
+    /// or None to sleep until an event.
+    pub fn nap(&mut self) -> Option<Duration> {
+        if self.most.is_zero() || self.mean_ns == 0 {
+            return None;
+        }
+        if self.skip > 0 {
+            self.skip -= 1;
+            return None;
+        }
+        let d = self.most.min(Duration::from_nanos(self.mean_ns / 8));
+        (d >= SHORTEST).then_some(d)
+    }
+
+    /// After a nap: whether anything was ready when it ended.
+    pub fn after_nap(&mut self, found: bool) {
+        if found {
+            self.misses = 0;
+        } else {
+            self.misses = (self.misses + 1).min(MAX_BACKOFF);
+            self.skip = 1 << self.misses;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn us(n: u64) -> Duration {
+        Duration::from_micros(n)
+    }
+
+    #[test]
+    fn no_nap_when_off_or_before_any_answer() {
+        let mut c = Coalesce::new(Duration::ZERO);
+        c.answered(us(400));
+        assert_eq!(c.nap(), None);
+        let mut c = Coalesce::new(us(10));
+        assert_eq!(c.nap(), None);
+        c.answered(us(400));
+        assert_eq!(c.nap(), Some(us(10)));
+    }
+
+    #[test]
+    fn the_nap_is_at_most_an_eighth_of_the_recent_latency() {
+        let mut c = Coalesce::new(us(10));
+        for _ in 0..200 {
+            c.answered(us(40));
+        }
+        let d = c.nap().unwrap();
+        assert!(d <= us(5) && d > us(4), "{d:?}");
+        // A fast server: an eighth of 4 µs is under the shortest nap.
+        for _ in 0..400 {
+            c.answered(us(4));
+        }
+        assert_eq!(c.nap(), None);
+        // Slow answers again: back to the cap.
+        for _ in 0..400 {
+            c.answered(us(1000));
+        }
+        assert_eq!(c.nap(), Some(us(10)));
+    }
+
+    #[test]
+    fn misses_skip_more_chances_each_time_and_a_hit_resets() {
+        let mut c = Coalesce::new(us(10));
+        c.answered(us(400));
+        let skipped = |c: &mut Coalesce| {
+            let mut n = 0;
+            while c.nap().is_none() {
+                n += 1;
+                assert!(n < 1000, "never naps again");
+            }
+            n
+        };
+        assert!(c.nap().is_some());
+        c.after_nap(false);
+        assert_eq!(skipped(&mut c), 2);
+        c.after_nap(false);
+        assert_eq!(skipped(&mut c), 4);
+        for _ in 0..10 {
+            c.after_nap(false);
+            skipped(&mut c);
+        }
+        c.after_nap(false);
+        assert_eq!(skipped(&mut c), 1 << MAX_BACKOFF);
+        c.after_nap(true);
+        assert!(c.nap().is_some());
+        c.after_nap(false);
+        assert_eq!(skipped(&mut c), 2);
+    }
+}
