@@ -12,6 +12,11 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "PATH")]
     pub db: Option<PathBuf>,
 
+    /// Check the arguments and the toolchains, say what would be measured,
+    /// and exit without measuring or storing anything.
+    #[arg(long, global = true)]
+    pub dry_run: bool,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -51,7 +56,8 @@ pub struct TransferArgs {
         allow_hyphen_values = true
     )]
     pub sizes: String,
-    /// Peers, comma-separated: rust, c, python, node, or all.
+    /// Peers, comma-separated: rust, c, python, node, go, java, erlang, haskell,
+    /// or all (every one this machine has; `toll doctor` lists them).
     #[arg(long, default_value = "rust", value_name = "LIST")]
     pub peer: String,
     /// Transports, comma-separated: pipe, unix, tcp, shm (default: all the peer supports).
@@ -63,14 +69,17 @@ pub struct TransferArgs {
     /// Busy-wait instead of sleeping on a futex in the shm transport.
     #[arg(long)]
     pub spin: bool,
-    /// Timed trials per size.
-    #[arg(long, default_value_t = 10, value_name = "N")]
+    /// Timed trials per size (1 to 100000).
+    #[arg(long, default_value_t = 10, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub trials: u32,
-    /// Warm-up per size, in milliseconds.
-    #[arg(long, default_value_t = 100, value_name = "MS")]
+    /// Warm-up per size, in milliseconds (0 to 60000).
+    #[arg(long, default_value_t = 100, value_name = "MS",
+          value_parser = clap::value_parser!(u64).range(0..=60_000))]
     pub warmup_ms: u64,
-    /// Target length of one timed batch, in milliseconds.
-    #[arg(long, default_value_t = 10, value_name = "MS")]
+    /// Target length of one timed batch, in milliseconds (1 to 10000).
+    #[arg(long, default_value_t = 10, value_name = "MS",
+          value_parser = clap::value_parser!(u64).range(1..=10_000))]
     pub batch_ms: u64,
     /// Print the stored run as JSON on stdout instead of the table.
     #[arg(long)]
@@ -83,23 +92,31 @@ pub struct TransferArgs {
 /// What `toll spawn` and `toll ring` share.
 #[derive(Debug, Args)]
 pub struct UnitArgs {
-    /// Runtimes, comma-separated: rust, c, python, node, go, java, erlang, haskell, or all
-    /// (every runtime found on this machine).
+    /// Runtimes, comma-separated: rust, c, python, node, go, java, erlang, haskell,
+    /// or all (every one this machine has; `toll doctor` lists them).
     #[arg(long, default_value = "all", value_name = "LIST")]
     pub runtime: String,
     /// Unit kinds, comma-separated: a unit (thread, goroutine, …), a pair
     /// (java/virtual-thread) or a class (os-process, os-thread, green). Default: all.
     #[arg(long, value_name = "LIST")]
     pub unit: Option<String>,
-    /// Timed trials per N.
-    #[arg(long, default_value_t = 5, value_name = "K")]
+    /// Timed trials per N (1 to 10000).
+    #[arg(long, default_value_t = 5, value_name = "K",
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub trials: u32,
-    /// Time ceiling per point, in seconds: a point that takes longer is stopped and failed.
-    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
-    pub max_time: f64,
-    /// Memory ceiling per point, in MiB of the machine's memory: a point that
-    /// takes more is stopped and failed.
-    #[arg(long, default_value_t = 4096, value_name = "MIB")]
+    /// Time ceiling per point, in seconds (more than 0, at most 86400): a
+    /// point that takes longer is stopped and failed.
+    #[arg(
+        long,
+        default_value = "60",
+        value_name = "SECONDS",
+        allow_hyphen_values = true
+    )]
+    pub max_time: String,
+    /// Memory ceiling per point, in MiB of the machine's memory (1 to
+    /// 16777216): a point that takes more is stopped and failed.
+    #[arg(long, default_value_t = 4096, value_name = "MIB",
+          value_parser = clap::value_parser!(u64).range(1..=16_777_216))]
     pub max_mem: u64,
     /// The largest N accepted.
     #[arg(long, default_value_t = 1_000_000, value_name = "N")]

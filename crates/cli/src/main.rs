@@ -15,15 +15,18 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage::clap_error(e),
     };
+    let db = cli.db.as_deref();
+    let dry = cli.dry_run;
     let result = match cli.command {
-        Command::Transfer(a) => commands::transfer::run(a, cli.db.as_deref()),
-        Command::Spawn(a) => commands::units::spawn(a, cli.db.as_deref()),
-        Command::Ring(a) => commands::units::ring(a, cli.db.as_deref()),
-        Command::Http(a) => commands::http::run(*a, cli.db.as_deref()),
-        Command::Runs(a) => commands::runs::list(a, cli.db.as_deref()),
-        Command::Show(a) => commands::runs::show(a, cli.db.as_deref()),
-        Command::Export(a) => commands::runs::export(a, cli.db.as_deref()),
-        Command::Rm(a) => commands::runs::remove(a, cli.db.as_deref()),
+        Command::Transfer(a) => commands::transfer::run(a, db, dry),
+        Command::Spawn(a) => commands::units::spawn(a, db, dry),
+        Command::Ring(a) => commands::units::ring(a, db, dry),
+        Command::Http(a) => commands::http::run(*a, db, dry),
+        Command::Runs(a) => commands::runs::list(a, db),
+        Command::Show(a) => commands::runs::show(a, db),
+        Command::Export(a) => commands::runs::export(a, db),
+        Command::Rm(a) if dry => commands::runs::dry_remove(a, db),
+        Command::Rm(a) => commands::runs::remove(a, db),
         Command::Doctor => commands::doctor::run(),
         Command::Worker => return ExitCode::from(toll_peers::worker::run() as u8),
     };

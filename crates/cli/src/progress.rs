@@ -43,4 +43,8 @@ impl Observer for Progress {
     fn warning(&mut self, message: &str) {
         self.bar.suspend(|| eprintln!("warning: {message}"));
     }
+
+    fn note(&mut self, message: &str) {
+        self.bar.suspend(|| eprintln!("note: {message}"));
+    }
 }

@@ -63,13 +63,13 @@ fn unknown_options_and_placements() {
     let o = s.toll(&["transfer", "--pin", "same", "--spin", "--via", "shm"]);
     assert_one_line_error(&o, "--spin with --pin same");
     let o = s.toll(&["transfer", "--trials", "0"]);
-    assert_one_line_error(&o, "--trials must be at least 1");
+    assert_one_line_error(&o, "0 is not in 1..=100000");
     let o = s.toll(&["export", "1", "--format", "xml"]);
     assert_one_line_error(&o, "json, csv");
     let o = s.toll(&["show", "seven"]);
     assert_one_line_error(&o, "bad run id `seven`");
     let o = s.toll(&["show", "99"]);
-    assert_one_line_error(&o, "no run 99");
+    assert_one_line_error(&o, "no results database at");
 }
 
 #[test]
@@ -140,4 +140,126 @@ fn a_reader_that_closes_the_pipe_early_is_not_an_error() {
         assert!(o.status.success(), "{format}: {}", stderr(&o));
         assert_eq!(stderr(&o), "", "{format}");
     }
+    let o = s.toll(&["show", "99"]);
+    assert_one_line_error(&o, "no run 99");
+}
+
+/// Every number a flag takes has a range, checked before any work: a huge
+/// value is one line, never a panic, an abort or a silent wrap.
+#[test]
+fn huge_values_are_refused_before_any_work() {
+    let s = Scratch::new("huge");
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["transfer", "--trials", "4000000000", "--sizes", "0"],
+            "4000000000 is not in 1..=100000",
+        ),
+        (&["transfer", "--batch-ms", "0"], "0 is not in 1..=10000"),
+        (
+            &["transfer", "--warmup-ms", "99999999999"],
+            "is not in 0..=60000",
+        ),
+        (
+            &["spawn", "--runtime", "rust", "-n", "10", "--max-time", "1e20"],
+            "--max-time 1e20 is out of range",
+        ),
+        (
+            &["spawn", "--runtime", "rust", "-n", "10", "--max-time", "NaN"],
+            "--max-time NaN is out of range",
+        ),
+        (
+            &["ring", "--max-mem", "99999999999999999"],
+            "is not in 1..=16777216",
+        ),
+        (&["spawn", "--trials", "4000000000"], "not in 1..=10000"),
+    ];
+    for (args, needle) in cases {
+        let o = s.toll(args);
+        assert_one_line_error(&o, needle);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+    }
+    assert!(!s.db().exists(), "a refused command creates nothing");
+}
+
+/// `--db` names a file toll can read back: a PostgreSQL URL, SQLite's
+/// in-memory names and `file:` URIs are refused before any work, and nothing
+/// is created for them.
+#[test]
+fn stores_that_would_not_keep_results_are_refused() {
+    let s = Scratch::new("db-names");
+    for (db, needle) in [
+        ("postgres://host/db", "SQLite files only"),
+        (":memory:", "lose the run at exit"),
+        ("file:x?mode=memory", "lose the run at exit"),
+    ] {
+        for args in [
+            &["--db", db, "transfer", "--sizes", "0", "--via", "pipe"][..],
+            &["--db", db, "runs"][..],
+        ] {
+            let o = std::process::Command::new(env!("CARGO_BIN_EXE_toll"))
+                .current_dir(&s.0)
+                .args(args)
+                .output()
+                .unwrap();
+            assert_one_line_error(&o, needle);
+            assert_eq!(o.status.code(), Some(2), "{args:?}");
+        }
+    }
+    let left: Vec<_> = std::fs::read_dir(&s.0).unwrap().flatten().collect();
+    assert!(left.is_empty(), "nothing may be created: {left:?}");
+}
+
+/// A reading command never creates anything: a mistyped --db is an error
+/// that names the path, not an empty database.
+#[test]
+fn reading_commands_create_nothing() {
+    let s = Scratch::new("db-typo");
+    let typo = s.0.join("a/mistyped/path.db");
+    let typo = typo.to_str().unwrap();
+    for args in [
+        &["--db", typo, "runs"][..],
+        &["--db", typo, "show"][..],
+        &["--db", typo, "export", "last"][..],
+        &["--db", typo, "rm", "1"][..],
+    ] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_toll"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert_one_line_error(&o, "no results database at");
+        assert!(stderr(&o).contains("a/mistyped/path.db"), "{}", stderr(&o));
+    }
+    assert!(!s.0.join("a").exists(), "no directory may be created");
+    // The default place, never written yet: nothing stored, said plainly.
+    let home = s.0.join("home");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_toll"))
+        .arg("runs")
+        .env("HOME", &home)
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env_remove("TOLL_DB")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("no runs stored yet"), "{}", stdout(&o));
+    assert!(!home.exists(), "nothing may be created");
+}
+
+/// An error's cause is printed once, not once in the message and again as
+/// its source.
+#[test]
+fn an_error_names_its_cause_once() {
+    let s = Scratch::new("db-twice");
+    // A directory where the database's directory should be: creating it fails.
+    std::fs::write(s.0.join("blocker"), b"").unwrap();
+    let db = s.0.join("blocker/sub/toll.db");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_toll"))
+        .arg("--db")
+        .arg(&db)
+        .args(["transfer", "--sizes", "0", "--via", "pipe"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&o, "cannot create");
+    let err = stderr(&o);
+    let cause = "Not a directory";
+    assert_eq!(err.matches(cause).count(), 1, "{err}");
 }

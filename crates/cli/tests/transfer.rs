@@ -148,14 +148,16 @@ fn go_java_and_erlang_peers_speak_pipe_unix_and_tcp() {
     assert!(tools.contains("go") && tools.contains("java") && tools.contains("erl"));
 }
 
-/// Haskell is optional: used when `ghc` is on the machine, skipped (and said
-/// so) when not.
+/// Haskell is optional: this test needs `ghc`, so it is ignored by default
+/// (cargo counts it as ignored, not passed) and scripts/test runs it with
+/// `--ignored` when ghc is installed.
 #[test]
+#[ignore = "needs ghc (apt-get install ghc); scripts/test runs it when ghc is installed"]
 fn haskell_peer_transfers_spawns_and_rings_when_ghc_is_present() {
-    if toll_peers::runtime::find_in_path("ghc").is_none() {
-        eprintln!("skipped: ghc not found (apt-get install ghc adds the optional Haskell peer)");
-        return;
-    }
+    assert!(
+        toll_peers::runtime::find_in_path("ghc").is_some(),
+        "ghc not found: this test is for machines with ghc (apt-get install ghc)"
+    );
     let s = Scratch::new("haskell");
     let o = transfer(&s, &["--peer", "haskell"]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -10,6 +10,8 @@ pub trait Observer {
     fn point_done(&mut self, _label: &str, _n: u64, _summary: &Summary) {}
     /// Something the user should know, with its remedy.
     fn warning(&mut self, _message: &str) {}
+    /// What a slow set-up step is doing (building a worker on first use).
+    fn note(&mut self, _message: &str) {}
 }
 
 /// An observer that ignores everything.

@@ -118,7 +118,7 @@ pub fn run(
     let placement = Placement::choose(cfg.pin)?;
     let mut launches = Vec::new();
     for &peer in &cfg.peers {
-        launches.push((peer, peer.prepare()?));
+        launches.push((peer, peer.prepare_noting(&mut |m| observer.note(m))?));
     }
     let toolchains = launches.iter().map(|(_, l)| l.toolchain.clone()).collect();
     let env = Fingerprint::capture(toolchains);

@@ -139,7 +139,7 @@ pub fn run(
     let mut launches: BTreeMap<Runtime, Launch> = BTreeMap::new();
     for t in &cfg.targets {
         if let std::collections::btree_map::Entry::Vacant(e) = launches.entry(t.runtime) {
-            e.insert(t.runtime.prepare()?);
+            e.insert(t.runtime.prepare_noting(&mut |m| observer.note(m))?);
         }
     }
     let toolchains = launches.values().map(|l| l.toolchain.clone()).collect();

@@ -33,19 +33,27 @@ pub struct Fingerprint {
     pub virtualization: Option<String>,
     /// 1-, 5- and 15-minute load averages.
     pub load_average: [f64; 3],
-    /// Share of all CPUs busy (0–1) just before the run, from /proc/stat.
+    /// Share of all CPUs (0–1) that other processes kept busy over a short
+    /// window just before the run: /proc/stat's busy time less toll's own.
     pub busy_fraction: f64,
+    /// The process that used the most CPU in that window, when one was busy:
+    /// (command name, share of one CPU).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busiest: Option<(String, f64)>,
     /// (tool, version) of each toolchain used.
     pub toolchains: Vec<(String, String)>,
 }
 
-/// How long CPU use is sampled for `busy_fraction`.
-const BUSY_SAMPLE: Duration = Duration::from_millis(200);
+/// How long CPU use is sampled for `busy_fraction`: long enough to see a
+/// steady load, short enough that a run that just ended (toll's own previous
+/// run, say) no longer counts, as it would in the load average.
+const BUSY_SAMPLE: Duration = Duration::from_millis(300);
 
 impl Fingerprint {
-    /// Read the fingerprint of this machine (takes ~200 ms to sample CPU use).
+    /// Read the fingerprint of this machine (takes ~300 ms to sample CPU use).
     pub fn capture(toolchains: Vec<(String, String)>) -> Fingerprint {
         let before = parse_stat_cpu(&read("/proc/stat"));
+        let procs_before = process_times();
         let cpu = parse_cpuinfo(&read("/proc/cpuinfo"));
         let logical_cpus = if cpu.logical > 0 {
             cpu.logical
@@ -88,36 +96,106 @@ impl Fingerprint {
             virtualization,
             load_average: parse_loadavg(&read("/proc/loadavg")),
             busy_fraction: 0.0,
+            busiest: None,
             toolchains,
         };
         thread::sleep(BUSY_SAMPLE);
         let after = parse_stat_cpu(&read("/proc/stat"));
+        let procs_after = process_times();
+        let mine = std::process::id();
+        let own = match (procs_before.get(&mine), procs_after.get(&mine)) {
+            (Some(a), Some(b)) => b.1.saturating_sub(a.1),
+            _ => 0,
+        };
         let busy_fraction = match (before, after) {
-            (Some(a), Some(b)) => busy_between(a, b),
+            (Some(a), Some(b)) => others_busy_between(a, b, own),
             _ => 0.0,
         };
+        let busiest = busiest_process(&procs_before, &procs_after, mine, BUSY_SAMPLE);
         Fingerprint {
             busy_fraction,
+            busiest,
             ..fingerprint
         }
     }
 
-    /// A warning when the machine looks busy, with its remedy: when more than
-    /// 25% of the CPUs were busy, or the 1-minute load average exceeds half
-    /// the logical CPUs.
+    /// A warning when other processes kept more than a quarter of the CPUs
+    /// busy just before the run, naming the busiest and the remedy. toll's
+    /// own earlier run does not count: the window is short and starts now.
     pub fn busy_warning(&self) -> Option<String> {
-        let cpus = self.logical_cpus.max(1);
-        let load = self.load_average[0];
-        if self.busy_fraction <= 0.25 && load <= 0.5 * f64::from(cpus) {
+        if self.busy_fraction <= 0.25 {
             return None;
         }
+        let cpus = self.logical_cpus.max(1);
         let unit = if cpus == 1 { "CPU" } else { "CPUs" };
+        let who = match &self.busiest {
+            Some((name, share)) => format!(" (busiest: {name}, {:.0}% of a CPU)", share * 100.0),
+            None => String::new(),
+        };
         Some(format!(
-            "machine is busy: load average {load:.2} on {cpus} {unit} ({:.0}% busy) — \
-             results will be noisy; stop other work or use --pin",
+            "machine is busy: other processes used {:.0}% of {cpus} {unit} just before the run{who} — \
+             results will be noisy; let that work finish or stop it, then run again",
             self.busy_fraction * 100.0
         ))
     }
+}
+
+/// CPU time (user + system, in clock ticks) of every process, by pid, with
+/// its command name.
+fn process_times() -> std::collections::HashMap<u32, (String, u64)> {
+    let mut out = std::collections::HashMap::new();
+    let Ok(dir) = fs::read_dir("/proc") else {
+        return out;
+    };
+    for entry in dir.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        if let Some(p) = parse_proc_stat(&read(&format!("/proc/{pid}/stat"))) {
+            out.insert(pid, p);
+        }
+    }
+    out
+}
+
+/// (comm, utime + stime) from one /proc/PID/stat line. The command name is
+/// in parentheses and may itself hold spaces or parentheses.
+fn parse_proc_stat(text: &str) -> Option<(String, u64)> {
+    let open = text.find('(')?;
+    let close = text.rfind(')')?;
+    let name = text.get(open + 1..close)?.to_string();
+    let rest: Vec<&str> = text.get(close + 1..)?.split_whitespace().collect();
+    // After the name: state(0) ppid(1) … utime(11) stime(12).
+    let utime: u64 = rest.get(11)?.parse().ok()?;
+    let stime: u64 = rest.get(12)?.parse().ok()?;
+    Some((name, utime + stime))
+}
+
+/// The process other than `mine` that used the most CPU between two
+/// samples `window` apart, with its share of one CPU; None below 10%.
+fn busiest_process(
+    before: &std::collections::HashMap<u32, (String, u64)>,
+    after: &std::collections::HashMap<u32, (String, u64)>,
+    mine: u32,
+    window: Duration,
+) -> Option<(String, f64)> {
+    let ticks = clock_ticks_per_second() * window.as_secs_f64();
+    after
+        .iter()
+        .filter(|(pid, _)| **pid != mine)
+        .filter_map(|(pid, (name, t))| {
+            let t0 = before.get(pid).map_or(0, |b| b.1);
+            Some((name.clone(), t.checked_sub(t0)? as f64 / ticks))
+        })
+        .filter(|(_, share)| *share >= 0.1)
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+fn clock_ticks_per_second() -> f64 {
+    nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
+        .ok()
+        .flatten()
+        .map_or(100.0, |t| t as f64)
 }
 
 /// The file's text, or an empty string if it cannot be read.
@@ -231,14 +309,16 @@ fn parse_stat_cpu(text: &str) -> Option<CpuTimes> {
     })
 }
 
-/// Share of CPU time that was not idle (or waiting on I/O) between two samples.
-fn busy_between(before: CpuTimes, after: CpuTimes) -> f64 {
+/// Share of CPU time that was not idle (or waiting on I/O) between two
+/// samples, less `own` ticks (toll's own use in the window).
+fn others_busy_between(before: CpuTimes, after: CpuTimes, own: u64) -> f64 {
     let total = after.total.saturating_sub(before.total);
     if total == 0 {
         return 0.0;
     }
     let idle = after.idle.saturating_sub(before.idle);
-    (1.0 - idle as f64 / total as f64).clamp(0.0, 1.0)
+    let busy = total.saturating_sub(idle).saturating_sub(own);
+    (busy as f64 / total as f64).clamp(0.0, 1.0)
 }
 
 #[cfg(test)]

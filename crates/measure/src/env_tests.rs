@@ -128,48 +128,91 @@ fn stat_cpu_line_and_busy_share() {
         }
     );
     // 700 jiffies passed, 300 of them idle: 4/7 busy.
-    assert!((busy_between(a, b) - 4.0 / 7.0).abs() < 1e-12);
-    assert_eq!(busy_between(a, a), 0.0);
-    assert_eq!(busy_between(b, a), 0.0);
+    assert!((others_busy_between(a, b, 0) - 4.0 / 7.0).abs() < 1e-12);
+    assert_eq!(others_busy_between(a, a, 0), 0.0);
+    assert_eq!(others_busy_between(b, a, 0), 0.0);
     assert_eq!(parse_stat_cpu("cpu0 1 2 3 4\n"), None);
     assert_eq!(parse_stat_cpu("cpu  1 2\n"), None);
 }
 
 #[test]
-fn busy_warning_names_load_cpus_and_remedy() {
+fn busy_warning_counts_other_processes_not_the_load_average() {
     let calm = Fingerprint {
-        logical_cpus: 8,
-        load_average: [0.3, 0.2, 0.1],
+        logical_cpus: 2,
         busy_fraction: 0.05,
         ..Fingerprint::default()
     };
     assert_eq!(calm.busy_warning(), None);
+    // A high load average left by an earlier run is no reason to warn: only
+    // what other processes did just now counts.
+    let after_a_run = Fingerprint {
+        load_average: [2.48, 1.0, 0.5],
+        ..calm.clone()
+    };
+    assert_eq!(after_a_run.busy_warning(), None);
 
     let loaded = Fingerprint {
-        load_average: [4.5, 3.0, 1.0],
+        busy_fraction: 0.5,
+        busiest: Some(("cargo".into(), 0.97)),
         ..calm.clone()
     };
     assert_eq!(
         loaded.busy_warning().as_deref(),
         Some(
-            "machine is busy: load average 4.50 on 8 CPUs (5% busy) — results will be noisy; \
-             stop other work or use --pin"
+            "machine is busy: other processes used 50% of 2 CPUs just before the run \
+             (busiest: cargo, 97% of a CPU) — results will be noisy; let that work finish \
+             or stop it, then run again"
         )
     );
-
-    let spinning = Fingerprint {
+    let unnamed = Fingerprint {
         busy_fraction: 0.4,
         ..calm.clone()
     };
-    assert!(spinning.busy_warning().unwrap().contains("(40% busy)"));
-    // Exactly at both thresholds is still calm.
+    let w = unnamed.busy_warning().unwrap();
+    assert!(w.contains("used 40% of 2 CPUs just before the run —"), "{w}");
+    assert!(!w.contains("--pin"), "{w}");
+    // Exactly at the threshold is still calm.
     let edge = Fingerprint {
-        load_average: [4.0, 0.0, 0.0],
         busy_fraction: 0.25,
         ..calm
     };
     assert_eq!(edge.busy_warning(), None);
     assert!(Fingerprint::default().busy_warning().is_none());
+}
+
+#[test]
+fn proc_stat_lines_give_name_and_cpu_ticks() {
+    let line = "4974 (my (odd) prog) S 1 4974 4974 0 -1 4194560 100 0 0 0 250 31 0 0 20 0 1 0 77 0 0";
+    assert_eq!(parse_proc_stat(line), Some(("my (odd) prog".into(), 281)));
+    assert_eq!(parse_proc_stat("12 (x) S 1 2"), None);
+    assert_eq!(parse_proc_stat(""), None);
+}
+
+#[test]
+fn own_time_is_not_counted_as_others_busy() {
+    let a = CpuTimes { idle: 0, total: 0 };
+    let b = CpuTimes { idle: 50, total: 100 };
+    assert!((others_busy_between(a, b, 0) - 0.5).abs() < 1e-12);
+    assert!((others_busy_between(a, b, 30) - 0.2).abs() < 1e-12);
+    assert_eq!(others_busy_between(a, b, 80), 0.0);
+}
+
+#[test]
+fn a_process_that_kept_a_cpu_busy_is_named() {
+    use std::collections::HashMap;
+    let before: HashMap<u32, (String, u64)> =
+        [(1, ("idle".into(), 10)), (2, ("spin".into(), 100)), (9, ("toll".into(), 0))].into();
+    let after: HashMap<u32, (String, u64)> = [
+        (1, ("idle".into(), 10)),
+        (2, ("spin".into(), 100 + (clock_ticks_per_second() * 0.3) as u64)),
+        (9, ("toll".into(), 1000)),
+    ]
+    .into();
+    let got = busiest_process(&before, &after, 9, Duration::from_millis(300)).unwrap();
+    assert_eq!(got.0, "spin");
+    assert!((got.1 - 1.0).abs() < 0.05, "{got:?}");
+    let quiet: HashMap<u32, (String, u64)> = [(2, ("spin".into(), 100))].into();
+    assert_eq!(busiest_process(&before, &quiet, 9, Duration::from_millis(300)), None);
 }
 
 #[test]

@@ -43,12 +43,10 @@ pub enum PeerError {
         /// The runtime hit a limit making units (spec/wire.md, `spawn`).
         limit: bool,
     },
-    #[error("{context}: {source}")]
-    Io {
-        context: String,
-        #[source]
-        source: io::Error,
-    },
+    /// The I/O error's text is in the message, so it is not also a
+    /// `source` (which `{:#}` would print a second time).
+    #[error("{context}: {cause}")]
+    Io { context: String, cause: io::Error },
 }
 
 impl PeerError {
@@ -56,7 +54,7 @@ impl PeerError {
     pub fn io(context: impl Into<String>, source: io::Error) -> PeerError {
         PeerError::Io {
             context: context.into(),
-            source,
+            cause: source,
         }
     }
 }

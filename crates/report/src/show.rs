@@ -47,11 +47,15 @@ pub fn render_run(run: &Run) -> String {
     );
     let _ = writeln!(
         s,
-        "  load       {:.2} {:.2} {:.2} ({:.0}% busy before the run)",
+        "  load       {:.2} {:.2} {:.2} (other processes: {:.0}% of the CPUs just before the run{})",
         e.load_average[0],
         e.load_average[1],
         e.load_average[2],
-        e.busy_fraction * 100.0
+        e.busy_fraction * 100.0,
+        e.busiest
+            .as_ref()
+            .map(|(name, share)| format!("; busiest {name}, {:.0}% of a CPU", share * 100.0))
+            .unwrap_or_default()
     );
     for (tool, version) in &e.toolchains {
         let _ = writeln!(s, "  toolchain  {tool}: {version}");
@@ -66,7 +70,7 @@ pub fn render_run(run: &Run) -> String {
             .unwrap_or(0)
             .max(11);
         for (k, v) in o {
-            let _ = writeln!(s, "  {k:<width$}{v}");
+            let _ = writeln!(s, "  {k:<width$}{}", config_value(v));
         }
     }
     // `toll http compare` keeps its whole report with the first server.
@@ -146,7 +150,11 @@ pub fn render_run(run: &Run) -> String {
                     }
                 }
                 _ => {
-                    t.row(vec![p.n.to_string(), "failed".into()]);
+                    let word = match &p.error {
+                        Some(e) if e.starts_with("not tried") => "not tried",
+                        _ => "failed",
+                    };
+                    t.row(vec![p.n.to_string(), word.into()]);
                     notes.push(format!(
                         "n = {}: {}",
                         p.n,
@@ -163,4 +171,49 @@ pub fn render_run(run: &Run) -> String {
         }
     }
     s
+}
+
+/// A config value as a person writes it: strings bare, lists with commas,
+/// durations (serde's `{"secs":…,"nanos":…}`) as times, objects as key=value.
+pub fn config_value(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match v {
+        Value::Null => "–".into(),
+        Value::String(t) => t.clone(),
+        Value::Array(items) => items
+            .iter()
+            .map(config_value)
+            .collect::<Vec<_>>()
+            .join(", "),
+        Value::Object(o) => {
+            let secs = o.get("secs").and_then(Value::as_u64);
+            let nanos = o.get("nanos").and_then(Value::as_u64);
+            if let (2, Some(secs), Some(nanos)) = (o.len(), secs, nanos) {
+                return fmt_ns(secs as f64 * 1e9 + nanos as f64);
+            }
+            o.iter()
+                .map(|(k, v)| format!("{k}={}", config_value(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::config_value;
+    use serde_json::json;
+
+    #[test]
+    fn config_values_read_as_a_person_writes_them() {
+        assert_eq!(config_value(&json!("split")), "split");
+        assert_eq!(config_value(&json!(10)), "10");
+        assert_eq!(config_value(&json!(["pipe", "tcp"])), "pipe, tcp");
+        assert_eq!(config_value(&json!({"secs": 0, "nanos": 10_000_000})), "10.0 ms");
+        assert_eq!(config_value(&json!({"secs": 60, "nanos": 0})), "60.0 s");
+        assert_eq!(config_value(&json!({"op": "ring", "m": 1000})), "m=1000, op=ring");
+        assert_eq!(config_value(&json!(null)), "–");
+        assert_eq!(config_value(&json!([1, 10, 100])), "1, 10, 100");
+    }
 }

@@ -19,20 +19,14 @@ pub enum StoreError {
         found: i64,
         known: i64,
     },
-    #[error("cannot create {}: {source}; pick another place with --db PATH or TOLL_DB", .path.display())]
-    CreateDir {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error("cannot create {}: {cause}; pick another place with --db PATH or TOLL_DB", .path.display())]
+    CreateDir { path: PathBuf, cause: std::io::Error },
     #[error("no run {0}: see `toll runs`")]
     NoSuchRun(i64),
-    #[error("database {}: {source}", .path.display())]
-    Sqlite {
-        path: PathBuf,
-        #[source]
-        source: rusqlite::Error,
-    },
+    /// SQLite's text is in the message, not also a `source` that `{:#}`
+    /// would print again.
+    #[error("database {}: {cause}", .path.display())]
+    Sqlite { path: PathBuf, cause: rusqlite::Error },
     #[error("database {}: a stored record does not parse ({detail}): the file may be damaged", .path.display())]
     Corrupt { path: PathBuf, detail: String },
 }
@@ -47,7 +41,7 @@ impl StoreError {
             Some(C::DatabaseBusy | C::DatabaseLocked) => StoreError::Locked { path },
             Some(C::NotADatabase) => StoreError::NotToll { path },
             Some(C::CannotOpen) => StoreError::CannotOpen { path },
-            _ => StoreError::Sqlite { path, source: e },
+            _ => StoreError::Sqlite { path, cause: e },
         }
     }
 }

@@ -1,30 +1,111 @@
 //! Opening the results database named by --db, $TOLL_DB or the default.
+//!
+//! A measuring run creates the file (and its directory); a reading command
+//! (`runs`, `show`, `export`, `rm`) never creates anything, so a mistyped path
+//! is an error instead of an empty database. Names that SQLite would take but
+//! that would not keep results (`:memory:`, `file:` URIs) and URLs of stores
+//! toll does not speak are refused before any work.
 
 use crate::usage::usage;
 use std::path::{Path, PathBuf};
-use toll_store::{Store, StoreError};
+use toll_store::{RunStatus, Store, StoreError};
 
-fn path(db: Option<&Path>) -> PathBuf {
-    db.map(Path::to_path_buf)
-        .unwrap_or_else(Store::default_path)
+/// The database path, and whether the user named it (--db or TOLL_DB).
+fn path(db: Option<&Path>) -> (PathBuf, bool) {
+    let named = db.is_some() || std::env::var_os("TOLL_DB").is_some_and(|v| !v.is_empty());
+    let p = db.map(Path::to_path_buf).unwrap_or_else(Store::default_path);
+    (p, named)
 }
 
-/// Open for writing (a measuring run, `toll rm`).
+/// Refuse a name that would not keep results in a file toll can read back.
+pub fn check_name(p: &Path) -> anyhow::Result<()> {
+    let text = p.to_string_lossy();
+    let lower = text.to_ascii_lowercase();
+    if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
+        return Err(usage(format!(
+            "--db {text}: this toll stores results in SQLite files only; give a file path (e.g. --db results.db)"
+        )));
+    }
+    if text == ":memory:" || lower.starts_with("file:") {
+        return Err(usage(format!(
+            "--db {text}: an in-memory or URI database would lose the run at exit; give a file path (e.g. --db results.db)"
+        )));
+    }
+    if let Some((scheme, _)) = text.split_once("://") {
+        if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || c == '+') {
+            return Err(usage(format!(
+                "--db {text}: `{scheme}://` is not a store toll speaks; give a file path (e.g. --db results.db)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Open for writing (a measuring run), creating the file when needed.
 pub fn open(db: Option<&Path>) -> anyhow::Result<Store> {
-    Ok(Store::open(&path(db))?)
+    let (p, _) = path(db);
+    check_name(&p)?;
+    Ok(Store::open(&p)?)
 }
 
-/// Open for reading; a read-only file is fine here.
-pub fn open_for_reading(db: Option<&Path>) -> anyhow::Result<Store> {
-    let p = path(db);
+/// What a reading command found.
+pub enum Found {
+    Store(Store),
+    /// No database at the default place yet: nothing was ever measured.
+    Nothing(PathBuf),
+}
+
+/// Open an existing database for reading; a read-only file is fine. A path
+/// the user named that does not exist is an error (likely a typo); the
+/// default path that does not exist yet means nothing was stored.
+pub fn open_existing(db: Option<&Path>) -> anyhow::Result<Found> {
+    let (p, named) = path(db);
+    check_name(&p)?;
+    if !p.exists() {
+        if named {
+            return Err(anyhow::anyhow!(
+                "no results database at {}: check the path given by --db or TOLL_DB",
+                p.display()
+            ));
+        }
+        return Ok(Found::Nothing(p));
+    }
     match Store::open(&p) {
-        Err(StoreError::ReadOnly { .. }) => Ok(Store::open_read_only(&p)?),
-        other => Ok(other?),
+        Err(StoreError::ReadOnly { .. }) => Ok(Found::Store(Store::open_read_only(&p)?)),
+        other => Ok(Found::Store(other?)),
+    }
+}
+
+/// Open an existing database, or say that nothing is stored yet.
+pub fn open_for_reading(db: Option<&Path>) -> anyhow::Result<Store> {
+    match open_existing(db)? {
+        Found::Store(s) => Ok(s),
+        Found::Nothing(p) => Err(nothing_yet(&p)),
+    }
+}
+
+fn nothing_yet(p: &Path) -> anyhow::Error {
+    anyhow::anyhow!(
+        "no runs stored yet (no database at {}): measure something first, e.g. `toll transfer`",
+        p.display()
+    )
+}
+
+/// Check a run named on the command line before anything is opened, so a
+/// mistake in it is named first.
+pub fn check_run_ref(text: Option<&str>) -> anyhow::Result<()> {
+    match text {
+        None | Some("last") => Ok(()),
+        Some(t) if t.parse::<i64>().is_ok_and(|id| id > 0) => Ok(()),
+        Some(t) => Err(usage(format!(
+            "bad run id `{t}`: give a number from `toll runs`, or `last`"
+        ))),
     }
 }
 
 /// A run named on the command line: a number, or `last`.
 pub fn run_id(store: &Store, text: Option<&str>) -> anyhow::Result<i64> {
+    check_run_ref(text)?;
     match text {
         None | Some("last") => store.latest_run_id()?.ok_or_else(|| {
             usage("no runs stored yet: measure something first, e.g. `toll transfer`")
@@ -34,5 +115,37 @@ pub fn run_id(store: &Store, text: Option<&str>) -> anyhow::Result<i64> {
                 "bad run id `{t}`: give a number from `toll runs`, or `last`"
             ))
         }),
+    }
+}
+
+/// The line every family prints after a run: where it is stored and how to
+/// look at it again.
+pub fn stored_line(store: &Store, id: i64, status: RunStatus) -> String {
+    format!(
+        "run {id} stored ({}) in {} — `toll show {id}`, `toll export {id} --format csv`",
+        status.as_str(),
+        store.path().display()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_would_not_keep_results_are_refused() {
+        for (name, needle) in [
+            ("postgres://host/db", "SQLite files only"),
+            ("postgresql://u@h/db", "SQLite files only"),
+            (":memory:", "lose the run at exit"),
+            ("file:x?mode=memory", "lose the run at exit"),
+            ("mysql://h/db", "`mysql://` is not a store"),
+        ] {
+            let e = check_name(Path::new(name)).unwrap_err().to_string();
+            assert!(e.contains(needle), "{name}: {e}");
+        }
+        for ok in ["results.db", "a/b/c.db", "./x:y.db", "/tmp/t.db"] {
+            assert!(check_name(Path::new(ok)).is_ok(), "{ok}");
+        }
     }
 }

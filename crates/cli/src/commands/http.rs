@@ -233,9 +233,9 @@ pub fn stop_flag() -> Arc<AtomicBool> {
     .clone()
 }
 
-pub fn run(a: HttpArgs, db_path: Option<&Path>) -> anyhow::Result<ExitCode> {
+pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
     if let Some(HttpCommand::Compare(c)) = a.command {
-        return super::http_compare::run(*c, db_path);
+        return super::http_compare::run(*c, db_path, dry_run);
     }
     let url = a.url.as_deref().expect("clap requires the URL");
     let cfg = config(url, &a.load)?;
@@ -243,6 +243,24 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>) -> anyhow::Result<ExitCode> {
         return Err(usage(format!(
             "--insecure is for https:// URLs; {url} is plain http"
         )));
+    }
+    if dry_run {
+        if let Some(p) = db_path {
+            db::check_name(p)?;
+        }
+        http::preflight(&cfg)?;
+        println!(
+            "would load {} with {} connection(s) on {} thread(s){}; the server answers",
+            cfg.target.url,
+            cfg.concurrency,
+            cfg.threads.clamp(1, cfg.concurrency.max(1)),
+            match (cfg.requests, cfg.time_limit) {
+                (Some(n), _) => format!(", {n} requests"),
+                (None, Some(t)) => format!(", for {:?}", t),
+                (None, None) => String::new(),
+            }
+        );
+        return Ok(ExitCode::SUCCESS);
     }
     let store = db::open(db_path)?;
     http::preflight(&cfg)?;
@@ -302,10 +320,8 @@ pub fn print_run(
     } else {
         writeln!(out, "{title}\n")?;
         write!(out, "{report}")?;
-        writeln!(
-            out,
-            "\nrun {run_id} stored — `toll show {run_id}`, `toll export {run_id}`"
-        )?;
+        let status = store.load_run(run_id)?.status;
+        writeln!(out, "\n{}", super::db::stored_line(store, run_id, status))?;
     }
     Ok(())
 }

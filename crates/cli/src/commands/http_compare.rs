@@ -128,10 +128,21 @@ fn describe(cmp: &Comparison, phase: Phase, server: usize) -> String {
     }
 }
 
-pub fn run(mut a: CompareArgs, db_path: Option<&Path>) -> anyhow::Result<ExitCode> {
+pub fn run(mut a: CompareArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
     let (rules, cfgs) = validate(&mut a)?;
     for cfg in &cfgs {
         http::preflight(cfg).map_err(|e| anyhow::anyhow!("{}: {e}", cfg.target.url))?;
+    }
+    if dry_run {
+        if let Some(p) = db_path {
+            db::check_name(p)?;
+        }
+        let urls: Vec<&str> = cfgs.iter().map(|c| c.target.url.as_str()).collect();
+        println!(
+            "would compare {} in alternating rounds; every server answers",
+            urls.join(", ")
+        );
+        return Ok(ExitCode::SUCCESS);
     }
     let store = db::open(db_path)?;
     let (run_id, series) = compare::begin_run(&store, &cfgs, &rules)?;

@@ -5,5 +5,6 @@ pub mod doctor;
 pub mod http;
 pub mod http_compare;
 pub mod runs;
+pub mod runtimes;
 pub mod transfer;
 pub mod units;

@@ -11,9 +11,19 @@ use toll_report::table::Table;
 
 /// `toll runs`.
 pub fn list(args: RunsArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let store = db::open_for_reading(db)?;
-    let runs = store.list_runs()?;
     let mut out = std::io::stdout().lock();
+    let store = match db::open_existing(db)? {
+        db::Found::Store(s) => s,
+        db::Found::Nothing(p) => {
+            if args.json {
+                writeln!(out, "[]")?;
+            } else {
+                writeln!(out, "no runs stored yet (no database at {})", p.display())?;
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
+    let runs = store.list_runs()?;
     if args.json {
         serde_json::to_writer_pretty(&mut out, &runs)?;
         writeln!(out)?;
@@ -42,6 +52,7 @@ pub fn list(args: RunsArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
 
 /// `toll show`.
 pub fn show(args: ShowArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
+    db::check_run_ref(args.run.as_deref())?;
     let store = db::open_for_reading(db)?;
     let id = db::run_id(&store, args.run.as_deref())?;
     let run = store.load_run(id)?;
@@ -56,6 +67,7 @@ pub fn show(args: ShowArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
 /// `toll export`.
 pub fn export(args: ExportArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     let format: Format = args.format.parse().map_err(|e: String| usage(e))?;
+    db::check_run_ref(Some(&args.run))?;
     let store = db::open_for_reading(db)?;
     let id = db::run_id(&store, Some(&args.run))?;
     let run = store.load_run(id)?;
@@ -74,9 +86,23 @@ pub fn export(args: ExportArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `toll rm --dry-run`: which runs would go.
+pub fn dry_remove(args: RmArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let store = db::open_for_reading(db)?;
+    for r in &args.runs {
+        let id = db::run_id(&store, Some(r))?;
+        store.load_run(id)?;
+        println!("would remove run {id}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `toll rm`.
 pub fn remove(args: RmArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let store = db::open(db)?;
+    for r in &args.runs {
+        db::check_run_ref(Some(r))?;
+    }
+    let store = db::open_for_reading(db)?;
     let ids = args
         .runs
         .iter()

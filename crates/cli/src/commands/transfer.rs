@@ -1,6 +1,6 @@
 //! `toll transfer`: validate the arguments, run the sweep, print the models.
 
-use super::db;
+use super::{db, runtimes};
 use crate::args::TransferArgs;
 use crate::progress::Progress;
 use crate::usage::usage;
@@ -13,15 +13,12 @@ use toll_families::placement::Pin;
 use toll_families::sizes::parse_sizes;
 use toll_families::transfer::{self, SeriesResult, TransferConfig, TransferOutcome, ITEM_BYTES};
 use toll_measure::EngineConfig;
-use toll_peers::{Runtime, Transport};
+use toll_peers::Transport;
 use toll_report::table::Table;
 use toll_store::RunStatus;
 
 /// Set by Ctrl-C: the run stops after the current batch and is stored as partial.
 static STOP: AtomicBool = AtomicBool::new(false);
-
-/// The size at which the table quotes a predicted time (E1's figure).
-const QUOTE_AT: f64 = 100_000.0;
 
 fn list<T: std::str::FromStr<Err = String>>(text: &str, flag: &str) -> anyhow::Result<Vec<T>> {
     let items: Vec<&str> = text
@@ -45,23 +42,13 @@ fn list<T: std::str::FromStr<Err = String>>(text: &str, flag: &str) -> anyhow::R
 
 fn config(args: &TransferArgs) -> anyhow::Result<TransferConfig> {
     let sizes = parse_sizes(&args.sizes).map_err(|e| usage(e.to_string()))?;
-    let peers = if args.peer.trim() == "all" {
-        Runtime::ALL.to_vec()
-    } else {
-        list::<Runtime>(&args.peer, "--peer")?
-    };
+    let peers = runtimes::parse(&args.peer, "--peer", "peer")?;
     let transports = args
         .via
         .as_deref()
         .map(|v| list::<Transport>(v, "--via"))
         .transpose()?;
     let pin: Pin = args.pin.parse().map_err(usage)?;
-    if args.trials == 0 {
-        return Err(usage("--trials must be at least 1"));
-    }
-    if args.batch_ms == 0 {
-        return Err(usage("--batch-ms must be at least 1"));
-    }
     Ok(TransferConfig {
         sizes,
         peers,
@@ -78,9 +65,12 @@ fn config(args: &TransferArgs) -> anyhow::Result<TransferConfig> {
 }
 
 /// `toll transfer`.
-pub fn run(args: TransferArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
+pub fn run(args: TransferArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
     let cfg = config(&args)?;
     let pairs = transfer::plan(&cfg).map_err(|e| usage(e.to_string()))?;
+    if dry_run {
+        return dry(&cfg, &pairs, db);
+    }
     let store = db::open(db)?;
     let _ = ctrlc::set_handler(|| {
         if STOP.swap(true, Ordering::SeqCst) {
@@ -99,12 +89,7 @@ pub fn run(args: TransferArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     } else {
         let id = outcome.run_id;
         write!(out, "{}", render(&cfg, &outcome)).and_then(|_| {
-            writeln!(
-                out,
-                "run {id} stored ({}) in {} — `toll show {id}`, `toll export {id} --format csv`",
-                outcome.status.as_str(),
-                store.path().display(),
-            )
+            writeln!(out, "{}", db::stored_line(&store, id, outcome.status))
         })
     };
     // A reader that stopped early (`| head`) is no reason to skip the plot or the status.
@@ -147,6 +132,32 @@ pub fn run(args: TransferArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// `--dry-run`: the toolchains are there, and this is what would be measured.
+fn dry(
+    cfg: &TransferConfig,
+    pairs: &[(toll_peers::Runtime, Transport)],
+    db: Option<&Path>,
+) -> anyhow::Result<ExitCode> {
+    if let Some(p) = db {
+        db::check_name(p)?;
+    }
+    for peer in &cfg.peers {
+        peer.detect()?;
+    }
+    let series: Vec<String> = pairs.iter().map(|(p, t)| format!("{p}/{t}")).collect();
+    println!(
+        "would measure {} series ({}) at {} sizes ({}…{} items), {} trials each, placement {}",
+        series.len(),
+        series.join(", "),
+        cfg.sizes.len(),
+        cfg.sizes[0],
+        cfg.sizes[cfg.sizes.len() - 1],
+        cfg.engine.trials,
+        cfg.pin
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 /// The results table: one row per (peer, transport).
 fn render(cfg: &TransferConfig, outcome: &TransferOutcome) -> String {
     let sizes = &cfg.sizes;
@@ -159,6 +170,10 @@ fn render(cfg: &TransferConfig, outcome: &TransferOutcome) -> String {
         outcome.placement.describe(),
         if cfg.pin == Pin::DEFAULT { " — the default; --pin same|split|none changes it" } else { "" },
     );
+    // The model's time at the largest size of the sweep: E1's quoted
+    // t(100000) with the default sizes.
+    let largest = sizes[sizes.len() - 1];
+    let quote = format!("t({largest})");
     let mut t = Table::new(&[
         "peer",
         "via",
@@ -169,12 +184,12 @@ fn render(cfg: &TransferConfig, outcome: &TransferOutcome) -> String {
         "MB/s",
         "MB/s 95% CI",
         "n½",
-        "t(100000)",
+        &quote,
         "R²",
     ]);
     let mut notes = Vec::new();
     for r in &outcome.series {
-        t.row(row(r, &mut notes));
+        t.row(row(r, largest as f64, &mut notes));
     }
     s.push_str(&t.render());
     for n in notes {
@@ -183,7 +198,7 @@ fn render(cfg: &TransferConfig, outcome: &TransferOutcome) -> String {
     s
 }
 
-fn row(r: &SeriesResult, notes: &mut Vec<String>) -> Vec<String> {
+fn row(r: &SeriesResult, quote_at: f64, notes: &mut Vec<String>) -> Vec<String> {
     let mut cells = vec![r.peer.to_string(), r.transport.to_string()];
     let Some(fit) = &r.fit else {
         cells.extend(std::iter::repeat_n("–".to_string(), 9));
@@ -223,7 +238,7 @@ fn row(r: &SeriesResult, notes: &mut Vec<String>) -> Vec<String> {
         f.n_half
             .map(|n| format!("{n:.0}"))
             .unwrap_or_else(|| "–".into()),
-        format!("{:.1} µs", f.predict(QUOTE_AT) / 1e3),
+        format!("{:.1} µs", f.predict(quote_at) / 1e3),
         format!("{:.4}", f.r2),
     ]);
     if fit.nonlinear {

@@ -1,7 +1,7 @@
 //! `toll spawn` and `toll ring`: validate the arguments, run the sweep, print
 //! the cost per unit or per hop at each N and the fitted model.
 
-use super::db;
+use super::{db, runtimes};
 use crate::args::{RingArgs, SpawnArgs, UnitArgs};
 use crate::progress::Progress;
 use crate::usage::usage;
@@ -13,22 +13,28 @@ use std::time::Duration;
 use toll_families::sizes::parse_counts;
 use toll_families::unit_sweep::{self, UnitOp, UnitSeries, UnitsConfig, UnitsOutcome};
 use toll_families::units::select;
-use toll_peers::{Ceiling, Runtime};
+use toll_peers::Ceiling;
 use toll_report::table::Table;
 use toll_store::RunStatus;
+
+/// The longest --max-time accepted, in seconds.
+const MAX_TIME_CEILING: f64 = 86_400.0;
 
 /// Set by Ctrl-C: the run stops after the current trial and is stored as partial.
 static STOP: AtomicBool = AtomicBool::new(false);
 
 /// `toll spawn`.
-pub fn spawn(args: SpawnArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
+pub fn spawn(args: SpawnArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
     let ns = counts(&args.n, "--n", 1, &args.common)?;
     let cfg = config(UnitOp::Spawn, ns, &args.common)?;
+    if dry_run {
+        return dry(&cfg, db);
+    }
     measure(cfg, &args.common, db)
 }
 
 /// `toll ring`.
-pub fn ring(args: RingArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
+pub fn ring(args: RingArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
     let ns = counts(&args.n, "--n", 2, &args.common)?;
     let m = parse_counts(&args.m, "--m", 1).map_err(usage)?;
     let [m] = m[..] else {
@@ -41,6 +47,9 @@ pub fn ring(args: RingArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
         )));
     }
     let cfg = config(UnitOp::Ring { m }, ns, &args.common)?;
+    if dry_run {
+        return dry(&cfg, db);
+    }
     measure(cfg, &args.common, db)
 }
 
@@ -60,13 +69,19 @@ fn config(op: UnitOp, ns: Vec<u64>, a: &UnitArgs) -> anyhow::Result<UnitsConfig>
     if a.trials == 0 {
         return Err(usage("--trials must be at least 1"));
     }
-    if !(a.max_time.is_finite() && a.max_time > 0.0) {
-        return Err(usage("--max-time must be a positive number of seconds"));
-    }
-    if a.max_mem == 0 {
-        return Err(usage("--max-mem must be at least 1 MiB"));
-    }
-    let runtimes = runtimes(&a.runtime)?;
+    let max_time = a
+        .max_time
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|t| t.is_finite() && *t > 0.0 && *t <= MAX_TIME_CEILING)
+        .ok_or_else(|| {
+            usage(format!(
+                "--max-time {} is out of range: give seconds above 0 and at most {MAX_TIME_CEILING} (a day)",
+                a.max_time
+            ))
+        })?;
+    let runtimes = runtimes::parse(&a.runtime, "--runtime", "runtime")?;
     let filters: Option<Vec<String>> = a.unit.as_deref().map(|u| {
         u.split(',')
             .map(|s| s.trim().to_string())
@@ -83,41 +98,30 @@ fn config(op: UnitOp, ns: Vec<u64>, a: &UnitArgs) -> anyhow::Result<UnitsConfig>
         targets,
         trials: a.trials,
         ceiling: Ceiling {
-            time: Duration::from_secs_f64(a.max_time),
+            time: Duration::from_secs_f64(max_time),
             mem_kb: a.max_mem * 1024,
         },
     })
 }
 
-/// The runtimes asked for; `all` means every one found here, with a warning
-/// naming those that are missing and how to add them.
-fn runtimes(text: &str) -> anyhow::Result<Vec<Runtime>> {
-    if text.trim() != "all" {
-        let names: Vec<&str> = text
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .collect();
-        if names.is_empty() {
-            return Err(usage("--runtime is empty: give a comma-separated list"));
-        }
-        return names
-            .iter()
-            .map(|s| {
-                s.parse::<Runtime>()
-                    .map_err(|e| usage(format!("{} (in --runtime)", e.replace("peer", "runtime"))))
-            })
-            .collect();
+/// `--dry-run`: the toolchains are there, and this is what would be measured.
+fn dry(cfg: &UnitsConfig, db: Option<&Path>) -> anyhow::Result<ExitCode> {
+    if let Some(p) = db {
+        db::check_name(p)?;
     }
-    let (found, missing): (Vec<Runtime>, Vec<Runtime>) =
-        Runtime::ALL.into_iter().partition(|r| r.detect().is_ok());
-    for r in missing {
-        eprintln!(
-            "warning: skipping {r}: not found here (install: `{}`; see `toll doctor`)",
-            r.install_hint()
-        );
+    for t in &cfg.targets {
+        t.runtime.detect()?;
     }
-    Ok(found)
+    let series: Vec<String> = cfg.targets.iter().map(|t| t.label()).collect();
+    let ns: Vec<String> = cfg.ns.iter().map(u64::to_string).collect();
+    println!(
+        "would measure {} series ({}) at N = {}, {} trials each",
+        series.len(),
+        series.join(", "),
+        ns.join(", "),
+        cfg.trials
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn measure(cfg: UnitsConfig, a: &UnitArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
@@ -139,12 +143,7 @@ fn measure(cfg: UnitsConfig, a: &UnitArgs, db: Option<&Path>) -> anyhow::Result<
     } else {
         let id = outcome.run_id;
         write!(out, "{}", render(&cfg, &outcome)).and_then(|_| {
-            writeln!(
-                out,
-                "run {id} stored ({}) in {} — `toll show {id}`, `toll export {id} --format csv`",
-                outcome.status.as_str(),
-                store.path().display(),
-            )
+            writeln!(out, "{}", db::stored_line(&store, id, outcome.status))
         })
     };
     match printed {
@@ -216,11 +215,7 @@ fn render(cfg: &UnitsConfig, outcome: &UnitsOutcome) -> String {
                 Ok(f) => match cfg.op {
                     UnitOp::Spawn => cells.extend([
                         format!("{:.3}", f.per_op.median / 1e3),
-                        format!(
-                            "[{:.3}, {:.3}]",
-                            f.per_op.ci_low / 1e3,
-                            f.per_op.ci_high / 1e3
-                        ),
+                        ci(&f.per_op, 1e3, 3),
                         f.mem_kb_per_unit
                             .map(|k| format!("{k:.2}"))
                             .unwrap_or_else(|| "–".into()),
@@ -228,16 +223,19 @@ fn render(cfg: &UnitsConfig, outcome: &UnitsOutcome) -> String {
                     ]),
                     UnitOp::Ring { .. } => cells.extend([
                         format!("{:.0}", f.per_op.median),
-                        format!("[{:.0}, {:.0}]", f.per_op.ci_low, f.per_op.ci_high),
+                        ci(&f.per_op, 1.0, 0),
                         format!("{:.1}", f.total.median / 1e6),
-                        format!(
-                            "[{:.1}, {:.1}]",
-                            f.total.ci_low / 1e6,
-                            f.total.ci_high / 1e6
-                        ),
+                        ci(&f.total, 1e6, 1),
                     ]),
                 },
-                Err(_) => cells.extend(["failed".into(), "–".into(), "–".into(), "–".into()]),
+                Err(why) => {
+                    let word = if why.starts_with("not tried") {
+                        "not tried"
+                    } else {
+                        "failed"
+                    };
+                    cells.extend([word.into(), "–".into(), "–".into(), "–".into()]);
+                }
             }
             t.row(cells);
             if let Ok(f) = &p.result {
@@ -263,6 +261,21 @@ fn render(cfg: &UnitsConfig, outcome: &UnitsOutcome) -> String {
         s.push_str(&format!("note: {n}\n"));
     }
     s
+}
+
+/// A median's 95% CI scaled by `scale`, or a dash where one trial gave no
+/// spread to speak of.
+fn ci(m: &toll_measure::Summary, scale: f64, digits: usize) -> String {
+    if m.count < 2 {
+        return "–".into();
+    }
+    format!(
+        "[{:.*}, {:.*}]",
+        digits,
+        m.ci_low / scale,
+        digits,
+        m.ci_high / scale
+    )
 }
 
 fn series_notes(op: UnitOp, series: &UnitSeries, notes: &mut Vec<String>) {

@@ -66,7 +66,8 @@ pub fn export_json(s: &Scratch, run: &str) -> serde_json::Value {
 }
 
 /// Assert a user error: non-zero exit, exactly one error line on stderr
-/// naming `needle` (warnings, such as a busy machine, may precede it).
+/// naming `needle` (warnings, such as a busy machine, and notes, such as a
+/// worker being built, may precede it).
 pub fn assert_one_line_error(o: &Output, needle: &str) {
     assert!(
         !o.status.success(),
@@ -76,7 +77,9 @@ pub fn assert_one_line_error(o: &Output, needle: &str) {
     let err = stderr(o);
     let lines: Vec<&str> = err
         .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with("warning: "))
+        .filter(|l| {
+            !l.trim().is_empty() && !l.starts_with("warning: ") && !l.starts_with("note: ")
+        })
         .collect();
     assert_eq!(lines.len(), 1, "expected one error line, got: {err}");
     assert!(lines[0].starts_with("toll: "), "error line: {}", lines[0]);

@@ -31,10 +31,11 @@ fn erlc(erl: &Toolchain) -> Result<std::path::PathBuf, PeerError> {
     Ok(find_tool("erlang", "TOLL_ERLC", "erlc", INSTALL)?.program)
 }
 
-pub(super) fn prepare(erl: Toolchain) -> Result<Launch, PeerError> {
+pub(super) fn prepare(erl: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Launch, PeerError> {
     let dir = keyed_dir("erlang", &[WORKER, &erl.version]);
     let beam = dir.join("toll_worker.beam");
     if !beam.is_file() {
+        note("compiling the Erlang worker with erlc (first use; cached after)");
         let src = dir.join("src");
         write_sources(&src, &[("toll_worker.erl", WORKER)])?;
         let erlc = erlc(&erl)?;

@@ -28,12 +28,13 @@ pub(super) fn detect() -> Result<Toolchain, PeerError> {
     Ok(tool)
 }
 
-pub(super) fn prepare(go: Toolchain) -> Result<Launch, PeerError> {
+pub(super) fn prepare(go: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Launch, PeerError> {
     let mut parts: Vec<&str> = SOURCES.iter().map(|(_, s)| *s).collect();
     parts.push(&go.version);
     let dir = keyed_dir("go", &parts);
     let exe = dir.join("toll-worker-go");
     if !exe.is_file() {
+        note("building the Go worker with go build (first use; cached after)");
         let src = dir.join("src");
         write_sources(&src, &SOURCES)?;
         let tmp = dir.join(format!("toll-worker-go.{}", std::process::id()));

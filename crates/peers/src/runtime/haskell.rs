@@ -38,12 +38,13 @@ pub(super) fn detect() -> Result<Toolchain, PeerError> {
     Ok(ghc)
 }
 
-pub(super) fn prepare(ghc: Toolchain) -> Result<Launch, PeerError> {
+pub(super) fn prepare(ghc: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Launch, PeerError> {
     let mut parts: Vec<&str> = SOURCES.iter().map(|(_, s)| *s).collect();
     parts.push(&ghc.version);
     let dir = keyed_dir("haskell", &parts);
     let exe = dir.join("toll-worker-haskell");
     if !exe.is_file() {
+        note("building the Haskell worker with ghc -O2 (first use; cached after)");
         let src = dir.join("src");
         write_sources(&src, &SOURCES)?;
         let tmp = dir.join(format!("toll-worker-haskell.{}", std::process::id()));

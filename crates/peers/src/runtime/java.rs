@@ -92,12 +92,13 @@ pub(super) fn detect() -> Result<Toolchain, PeerError> {
         })
 }
 
-pub(super) fn prepare(java: Toolchain) -> Result<Launch, PeerError> {
+pub(super) fn prepare(java: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Launch, PeerError> {
     let mut parts: Vec<&str> = SOURCES.iter().map(|(_, s)| *s).collect();
     parts.push(&java.version);
     let dir = keyed_dir("java", &parts);
     let classes = dir.join("classes");
     if !classes.join("TollWorker.class").is_file() {
+        note("compiling the Java worker with javac (first use; cached after)");
         let src = dir.join("src");
         write_sources(&src, &SOURCES)?;
         let tmp = dir.join(format!("build.{}", std::process::id()));

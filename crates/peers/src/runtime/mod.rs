@@ -183,6 +183,12 @@ impl Runtime {
 
     /// Find the toolchain and build the worker if needed.
     pub fn prepare(self) -> Result<Launch, PeerError> {
+        self.prepare_noting(&mut |_| {})
+    }
+
+    /// As `prepare`, telling `note` before a build that takes a while (a
+    /// compiler run on first use), so a person is not left staring at nothing.
+    pub fn prepare_noting(self, note: &mut dyn FnMut(&str)) -> Result<Launch, PeerError> {
         let tool = self.detect()?;
         match self {
             Runtime::Rust => Ok(Launch {
@@ -190,13 +196,13 @@ impl Runtime {
                 args: vec!["worker".into()],
                 toolchain: ("toll".into(), tool.version),
             }),
-            Runtime::C => c::prepare(tool),
+            Runtime::C => c::prepare(tool, note),
             Runtime::Python => python::prepare(tool),
             Runtime::Node => node::prepare(tool),
-            Runtime::Go => go::prepare(tool),
-            Runtime::Java => java::prepare(tool),
-            Runtime::Erlang => erlang::prepare(tool),
-            Runtime::Haskell => haskell::prepare(tool),
+            Runtime::Go => go::prepare(tool, note),
+            Runtime::Java => java::prepare(tool, note),
+            Runtime::Erlang => erlang::prepare(tool, note),
+            Runtime::Haskell => haskell::prepare(tool, note),
         }
     }
 }

@@ -1,0 +1,82 @@
+//! Every `toll` command of the README's tour, as written. The HTTP ones run
+//! for real against nginx on loopback (the tour's 127.0.0.1:8080 and :8081
+//! become the test's servers; `--http2` lines go to an h2c server). Commands
+//! that would take minutes here (default sweeps, `--peer all`, a comparison
+//! that runs until its CIs are narrow) run with `--dry-run`, which checks the
+//! arguments, toolchains and servers as a run does and stops before
+//! measuring; every other command runs for real, in order, so `toll show 3`
+//! finds run 3.
+
+mod common;
+use common::*;
+
+/// The tour's `toll …` lines, without the comments.
+fn tour() -> Vec<Vec<String>> {
+    let readme = include_str!("../../../README.md");
+    let start = readme.find("## A short tour").expect("a tour section");
+    let block = &readme[start..];
+    let open = block.find("```sh").expect("a code block") + 5;
+    let close = open + block[open..].find("```").expect("the block's end");
+    block[open..close]
+        .lines()
+        .map(|l| l.split(" #").next().unwrap().trim())
+        .filter(|l| l.starts_with("toll "))
+        .map(|l| l.split_whitespace().skip(1).map(String::from).collect())
+        .collect()
+}
+
+/// A default sweep, every runtime, or a comparison that runs until its CIs
+/// are narrow: minutes of measuring (each has its own end-to-end tests).
+fn long(args: &[String]) -> bool {
+    let family = args[0].as_str();
+    let sized = args.iter().any(|a| a == "--sizes" || a == "-n");
+    let all = args.windows(2).any(|w| w[0] == "--peer" && w[1] == "all");
+    let compare = family == "http" && args.get(1).is_some_and(|a| a == "compare");
+    compare || (matches!(family, "transfer" | "spawn" | "ring") && (!sized || all))
+}
+
+#[test]
+fn every_tour_command_runs_as_written() {
+    let s = Scratch::new("tour");
+    let nginx = nginx::start(&s, &["", "", "http2"]);
+    // The tour loads `/` too.
+    std::fs::write(s.0.join("www").join("index.html"), [b'x'; 92]).unwrap();
+    let lines = tour();
+    assert!(lines.len() >= 15, "the tour has its commands: {lines:?}");
+    let mut dry = 0;
+    for mut args in lines {
+        let h2 = args.iter().any(|a| a == "--http2");
+        for a in args.iter_mut() {
+            let port_a = if h2 { nginx.ports[2] } else { nginx.ports[0] };
+            *a = a
+                .replace("127.0.0.1:8080", &format!("127.0.0.1:{port_a}"))
+                .replace("127.0.0.1:8081", &format!("127.0.0.1:{}", nginx.ports[1]));
+        }
+        if long(&args) {
+            args.insert(0, "--dry-run".into());
+            dry += 1;
+        }
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_toll"));
+        c.current_dir(&s.0).arg("--db").arg(s.db()).args(&argv);
+        c.env("TOLL_CACHE_DIR", std::env::temp_dir().join("toll-e2e-cache"));
+        let o = c.output().unwrap();
+        assert!(
+            o.status.success(),
+            "`toll {}` failed:\n{}\n{}",
+            argv.join(" "),
+            stderr(&o),
+            stdout(&o)
+        );
+        let out = stdout(&o);
+        if argv[0] == "--dry-run" {
+            assert!(out.starts_with("would "), "{out}");
+        }
+        if argv[0] == "http" && argv[1] != "compare" {
+            assert!(out.contains("Complete requests:"), "{out}");
+            assert!(out.contains("Failed requests:        0"), "{out}");
+        }
+    }
+    assert!((4..=7).contains(&dry), "only the long runs are dry runs ({dry})");
+    assert!(s.0.join("spawn.svg").is_file(), "the tour's spawn plot");
+}
