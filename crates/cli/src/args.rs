@@ -369,3 +369,35 @@ pub struct LoadArgs {
     #[arg(long, value_name = "TIME")]
     pub coalesce: Option<String>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+    use toll_peers::Runtime;
+
+    /// The help's list of peers and runtimes is written out by hand: it must
+    /// name every runtime of the registry.
+    #[test]
+    fn help_names_every_runtime_of_the_registry() {
+        let mut cli = Cli::command();
+        for (sub, flag) in [
+            ("transfer", "peer"),
+            ("spawn", "runtime"),
+            ("ring", "runtime"),
+        ] {
+            let cmd = cli.find_subcommand_mut(sub).unwrap();
+            let arg = cmd
+                .get_arguments()
+                .find(|a| a.get_id() == flag)
+                .unwrap_or_else(|| panic!("{sub} has --{flag}"));
+            let help = arg.get_help().unwrap().to_string();
+            for r in Runtime::ALL {
+                assert!(
+                    help.split([',', ' ', ':']).any(|w| w == r.name()),
+                    "`toll {sub} --help` does not name {r}: {help}"
+                );
+            }
+        }
+    }
+}

@@ -160,11 +160,27 @@ fn huge_values_are_refused_before_any_work() {
             "is not in 0..=60000",
         ),
         (
-            &["spawn", "--runtime", "rust", "-n", "10", "--max-time", "1e20"],
+            &[
+                "spawn",
+                "--runtime",
+                "rust",
+                "-n",
+                "10",
+                "--max-time",
+                "1e20",
+            ],
             "--max-time 1e20 is out of range",
         ),
         (
-            &["spawn", "--runtime", "rust", "-n", "10", "--max-time", "NaN"],
+            &[
+                "spawn",
+                "--runtime",
+                "rust",
+                "-n",
+                "10",
+                "--max-time",
+                "NaN",
+            ],
             "--max-time NaN is out of range",
         ),
         (

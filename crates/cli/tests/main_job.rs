@@ -51,8 +51,7 @@ fn the_main_job_completes_without_an_optional_runtime_and_names_it() {
     assert_eq!(skipped.len(), 1, "one line names what was skipped: {err}");
     for (runtime, install) in [("node", "apt-get install nodejs"), ("haskell", "ghc")] {
         assert!(
-            skipped[0].contains(&format!("{runtime} (install: `"))
-                && skipped[0].contains(install),
+            skipped[0].contains(&format!("{runtime} (install: `")) && skipped[0].contains(install),
             "{runtime} and its install command: {}",
             skipped[0]
         );

@@ -59,7 +59,10 @@ fn every_tour_command_runs_as_written() {
         let argv: Vec<&str> = args.iter().map(String::as_str).collect();
         let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_toll"));
         c.current_dir(&s.0).arg("--db").arg(s.db()).args(&argv);
-        c.env("TOLL_CACHE_DIR", std::env::temp_dir().join("toll-e2e-cache"));
+        c.env(
+            "TOLL_CACHE_DIR",
+            std::env::temp_dir().join("toll-e2e-cache"),
+        );
         let o = c.output().unwrap();
         assert!(
             o.status.success(),
@@ -77,6 +80,9 @@ fn every_tour_command_runs_as_written() {
             assert!(out.contains("Failed requests:        0"), "{out}");
         }
     }
-    assert!((4..=7).contains(&dry), "only the long runs are dry runs ({dry})");
+    assert!(
+        (4..=7).contains(&dry),
+        "only the long runs are dry runs ({dry})"
+    );
     assert!(s.0.join("spawn.svg").is_file(), "the tour's spawn plot");
 }

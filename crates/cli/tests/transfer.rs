@@ -54,11 +54,17 @@ fn rust_peer_over_every_transport_is_stored_listed_shown_exported_and_plotted() 
     assert_eq!(run["family"], "transfer");
     let ser = series(&run);
     assert_eq!(ser.len(), 4);
-    for (label, alpha, beta, points) in &ser {
+    for (i, (label, alpha, beta, points)) in ser.iter().enumerate() {
         assert_eq!(*points, 3, "{label}");
+        // α is the cost of an empty message: it must agree with the round
+        // trip measured at n = 0, not merely look like a time.
+        let t0 = run["series"][i]["points"][0]["summary"]["median"]
+            .as_f64()
+            .unwrap();
+        assert_eq!(run["series"][i]["points"][0]["n"], 0);
         assert!(
-            *alpha > 100.0 && *alpha < 50e6,
-            "{label}: α = {alpha} ns is not a round trip"
+            *alpha >= t0 / 3.0 && *alpha <= 3.0 * t0,
+            "{label}: α = {alpha} ns, but t(0) was measured as {t0} ns"
         );
         assert!(
             *beta > 0.0,

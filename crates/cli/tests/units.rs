@@ -285,7 +285,10 @@ fn bad_input_is_refused_in_one_line_naming_the_flag() {
         (&["ring", "-m", "-1"], "negative count `-1` in --m"),
         (&["ring", "-m", "5000000"], "raise it with --max-rounds"),
         (&["ring", "--trials", "0"], "0 is not in 1..=10000"),
-        (&["spawn", "--max-time", "0"], "--max-time 0 is out of range"),
+        (
+            &["spawn", "--max-time", "0"],
+            "--max-time 0 is out of range",
+        ),
         (&["spawn", "--bogus"], "unexpected argument '--bogus'"),
     ];
     for (args, needle) in cases {

@@ -148,7 +148,11 @@ fn process_times() -> std::collections::HashMap<u32, (String, u64)> {
         return out;
     };
     for entry in dir.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
             continue;
         };
         if let Some(p) = parse_proc_stat(&read(&format!("/proc/{pid}/stat"))) {

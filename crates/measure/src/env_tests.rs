@@ -169,7 +169,10 @@ fn busy_warning_counts_other_processes_not_the_load_average() {
         ..calm.clone()
     };
     let w = unnamed.busy_warning().unwrap();
-    assert!(w.contains("used 40% of 2 CPUs just before the run —"), "{w}");
+    assert!(
+        w.contains("used 40% of 2 CPUs just before the run —"),
+        "{w}"
+    );
     assert!(!w.contains("--pin"), "{w}");
     // Exactly at the threshold is still calm.
     let edge = Fingerprint {
@@ -182,7 +185,8 @@ fn busy_warning_counts_other_processes_not_the_load_average() {
 
 #[test]
 fn proc_stat_lines_give_name_and_cpu_ticks() {
-    let line = "4974 (my (odd) prog) S 1 4974 4974 0 -1 4194560 100 0 0 0 250 31 0 0 20 0 1 0 77 0 0";
+    let line =
+        "4974 (my (odd) prog) S 1 4974 4974 0 -1 4194560 100 0 0 0 250 31 0 0 20 0 1 0 77 0 0";
     assert_eq!(parse_proc_stat(line), Some(("my (odd) prog".into(), 281)));
     assert_eq!(parse_proc_stat("12 (x) S 1 2"), None);
     assert_eq!(parse_proc_stat(""), None);
@@ -191,7 +195,10 @@ fn proc_stat_lines_give_name_and_cpu_ticks() {
 #[test]
 fn own_time_is_not_counted_as_others_busy() {
     let a = CpuTimes { idle: 0, total: 0 };
-    let b = CpuTimes { idle: 50, total: 100 };
+    let b = CpuTimes {
+        idle: 50,
+        total: 100,
+    };
     assert!((others_busy_between(a, b, 0) - 0.5).abs() < 1e-12);
     assert!((others_busy_between(a, b, 30) - 0.2).abs() < 1e-12);
     assert_eq!(others_busy_between(a, b, 80), 0.0);
@@ -200,11 +207,18 @@ fn own_time_is_not_counted_as_others_busy() {
 #[test]
 fn a_process_that_kept_a_cpu_busy_is_named() {
     use std::collections::HashMap;
-    let before: HashMap<u32, (String, u64)> =
-        [(1, ("idle".into(), 10)), (2, ("spin".into(), 100)), (9, ("toll".into(), 0))].into();
+    let before: HashMap<u32, (String, u64)> = [
+        (1, ("idle".into(), 10)),
+        (2, ("spin".into(), 100)),
+        (9, ("toll".into(), 0)),
+    ]
+    .into();
     let after: HashMap<u32, (String, u64)> = [
         (1, ("idle".into(), 10)),
-        (2, ("spin".into(), 100 + (clock_ticks_per_second() * 0.3) as u64)),
+        (
+            2,
+            ("spin".into(), 100 + (clock_ticks_per_second() * 0.3) as u64),
+        ),
         (9, ("toll".into(), 1000)),
     ]
     .into();
@@ -212,7 +226,10 @@ fn a_process_that_kept_a_cpu_busy_is_named() {
     assert_eq!(got.0, "spin");
     assert!((got.1 - 1.0).abs() < 0.05, "{got:?}");
     let quiet: HashMap<u32, (String, u64)> = [(2, ("spin".into(), 100))].into();
-    assert_eq!(busiest_process(&before, &quiet, 9, Duration::from_millis(300)), None);
+    assert_eq!(
+        busiest_process(&before, &quiet, 9, Duration::from_millis(300)),
+        None
+    );
 }
 
 #[test]

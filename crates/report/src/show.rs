@@ -210,9 +210,15 @@ mod tests {
         assert_eq!(config_value(&json!("split")), "split");
         assert_eq!(config_value(&json!(10)), "10");
         assert_eq!(config_value(&json!(["pipe", "tcp"])), "pipe, tcp");
-        assert_eq!(config_value(&json!({"secs": 0, "nanos": 10_000_000})), "10.0 ms");
+        assert_eq!(
+            config_value(&json!({"secs": 0, "nanos": 10_000_000})),
+            "10.0 ms"
+        );
         assert_eq!(config_value(&json!({"secs": 60, "nanos": 0})), "60.0 s");
-        assert_eq!(config_value(&json!({"op": "ring", "m": 1000})), "m=1000, op=ring");
+        assert_eq!(
+            config_value(&json!({"op": "ring", "m": 1000})),
+            "m=1000, op=ring"
+        );
         assert_eq!(config_value(&json!(null)), "–");
         assert_eq!(config_value(&json!([1, 10, 100])), "1, 10, 100");
     }

@@ -20,13 +20,19 @@ pub enum StoreError {
         known: i64,
     },
     #[error("cannot create {}: {cause}; pick another place with --db PATH or TOLL_DB", .path.display())]
-    CreateDir { path: PathBuf, cause: std::io::Error },
+    CreateDir {
+        path: PathBuf,
+        cause: std::io::Error,
+    },
     #[error("no run {0}: see `toll runs`")]
     NoSuchRun(i64),
     /// SQLite's text is in the message, not also a `source` that `{:#}`
     /// would print again.
     #[error("database {}: {cause}", .path.display())]
-    Sqlite { path: PathBuf, cause: rusqlite::Error },
+    Sqlite {
+        path: PathBuf,
+        cause: rusqlite::Error,
+    },
     #[error("database {}: a stored record does not parse ({detail}): the file may be damaged", .path.display())]
     Corrupt { path: PathBuf, detail: String },
 }

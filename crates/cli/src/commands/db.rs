@@ -13,7 +13,9 @@ use toll_store::{RunStatus, Store, StoreError};
 /// The database path, and whether the user named it (--db or TOLL_DB).
 fn path(db: Option<&Path>) -> (PathBuf, bool) {
     let named = db.is_some() || std::env::var_os("TOLL_DB").is_some_and(|v| !v.is_empty());
-    let p = db.map(Path::to_path_buf).unwrap_or_else(Store::default_path);
+    let p = db
+        .map(Path::to_path_buf)
+        .unwrap_or_else(Store::default_path);
     (p, named)
 }
 
@@ -32,7 +34,11 @@ pub fn check_name(p: &Path) -> anyhow::Result<()> {
         )));
     }
     if let Some((scheme, _)) = text.split_once("://") {
-        if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || c == '+') {
+        if !scheme.is_empty()
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '+')
+        {
             return Err(usage(format!(
                 "--db {text}: `{scheme}://` is not a store toll speaks; give a file path (e.g. --db results.db)"
             )));

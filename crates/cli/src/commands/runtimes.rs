@@ -83,7 +83,9 @@ mod tests {
 
     #[test]
     fn an_unknown_name_lists_the_valid_ones_and_the_flag() {
-        let e = parse("rust,cobol", "--peer", "peer").unwrap_err().to_string();
+        let e = parse("rust,cobol", "--peer", "peer")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("unknown peer `cobol`"), "{e}");
         assert!(e.contains("haskell"), "{e}");
         assert!(e.contains("(in --peer)"), "{e}");

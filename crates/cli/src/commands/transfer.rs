@@ -88,9 +88,8 @@ pub fn run(args: TransferArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Resu
         toll_report::export::exporter(toll_report::export::Format::Json).export(&run, &mut out)
     } else {
         let id = outcome.run_id;
-        write!(out, "{}", render(&cfg, &outcome)).and_then(|_| {
-            writeln!(out, "{}", db::stored_line(&store, id, outcome.status))
-        })
+        write!(out, "{}", render(&cfg, &outcome))
+            .and_then(|_| writeln!(out, "{}", db::stored_line(&store, id, outcome.status)))
     };
     // A reader that stopped early (`| head`) is no reason to skip the plot or the status.
     match printed {

@@ -142,9 +142,8 @@ fn measure(cfg: UnitsConfig, a: &UnitArgs, db: Option<&Path>) -> anyhow::Result<
         toll_report::export::exporter(toll_report::export::Format::Json).export(&run, &mut out)
     } else {
         let id = outcome.run_id;
-        write!(out, "{}", render(&cfg, &outcome)).and_then(|_| {
-            writeln!(out, "{}", db::stored_line(&store, id, outcome.status))
-        })
+        write!(out, "{}", render(&cfg, &outcome))
+            .and_then(|_| writeln!(out, "{}", db::stored_line(&store, id, outcome.status)))
     };
     match printed {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),

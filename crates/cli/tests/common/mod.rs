@@ -77,9 +77,7 @@ pub fn assert_one_line_error(o: &Output, needle: &str) {
     let err = stderr(o);
     let lines: Vec<&str> = err
         .lines()
-        .filter(|l| {
-            !l.trim().is_empty() && !l.starts_with("warning: ") && !l.starts_with("note: ")
-        })
+        .filter(|l| !l.trim().is_empty() && !l.starts_with("warning: ") && !l.starts_with("note: "))
         .collect();
     assert_eq!(lines.len(), 1, "expected one error line, got: {err}");
     assert!(lines[0].starts_with("toll: "), "error line: {}", lines[0]);

@@ -39,7 +39,10 @@ pub(super) fn prepare(cc: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Launc
     let dir = keyed_dir("c", &parts);
     let exe = dir.join("toll-worker-c");
     if !exe.is_file() {
-        note(&format!("compiling the C worker with {} -O2 (first use; cached after)", cc.program.display()));
+        note(&format!(
+            "compiling the C worker with {} -O2 (first use; cached after)",
+            cc.program.display()
+        ));
         let src = dir.join("src");
         write_sources(&src, &SOURCES)?;
         // Build beside the target and rename, so concurrent runs never see half a binary.
