@@ -54,22 +54,45 @@ fn rust_peer_over_every_transport_is_stored_listed_shown_exported_and_plotted() 
     assert_eq!(run["family"], "transfer");
     let ser = series(&run);
     assert_eq!(ser.len(), 4);
-    for (i, (label, alpha, beta, points)) in ser.iter().enumerate() {
+    for (i, (label, _, _, points)) in ser.iter().enumerate() {
         assert_eq!(*points, 3, "{label}");
+        let fit = &run["series"][i]["fit"];
+        let primary = &fit["weighted"];
+        let num = |v: &serde_json::Value| v.as_f64().unwrap();
+        let (alpha, beta, beta_low) = (
+            num(&primary["alpha"]),
+            num(&primary["beta"]),
+            num(&primary["beta_ci"][0]),
+        );
         // α is the cost of an empty message: it must agree with the round
-        // trip measured at n = 0, not merely look like a time.
-        let t0 = run["series"][i]["points"][0]["summary"]["median"]
-            .as_f64()
-            .unwrap();
+        // trip measured at n = 0 — or the table must say the line does not
+        // describe the small end. Likewise sending more items costs more,
+        // and where the noise hides it the table must not call the fit ok.
+        let t0 = num(&run["series"][i]["points"][0]["summary"]["median"]);
         assert_eq!(run["series"][i]["points"][0]["n"], 0);
+        assert_eq!(
+            num(&fit["check"]["small_end"]["n"]),
+            0.0,
+            "the small end is checked"
+        );
+        let via = label.split('/').nth(1).unwrap();
+        let row = out
+            .lines()
+            .find(|l| l.starts_with("rust") && l.split_whitespace().nth(1) == Some(via))
+            .unwrap();
+        let clean = row.ends_with(" ok");
         assert!(
-            *alpha >= t0 / 3.0 && *alpha <= 3.0 * t0,
-            "{label}: α = {alpha} ns, but t(0) was measured as {t0} ns"
+            (alpha >= t0 / 3.0 && alpha <= 3.0 * t0) || !clean,
+            "{label}: α = {alpha} ns against t(0) = {t0} ns shown as a clean fit: {row}"
         );
         assert!(
-            *beta > 0.0,
-            "{label}: sending more items must cost more (β = {beta})"
+            (beta > 0.0 && beta_low > 0.0) || !clean,
+            "{label}: β = {beta} [{beta_low}, …] shown as a clean fit: {row}"
         );
+        if clean {
+            assert_eq!(fit["check"]["small_end"]["agrees"], true, "{row}");
+            assert_eq!(fit["check"]["lack_of_fit"]["fits"], true, "{row}");
+        }
     }
     // Every trial is kept, with its batch size.
     let samples = &run["series"][0]["points"][0]["samples"];

@@ -345,18 +345,18 @@ pub fn summary_line(series: &[SeriesResult]) -> String {
     }
     let (fast, ff) = fitted
         .iter()
-        .min_by(|a, b| a.1.robust.alpha.total_cmp(&b.1.robust.alpha))
+        .min_by(|a, b| a.1.primary().alpha.total_cmp(&b.1.primary().alpha))
         .expect("non-empty");
     let (wide, wf) = fitted
         .iter()
-        .min_by(|a, b| a.1.robust.beta.total_cmp(&b.1.robust.beta))
+        .min_by(|a, b| a.1.primary().beta.total_cmp(&b.1.primary().beta))
         .expect("non-empty");
     format!(
         "{} series; lowest α {} {:.1} µs; lowest β {} {:.3} ns/item",
         series.len(),
         fast.label,
-        ff.robust.alpha / 1e3,
+        ff.primary().alpha / 1e3,
         wide.label,
-        wf.robust.beta
+        wf.primary().beta
     )
 }

@@ -1,13 +1,18 @@
-//! The cost model `t(n) = α + β·n`: least squares and a robust fit, with CIs.
+//! The cost model `t(n) = α + β·n`: least squares, a robust and a weighted
+//! fit, with CIs, and the checks that say whether a line is the right model.
 //!
-//! Every trial is a data point. Least squares is the textbook fit; the robust
-//! one is the Theil–Sen estimator (H. Theil 1950; P. K. Sen 1968): β is the
-//! median of the slopes between every two samples at different `n`, α the
-//! median of t − β·n. It shrugs off up to ~29% wild samples, where one
-//! straggler at a large `n` can tilt least squares. Confidence intervals come
-//! from a stratified percentile bootstrap (see [`fit_series`]).
+//! Least squares is the textbook fit over every sample; the robust one is
+//! the Theil–Sen estimator (H. Theil 1950; P. K. Sen 1968) over the per-`n`
+//! medians: β is the median of the slopes between every two points, α the
+//! median of t − β·n. A median shrugs off wild trials at one `n`, and
+//! Theil–Sen up to ~29% wild points, where one straggler at a large `n` can
+//! tilt least squares. Confidence intervals come from a bootstrap over
+//! rounds (see [`fit_series`]); [`crate::model`] holds the checks.
 
 use crate::bootstrap::{self, interval};
+use crate::model::{
+    chi2_upper_tail, LackOfFit, ModelCheck, Piecewise, SmallEnd, LACK_OF_FIT_P, MATERIAL_MISS,
+};
 use crate::quantile::median_in_place;
 use fastrand::Rng;
 use serde::{Deserialize, Serialize};
@@ -20,6 +25,8 @@ pub enum FitMethod {
     LeastSquares,
     /// Theil–Sen: median of pairwise slopes, median intercept.
     TheilSen,
+    /// Least squares over the per-`n` medians, weighted by their precision.
+    WeightedLeastSquares,
 }
 
 /// One fitted line with 95% confidence intervals.
@@ -51,21 +58,51 @@ impl Fit {
 /// Both fits of one series, plus a flag when a straight line does not fit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SeriesFit {
-    /// Ordinary least squares.
+    /// Ordinary least squares over every sample.
     pub least_squares: Fit,
-    /// Theil–Sen.
+    /// Theil–Sen over the per-`n` medians.
     pub robust: Fit,
-    /// Set when the line fits poorly (a knee or curve); see [`is_nonlinear`].
+    /// Least squares over the per-`n` medians, each weighted by the inverse
+    /// of its replicate variance (absent in runs stored before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weighted: Option<Fit>,
+    /// Set when the line fits poorly (a knee or curve); see [`is_nonlinear`]
+    /// and [`ModelCheck::line_fits`].
     pub nonlinear: bool,
+    /// The small end, the lack-of-fit test and the piecewise model (absent
+    /// in runs stored before they existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<ModelCheck>,
 }
 
-/// Bootstrap resamples behind every CI of a fit.
+impl SeriesFit {
+    /// The model the tables print: the weighted line over the medians, or
+    /// Theil–Sen in runs stored before the weighted fit existed.
+    pub fn primary(&self) -> &Fit {
+        self.weighted.as_ref().unwrap_or(&self.robust)
+    }
+
+    /// The straight line describes the points (true for runs stored before
+    /// the checks existed, which cannot tell).
+    pub fn line_fits(&self) -> bool {
+        !self.nonlinear && self.check.as_ref().is_none_or(ModelCheck::line_fits)
+    }
+}
+
+/// Bootstrap resamples behind every CI of a fit (fewer for very long sweeps:
+/// see [`resamples_for`]).
 pub const FIT_RESAMPLES: usize = 1000;
 
-/// Beyond this many pairs of samples at different `n`, bootstrap replicates of
-/// Theil–Sen are computed on the per-`n` medians of each resample instead of
-/// all pairs, so a fit stays well under a second however many trials it has.
-pub const MAX_BOOTSTRAP_PAIRS: usize = 20_000;
+/// A fit's bootstrap does about this many pairwise slopes at most, so a
+/// sweep of a thousand sizes still fits in a second or two.
+const SLOPE_BUDGET: usize = 200_000_000;
+
+/// Resamples for a series of `k` sizes: [`FIT_RESAMPLES`], fewer (at least
+/// 200) when Theil–Sen's k²/2 slopes per resample would pass the budget.
+pub fn resamples_for(k: usize) -> usize {
+    let pairs = (k * k.saturating_sub(1) / 2).max(1);
+    (SLOPE_BUDGET / pairs).clamp(200, FIT_RESAMPLES)
+}
 
 /// A straight line `alpha + beta·n`.
 #[derive(Debug, Clone, Copy)]
@@ -74,23 +111,40 @@ struct Line {
     beta: f64,
 }
 
-/// The trials of one `n`.
+impl Line {
+    fn at(self, n: f64) -> f64 {
+        self.alpha + self.beta * n
+    }
+}
+
+/// The trials of one `n`, in round order.
 struct Group {
     n: f64,
     trials: Vec<f64>,
 }
 
-/// Fit a series: `points` holds, for each `n`, the per-op times of its trials.
-/// Returns None with fewer than two distinct `n`.
+/// Fit a series: `points` holds, for each `n`, the per-op times of its
+/// trials, trial i of every `n` measured in round i (the engine measures
+/// every size once per round). Returns None with fewer than two distinct `n`.
 ///
-/// Non-finite values are ignored and entries with equal `n` are merged. The
-/// 95% intervals on α and β, for both methods, come from a stratified
-/// bootstrap: [`FIT_RESAMPLES`] times, every `n` keeps its number of trials,
-/// drawn with replacement from its own trials; both lines are refitted and the
-/// 2.5th and 97.5th percentiles of α and β are the interval. Seeded, so the
-/// same points always give the same intervals. When every `n` has a single
-/// trial there is nothing to resample within an `n`, so whole points are
-/// resampled instead (a case bootstrap).
+/// Non-finite values are ignored and entries with equal `n` are merged.
+///
+/// - **Least squares** runs over every sample.
+/// - **Robust**: Theil–Sen over the per-`n` medians. One estimator for the
+///   figure and its CI, and memory bounded by the number of sizes (k²/2
+///   slopes), whatever the number of trials.
+/// - **Weighted**: least squares over the medians, weighted by the inverse
+///   of each median's bootstrap variance, so a noisy point pulls less.
+///
+/// Intervals come from a **round bootstrap**: the rounds are resampled with
+/// replacement — a round keeps its value at every `n` together, so slow
+/// drift of the machine and model error widen the intervals, not only the
+/// scatter within a point — every line is refitted to each resample, and the
+/// 2.5th and 97.5th percentiles are the interval. A size with fewer trials
+/// than the others draws the missing ones from its own trials. With a single
+/// round there is nothing to resample across rounds, so whole points are
+/// resampled instead (a case bootstrap). Seeded: the same points always give
+/// the same intervals. The same resamples give the [`ModelCheck`].
 pub fn fit_series(points: &[(f64, Vec<f64>)]) -> Option<SeriesFit> {
     let groups = groups(points);
     if groups.len() < 2 {
@@ -104,20 +158,434 @@ pub fn fit_series(points: &[(f64, Vec<f64>)]) -> Option<SeriesFit> {
         .iter()
         .flat_map(|g| g.trials.iter().copied())
         .collect();
-    let ols = least_squares(&xs, &ys)?;
-    let ts = theil_sen(&xs, &ys, &mut Vec::new())?;
-    let [ols_ci, ts_ci] = bootstrap_cis(&groups);
-
     let ns: Vec<f64> = groups.iter().map(|g| g.n).collect();
     let medians: Vec<f64> = groups
         .iter()
-        .map(|g| median_in_place(&mut g.trials.clone()))
+        .map(|g| centre(&mut g.trials.clone()))
         .collect();
+    let ols = least_squares(&xs, &ys)?;
+    let ts = theil_sen(&ns, &medians, &mut Vec::new())?;
+
+    let reps = Replicates::draw(&groups);
+    let var = pooled_variances(&reps, &medians);
+    let weights: Vec<f64> = var.iter().map(|v| 1.0 / v).collect();
+    let wls = weighted_least_squares(&ns, &medians, &weights)?;
+
+    let check = model_check(&groups, &ns, &medians, &var, wls, &reps);
+    let piece_split = check.piecewise.as_ref().map(|p| {
+        ns.iter()
+            .position(|&n| n == p.split.1)
+            .expect("the split is one of the sizes")
+    });
+
+    // Every line refitted on every resample.
+    let (mut ols_r, mut ts_r, mut wls_r) = (vec![], vec![], vec![]);
+    let mut scratch = Vec::new();
+    for r in 0..reps.count {
+        let (means, meds) = (reps.means(r), reps.medians(r));
+        let counts: Vec<f64> = reps.counts(r);
+        if let Some(l) = weighted_least_squares(&reps.ns(r), means, &counts) {
+            ols_r.push(l);
+        }
+        if let Some(l) = theil_sen(&reps.ns(r), meds, &mut scratch) {
+            ts_r.push(l);
+        }
+        if let Some(l) = weighted_least_squares(&reps.ns(r), meds, &reps.weights(r, &weights)) {
+            wls_r.push(l);
+        }
+    }
+    let df = reps.df();
+    let cis = |lines: &[Line], est: Line| {
+        let mut a: Vec<f64> = lines.iter().map(|l| l.alpha).collect();
+        let mut b: Vec<f64> = lines.iter().map(|l| l.beta).collect();
+        [ci(est.alpha, &mut a, df), ci(est.beta, &mut b, df)]
+    };
+    let piecewise = check.piecewise.clone().map(|mut p| {
+        let b = piece_split.expect("a split");
+        let (mut a, mut bt) = (vec![], vec![]);
+        for r in 0..reps.count {
+            if reps.is_case() {
+                break;
+            }
+            let meds = reps.medians(r);
+            if let (Some(small), Some(large)) = (
+                weighted_least_squares(&ns[..b], &meds[..b], &weights[..b]),
+                weighted_least_squares(&ns[b..], &meds[b..], &weights[b..]),
+            ) {
+                a.push(small.alpha);
+                bt.push(large.beta);
+            }
+        }
+        if !a.is_empty() {
+            p.alpha_ci = ci(p.alpha, &mut a, df);
+            p.beta_ci = ci(p.beta, &mut bt, df);
+        }
+        p
+    });
+    let check = ModelCheck { piecewise, ..check };
     Some(SeriesFit {
-        least_squares: fit(FitMethod::LeastSquares, ols, ols_ci, &xs, &ys),
-        robust: fit(FitMethod::TheilSen, ts, ts_ci, &xs, &ys),
-        nonlinear: is_nonlinear(&ns, &medians),
+        least_squares: fit(FitMethod::LeastSquares, ols, cis(&ols_r, ols), &xs, &ys),
+        robust: fit(FitMethod::TheilSen, ts, cis(&ts_r, ts), &xs, &ys),
+        weighted: Some(fit(
+            FitMethod::WeightedLeastSquares,
+            wls,
+            cis(&wls_r, wls),
+            &xs,
+            &ys,
+        )),
+        nonlinear: is_nonlinear(&ns, &medians) || !check.line_fits(),
+        check: Some(check),
     })
+}
+
+/// A point's centre: the 20% trimmed mean of its trials (the mean of the
+/// middle 60%). It shrugs off a wild trial as a median does, and unlike a
+/// median of ten values its bootstrap distribution is smooth, so the
+/// intervals built on it keep their 95%.
+fn centre(values: &mut [f64]) -> f64 {
+    values.sort_unstable_by(f64::total_cmp);
+    let trim = values.len() / 5;
+    let kept = &values[trim..values.len() - trim];
+    kept.iter().sum::<f64>() / kept.len() as f64
+}
+
+/// Student's t quantile for a two-sided 95% interval on `df` degrees of
+/// freedom (from the standard table; 1.96 + 2.4/df past 30).
+pub fn t_quantile_95(df: usize) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::INFINITY,
+        1..=30 => T[df - 1],
+        _ => 1.96 + 2.4 / df as f64,
+    }
+}
+
+/// The 95% interval of an estimate from its bootstrap replicates: the
+/// estimate ± t·(their standard deviation), with Student's t on `df`
+/// degrees of freedom (the rounds less one). A percentile interval of a
+/// bootstrap over ten rounds is too narrow (it cannot see past the spread
+/// of ten values); the t factor is the small-sample correction. With no
+/// spread in the replicates the interval is the estimate itself.
+fn ci(estimate: f64, replicates: &mut Vec<f64>, df: usize) -> (f64, f64) {
+    replicates.retain(|x| x.is_finite());
+    if replicates.len() < 2 {
+        return (estimate, estimate);
+    }
+    let mean = replicates.iter().sum::<f64>() / replicates.len() as f64;
+    let var =
+        replicates.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (replicates.len() - 1) as f64;
+    let half = t_quantile_95(df) * var.sqrt();
+    if !half.is_finite() {
+        return interval(replicates, bootstrap::LEVEL);
+    }
+    (estimate - half, estimate + half)
+}
+
+/// Each point's variance as the pooled relative variance times its value²:
+/// timing noise grows with the time measured, and one share pooled over
+/// every point is steadier than each point's own variance from a few
+/// rounds, whose chance lows would win too much weight and make the
+/// intervals too narrow.
+fn pooled_variances(reps: &Replicates, centres: &[f64]) -> Vec<f64> {
+    let mut relative: Vec<f64> = (0..centres.len())
+        .map(|g| reps.variance_of_median(g) / centres[g].powi(2).max(1e-300))
+        .filter(|r| r.is_finite())
+        .collect();
+    let share = if relative.is_empty() {
+        0.0
+    } else {
+        median_in_place(&mut relative)
+    };
+    centres
+        .iter()
+        .map(|&m| variance_floor(share * m * m, m))
+        .collect()
+}
+
+/// A median's variance, floored so a point whose trials were all equal
+/// (an exact synthetic series, a coarse clock) gets a finite weight.
+fn variance_floor(v: f64, median: f64) -> f64 {
+    let floor = (1e-6 * median.abs()).powi(2).max(1e-12);
+    if v.is_finite() {
+        v.max(floor)
+    } else {
+        floor
+    }
+}
+
+/// The small end, the lack-of-fit test, and the piecewise model's point
+/// estimate (its CIs are filled in by the caller's bootstrap), all of the
+/// weighted line `line`, the series' primary model.
+fn model_check(
+    groups: &[Group],
+    ns: &[f64],
+    medians: &[f64],
+    var: &[f64],
+    line: Line,
+    reps: &Replicates,
+) -> ModelCheck {
+    let k = ns.len();
+    let weights: Vec<f64> = var.iter().map(|v| 1.0 / v).collect();
+    // The small end: the measured median at the smallest n and the line's
+    // prediction there, each with its bootstrap interval, and their
+    // difference, paired resample by resample: the line agrees with the
+    // measurement when the difference's interval holds 0.
+    let mut measured: Vec<f64> = Vec::with_capacity(reps.count);
+    let mut predicted = Vec::with_capacity(reps.count);
+    let mut difference = Vec::with_capacity(reps.count);
+    for r in 0..reps.count {
+        let w = reps.weights(r, &weights);
+        if let Some(l) = weighted_least_squares(&reps.ns(r), reps.medians(r), &w) {
+            let m = reps.medians(r)[0];
+            measured.push(m);
+            predicted.push(l.at(ns[0]));
+            difference.push(m - l.at(ns[0]));
+        }
+    }
+    let df = reps.df();
+    let at0 = line.at(ns[0]);
+    let measured_ci = if reps.is_case() {
+        (medians[0], medians[0])
+    } else {
+        ci(medians[0], &mut measured, df)
+    };
+    let predicted_ci = ci(at0, &mut predicted, df);
+    let difference_ci = if reps.is_case() {
+        // Resampled whole points say nothing about one point: compare the
+        // measurement with the prediction's interval.
+        (predicted_ci.0 - medians[0], predicted_ci.1 - medians[0])
+    } else {
+        ci(medians[0] - at0, &mut difference, df)
+    };
+    let small_end = SmallEnd {
+        n: ns[0],
+        measured: medians[0],
+        measured_ci,
+        predicted_ci,
+        difference_ci,
+        agrees: difference_ci.0 <= 0.0 && 0.0 <= difference_ci.1,
+    };
+
+    // Lack of fit of the line against each point's replicate error.
+    let rounds = groups.iter().map(|g| g.trials.len()).max().unwrap_or(0);
+    let chi2: f64 = (0..k)
+        .map(|g| (medians[g] - line.at(ns[g])).powi(2) / var[g])
+        .sum();
+    let df = k.saturating_sub(2);
+    let (worst_at, worst_miss) = (0..k)
+        .map(|g| {
+            let miss = (medians[g] - line.at(ns[g])).abs() / medians[g].abs().max(1e-9);
+            (ns[g], miss)
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap_or((ns[0], 0.0));
+    // With one round there is no replicate error to test against.
+    let p = if rounds >= 2 && df > 0 {
+        chi2_upper_tail(chi2, df)
+    } else {
+        1.0
+    };
+    let fits = !(p < LACK_OF_FIT_P && worst_miss > MATERIAL_MISS);
+    let lack_of_fit = LackOfFit {
+        chi2,
+        df,
+        p,
+        worst_miss,
+        worst_at,
+        fits,
+    };
+    let line_ok = fits && small_end.agrees;
+    let piecewise = if line_ok || k < 4 {
+        None
+    } else {
+        best_split(ns, medians, var)
+    };
+    ModelCheck {
+        rounds,
+        small_end,
+        lack_of_fit,
+        piecewise,
+    }
+}
+
+/// The two weighted lines over the medians (at least two points each) with
+/// the least total weighted residual; CIs are left at the point estimates.
+fn best_split(ns: &[f64], medians: &[f64], var: &[f64]) -> Option<Piecewise> {
+    let w: Vec<f64> = var.iter().map(|v| 1.0 / v).collect();
+    let ssr = |lo: usize, hi: usize, l: Line| -> f64 {
+        (lo..hi)
+            .map(|i| w[i] * (medians[i] - l.at(ns[i])).powi(2))
+            .sum()
+    };
+    let mut best: Option<(f64, usize, Line, Line)> = None;
+    for b in 2..=ns.len() - 2 {
+        let (Some(small), Some(large)) = (
+            weighted_least_squares(&ns[..b], &medians[..b], &w[..b]),
+            weighted_least_squares(&ns[b..], &medians[b..], &w[b..]),
+        ) else {
+            continue;
+        };
+        let total = ssr(0, b, small) + ssr(b, ns.len(), large);
+        if best.as_ref().is_none_or(|x| total < x.0) {
+            best = Some((total, b, small, large));
+        }
+    }
+    let (_, b, small, large) = best?;
+    let (lo, hi) = (ns[b - 1], ns[b]);
+    let crossing = if (small.beta - large.beta).abs() > 0.0 {
+        (large.alpha - small.alpha) / (small.beta - large.beta)
+    } else {
+        hi
+    };
+    Some(Piecewise {
+        alpha: small.alpha,
+        alpha_ci: (small.alpha, small.alpha),
+        beta_small: small.beta,
+        beta: large.beta,
+        beta_ci: (large.beta, large.beta),
+        break_n: if crossing.is_finite() {
+            crossing.clamp(lo, hi)
+        } else {
+            hi
+        },
+        split: (lo, hi),
+    })
+}
+
+/// The bootstrap's resamples, kept as per-`n` means and medians (k values a
+/// resample, whatever the number of trials).
+struct Replicates {
+    count: usize,
+    k: usize,
+    /// `count × k` means, row by row.
+    means: Vec<f64>,
+    /// `count × k` medians, row by row.
+    medians: Vec<f64>,
+    /// `count × k` sample counts (least squares over every sample is
+    /// least squares over the means weighted by their counts).
+    counts: Vec<f64>,
+    /// Case bootstrap (one round): `count × k` indices of the groups drawn.
+    cases: Option<Vec<usize>>,
+    ns: Vec<f64>,
+    rounds: usize,
+}
+
+impl Replicates {
+    fn draw(groups: &[Group]) -> Replicates {
+        let k = groups.len();
+        let count = resamples_for(k);
+        let rounds = groups.iter().map(|g| g.trials.len()).max().unwrap_or(0);
+        let mut rng = Rng::with_seed(bootstrap::SEED);
+        let mut reps = Replicates {
+            count,
+            k,
+            means: Vec::with_capacity(count * k),
+            medians: Vec::with_capacity(count * k),
+            counts: Vec::with_capacity(count * k),
+            cases: None,
+            ns: groups.iter().map(|g| g.n).collect(),
+            rounds,
+        };
+        if rounds <= 1 {
+            // One value per n: resample whole points.
+            let mut cases = Vec::with_capacity(count * k);
+            for _ in 0..count {
+                for _ in 0..k {
+                    let g = rng.usize(..k);
+                    cases.push(g);
+                    reps.means.push(groups[g].trials[0]);
+                    reps.medians.push(groups[g].trials[0]);
+                    reps.counts.push(1.0);
+                }
+            }
+            reps.cases = Some(cases);
+            return reps;
+        }
+        let mut picked: Vec<usize> = Vec::with_capacity(rounds);
+        let mut values: Vec<f64> = Vec::new();
+        for _ in 0..count {
+            picked.clear();
+            picked.extend((0..rounds).map(|_| rng.usize(..rounds)));
+            for g in groups {
+                values.clear();
+                for &r in &picked {
+                    let v = match g.trials.get(r) {
+                        Some(v) => *v,
+                        None => g.trials[rng.usize(..g.trials.len())],
+                    };
+                    values.push(v);
+                }
+                reps.means
+                    .push(values.iter().sum::<f64>() / values.len() as f64);
+                reps.counts.push(g.trials.len() as f64);
+                reps.medians.push(centre(&mut values));
+            }
+        }
+        reps
+    }
+
+    fn is_case(&self) -> bool {
+        self.cases.is_some()
+    }
+
+    /// Degrees of freedom behind the intervals: rounds − 1, or for a case
+    /// bootstrap, points − 2.
+    fn df(&self) -> usize {
+        match &self.cases {
+            Some(_) => self.k.saturating_sub(2).max(1),
+            None => self.rounds.saturating_sub(1).max(1),
+        }
+    }
+
+    fn means(&self, r: usize) -> &[f64] {
+        &self.means[r * self.k..(r + 1) * self.k]
+    }
+
+    fn medians(&self, r: usize) -> &[f64] {
+        &self.medians[r * self.k..(r + 1) * self.k]
+    }
+
+    fn counts(&self, r: usize) -> Vec<f64> {
+        self.counts[r * self.k..(r + 1) * self.k].to_vec()
+    }
+
+    /// The `n` of each value of resample `r`.
+    fn ns(&self, r: usize) -> Vec<f64> {
+        match &self.cases {
+            Some(c) => c[r * self.k..(r + 1) * self.k]
+                .iter()
+                .map(|&g| self.ns[g])
+                .collect(),
+            None => self.ns.clone(),
+        }
+    }
+
+    /// The weight of each value of resample `r`.
+    fn weights(&self, r: usize, weights: &[f64]) -> Vec<f64> {
+        match &self.cases {
+            Some(c) => c[r * self.k..(r + 1) * self.k]
+                .iter()
+                .map(|&g| weights[g])
+                .collect(),
+            None => weights.to_vec(),
+        }
+    }
+
+    /// The bootstrap variance of group `g`'s median (NaN for a case bootstrap).
+    fn variance_of_median(&self, g: usize) -> f64 {
+        if self.is_case() || self.count < 2 {
+            return f64::NAN;
+        }
+        let v: Vec<f64> = (0..self.count)
+            .map(|r| self.medians[r * self.k + g])
+            .collect();
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (v.len() - 1) as f64
+    }
 }
 
 /// Points needed before a series may be called nonlinear.
@@ -262,55 +730,28 @@ fn r2(xs: &[f64], ys: &[f64], line: Line) -> f64 {
     1.0 - ss_res / ss_tot
 }
 
-/// Bootstrap intervals `[(α CI, β CI) of least squares, (α CI, β CI) of Theil–Sen]`.
-fn bootstrap_cis(groups: &[Group]) -> [[(f64, f64); 2]; 2] {
-    let mut rng = Rng::with_seed(bootstrap::SEED);
-    let whole_points = groups.iter().all(|g| g.trials.len() == 1);
-    let samples: usize = groups.iter().map(|g| g.trials.len()).sum();
-    let same_n: usize = groups.iter().map(|g| g.trials.len().pow(2)).sum();
-    let ts_on_medians = (samples * samples - same_n) / 2 > MAX_BOOTSTRAP_PAIRS;
-
-    let (mut xs, mut ys, mut mx, mut my, mut scratch) = (vec![], vec![], vec![], vec![], vec![]);
-    let mut replicates: [Vec<f64>; 4] = Default::default();
-    for _ in 0..FIT_RESAMPLES {
-        xs.clear();
-        ys.clear();
-        mx.clear();
-        my.clear();
-        if whole_points {
-            for _ in 0..groups.len() {
-                let g = &groups[rng.usize(..groups.len())];
-                xs.push(g.n);
-                ys.push(g.trials[0]);
-            }
-        } else {
-            for g in groups {
-                let start = ys.len();
-                for _ in 0..g.trials.len() {
-                    xs.push(g.n);
-                    ys.push(g.trials[rng.usize(..g.trials.len())]);
-                }
-                if ts_on_medians {
-                    mx.push(g.n);
-                    my.push(median_in_place(&mut ys[start..]));
-                }
-            }
-        }
-        let ts = if ts_on_medians {
-            theil_sen(&mx, &my, &mut scratch)
-        } else {
-            theil_sen(&xs, &ys, &mut scratch)
-        };
-        // A case resample may hold a single n: it tells nothing, skip it.
-        for (i, line) in [least_squares(&xs, &ys), ts].into_iter().enumerate() {
-            if let Some(line) = line {
-                replicates[2 * i].push(line.alpha);
-                replicates[2 * i + 1].push(line.beta);
-            }
-        }
+/// Least squares with a weight per point; None unless two different `xs`
+/// carry weight.
+fn weighted_least_squares(xs: &[f64], ys: &[f64], ws: &[f64]) -> Option<Line> {
+    let sw: f64 = ws.iter().sum();
+    if sw.is_nan() || sw <= 0.0 || !sw.is_finite() {
+        return None;
     }
-    let [a, b, c, d] = replicates.map(|mut r| interval(&mut r, bootstrap::LEVEL));
-    [[a, b], [c, d]]
+    let mean_x = xs.iter().zip(ws).map(|(x, w)| x * w).sum::<f64>() / sw;
+    let mean_y = ys.iter().zip(ws).map(|(y, w)| y * w).sum::<f64>() / sw;
+    let (mut sxy, mut sxx) = (0.0, 0.0);
+    for ((x, y), w) in xs.iter().zip(ys).zip(ws) {
+        sxy += w * (x - mean_x) * (y - mean_y);
+        sxx += w * (x - mean_x) * (x - mean_x);
+    }
+    if sxx <= 0.0 || !sxx.is_finite() {
+        return None;
+    }
+    let beta = sxy / sxx;
+    Some(Line {
+        alpha: mean_y - beta * mean_x,
+        beta,
+    })
 }
 
 #[cfg(test)]

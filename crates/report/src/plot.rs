@@ -196,7 +196,7 @@ pub fn plot_series_from_run(run: &Run) -> Vec<PlotSeries> {
             line: s
                 .fit
                 .as_ref()
-                .map(|f| (f.robust.alpha / 1e3, f.robust.beta / 1e3)),
+                .map(|f| (f.primary().alpha / 1e3, f.primary().beta / 1e3)),
         })
         .collect()
 }

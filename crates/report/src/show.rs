@@ -90,10 +90,16 @@ pub fn render_run(run: &Run) -> String {
         let _ = writeln!(s, "\n{}  {}", series.label, series.attrs);
         match &series.fit {
             Some(fit) => {
-                let f = &fit.robust;
+                let f = fit.primary();
+                let name = match f.method {
+                    toll_measure::FitMethod::WeightedLeastSquares => {
+                        "weighted least squares over the points"
+                    }
+                    _ => "Theil–Sen",
+                };
                 let _ = writeln!(
                     s,
-                    "  t(n) = α + β·n  (Theil–Sen)  α = {} [{}, {}]  β = {} ns/n [{}, {}]  R² = {:.4}  n½ = {}",
+                    "  t(n) = α + β·n  ({name})  α = {} [{}, {}]  β = {} ns/n [{}, {}]  R² = {:.4}  n½ = {}",
                     fmt_ns(f.alpha),
                     fmt_ns(f.alpha_ci.0),
                     fmt_ns(f.alpha_ci.1),
@@ -103,18 +109,72 @@ pub fn render_run(run: &Run) -> String {
                     f.r2,
                     f.n_half.map(|n| format!("{n:.0}")).unwrap_or_else(|| "–".into())
                 );
-                let l = &fit.least_squares;
-                let _ = writeln!(
-                    s,
-                    "  least squares: α = {}  β = {} ns/n  R² = {:.4}",
-                    fmt_ns(l.alpha),
-                    sig3(l.beta),
-                    l.r2
-                );
-                if fit.nonlinear {
+                for (label, l) in [
+                    ("Theil–Sen", &fit.robust),
+                    ("least squares", &fit.least_squares),
+                ] {
+                    if std::ptr::eq(l, f) {
+                        continue;
+                    }
                     let _ = writeln!(
                         s,
-                        "  warning: a straight line fits poorly here (a knee or curve)"
+                        "  {label}: α = {} [{}, {}]  β = {} ns/n [{}, {}]",
+                        fmt_ns(l.alpha),
+                        fmt_ns(l.alpha_ci.0),
+                        fmt_ns(l.alpha_ci.1),
+                        sig3(l.beta),
+                        sig3(l.beta_ci.0),
+                        sig3(l.beta_ci.1),
+                    );
+                }
+                if let Some(c) = &fit.check {
+                    let e = &c.small_end;
+                    let _ =
+                        writeln!(
+                        s,
+                        "  small end: t({}) measured {} [{}, {}], the line gives {} [{}, {}]: {}",
+                        e.n,
+                        fmt_ns(e.measured),
+                        fmt_ns(e.measured_ci.0),
+                        fmt_ns(e.measured_ci.1),
+                        fmt_ns(0.5 * (e.predicted_ci.0 + e.predicted_ci.1)),
+                        fmt_ns(e.predicted_ci.0),
+                        fmt_ns(e.predicted_ci.1),
+                        if e.agrees { "they agree" } else { "they disagree" }
+                    );
+                    let l = &c.lack_of_fit;
+                    let _ = writeln!(
+                        s,
+                        "  lack of fit: χ² = {:.1} on {} df, p = {:.2e}; worst miss {:.1}% at n = {}: {} ({} rounds)",
+                        l.chi2,
+                        l.df,
+                        l.p,
+                        l.worst_miss * 100.0,
+                        l.worst_at,
+                        if l.fits { "the line fits" } else { "the line does not fit" },
+                        c.rounds
+                    );
+                    if let Some(p) = &c.piecewise {
+                        let _ = writeln!(
+                            s,
+                            "  piecewise: α = {} [{}, {}] and {} ns/n up to n = {}, then β = {} ns/n [{}, {}] from n = {}; break ≈ {:.0}",
+                            fmt_ns(p.alpha),
+                            fmt_ns(p.alpha_ci.0),
+                            fmt_ns(p.alpha_ci.1),
+                            sig3(p.beta_small),
+                            p.split.0,
+                            sig3(p.beta),
+                            sig3(p.beta_ci.0),
+                            sig3(p.beta_ci.1),
+                            p.split.1,
+                            p.break_n
+                        );
+                    }
+                }
+                if !fit.line_fits() {
+                    let _ = writeln!(
+                        s,
+                        "  warning: a straight line does not describe these points (a knee or curve)"
                     );
                 }
             }

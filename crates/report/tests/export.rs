@@ -57,6 +57,8 @@ fn run() -> Run {
                 },
                 robust: f,
                 nonlinear: false,
+                weighted: None,
+                check: None,
             }),
             points: vec![
                 Point {

@@ -61,6 +61,8 @@ fn fit() -> SeriesFit {
         },
         robust: f,
         nonlinear: false,
+        weighted: None,
+        check: None,
     }
 }
 

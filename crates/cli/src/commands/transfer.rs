@@ -173,9 +173,12 @@ fn render(cfg: &TransferConfig, outcome: &TransferOutcome) -> String {
     // t(100000) with the default sizes.
     let largest = sizes[sizes.len() - 1];
     let quote = format!("t({largest})");
+    let smallest = sizes[0];
+    let measured_head = format!("t({smallest}) µs");
     let mut t = Table::new(&[
         "peer",
         "via",
+        &measured_head,
         "α µs",
         "α 95% CI",
         "β ns/item",
@@ -184,80 +187,134 @@ fn render(cfg: &TransferConfig, outcome: &TransferOutcome) -> String {
         "MB/s 95% CI",
         "n½",
         &quote,
-        "R²",
+        "fit",
     ]);
-    let mut notes = Vec::new();
+    let mut notes = Notes::default();
     for r in &outcome.series {
         t.row(row(r, largest as f64, &mut notes));
     }
     s.push_str(&t.render());
-    for n in notes {
-        s.push_str(&format!("note: {n}\n"));
-    }
+    s.push_str(&notes.render());
     s
 }
 
-fn row(r: &SeriesResult, quote_at: f64, notes: &mut Vec<String>) -> Vec<String> {
+/// What the rows' notes say, one line per kind.
+#[derive(Default)]
+struct Notes {
+    no_model: Vec<String>,
+    noisy: Vec<String>,
+    any_curve: bool,
+    any_flat: bool,
+}
+
+impl Notes {
+    fn render(&self) -> String {
+        let mut s = String::from(
+            "fit: ok = one line fits every size within its noise; curve = it does not \
+             (α from the small sizes, β from the large, break where they meet); flat = β \
+             not above 0; noisy = a size's spread is too wide to trust\n",
+        );
+        if self.any_curve {
+            s.push_str("note: curve rows: `toll show` has the lack-of-fit test and both segments; --plot draws the points\n");
+        }
+        if self.any_flat {
+            s.push_str("note: flat rows: the cost does not grow measurably with n over these sizes, so no bandwidth is given\n");
+        }
+        if !self.noisy.is_empty() {
+            s.push_str(&format!(
+                "note: spread too wide to trust at some sizes of {} (try more --trials or a quieter machine)\n",
+                self.noisy.join(", ")
+            ));
+        }
+        if !self.no_model.is_empty() {
+            s.push_str(&format!(
+                "note: fewer than two sizes measured, no model: {}\n",
+                self.no_model.join(", ")
+            ));
+        }
+        s
+    }
+}
+
+fn row(r: &SeriesResult, quote_at: f64, notes: &mut Notes) -> Vec<String> {
     let mut cells = vec![r.peer.to_string(), r.transport.to_string()];
+    let small = r
+        .points
+        .first()
+        .map(|(_, m)| format!("{:.2}", m.median / 1e3));
+    cells.push(small.unwrap_or_else(|| "–".into()));
     let Some(fit) = &r.fit else {
         cells.extend(std::iter::repeat_n("–".to_string(), 9));
-        notes.push(format!(
-            "{}: fewer than two sizes measured, no model",
-            r.label
-        ));
+        notes.no_model.push(r.label.clone());
         return cells;
     };
-    let f = &fit.robust;
-    // MB/s = bytes per item / ns per item × 1000.
-    let mbps = |beta: f64| {
-        if beta > 0.0 {
-            ITEM_BYTES as f64 / beta * 1e3
-        } else {
-            f64::INFINITY
-        }
+    let f = fit.primary();
+    let piece = (!fit.line_fits())
+        .then(|| fit.check.as_ref().and_then(|c| c.piecewise.as_ref()))
+        .flatten();
+    // A curve shows the model that fits: α from the small sizes, β from the large.
+    let (alpha, alpha_ci, beta, beta_ci) = match piece {
+        Some(p) => (p.alpha, p.alpha_ci, p.beta, p.beta_ci),
+        None => (f.alpha, f.alpha_ci, f.beta, f.beta_ci),
     };
-    let fmt_mbps = |v: f64| {
-        if v.is_finite() {
-            format!("{v:.0}")
-        } else {
-            "∞".into()
+    let flat = beta_ci.0 <= 0.0;
+    let noisy = r.points.iter().any(|(_, s)| s.too_noisy);
+    let verdict = if !fit.line_fits() {
+        notes.any_curve = true;
+        match piece {
+            Some(p) => format!("curve, break ≈ {:.0}", p.break_n),
+            None => "curve".into(),
         }
+    } else if flat {
+        notes.any_flat = true;
+        "flat".into()
+    } else if noisy {
+        "noisy".into()
+    } else {
+        "ok".into()
+    };
+    if noisy {
+        notes.noisy.push(r.label.clone());
+    }
+    // MB/s = bytes per item / ns per item × 1000; only for a β clearly above 0.
+    let mbps = |b: f64| ITEM_BYTES as f64 / b * 1e3;
+    let (rate, rate_ci) = if flat {
+        ("–".to_string(), "–".to_string())
+    } else {
+        (
+            format!("{:.0}", mbps(beta)),
+            format!("[{:.0}, {:.0}]", mbps(beta_ci.1), mbps(beta_ci.0)),
+        )
+    };
+    let n_half = (alpha > 0.0 && !flat).then(|| alpha / beta);
+    // t at the largest size: the line's prediction, or for a curve the time
+    // measured there.
+    let at_largest = match piece {
+        Some(_) => r
+            .points
+            .iter()
+            .find(|(n, _)| *n as f64 == quote_at)
+            .map(|(_, m)| m.median),
+        None => Some(f.predict(quote_at)),
     };
     cells.extend([
-        format!("{:.2}", f.alpha / 1e3),
-        format!("[{:.2}, {:.2}]", f.alpha_ci.0 / 1e3, f.alpha_ci.1 / 1e3),
-        format!("{:.4}", f.beta),
-        format!("[{:.4}, {:.4}]", f.beta_ci.0, f.beta_ci.1),
-        fmt_mbps(mbps(f.beta)),
-        format!(
-            "[{}, {}]",
-            fmt_mbps(mbps(f.beta_ci.1)),
-            fmt_mbps(mbps(f.beta_ci.0))
-        ),
-        f.n_half
+        format!("{:.2}", alpha / 1e3),
+        format!("[{:.2}, {:.2}]", alpha_ci.0 / 1e3, alpha_ci.1 / 1e3),
+        if flat {
+            "–".into()
+        } else {
+            format!("{beta:.4}")
+        },
+        format!("[{:.4}, {:.4}]", beta_ci.0, beta_ci.1),
+        rate,
+        rate_ci,
+        n_half
             .map(|n| format!("{n:.0}"))
             .unwrap_or_else(|| "–".into()),
-        format!("{:.1} µs", f.predict(quote_at) / 1e3),
-        format!("{:.4}", f.r2),
+        at_largest
+            .map(|t| format!("{:.1} µs", t / 1e3))
+            .unwrap_or_else(|| "–".into()),
+        verdict,
     ]);
-    if fit.nonlinear {
-        notes.push(format!(
-            "{}: a straight line fits poorly (a knee or curve): see `toll show` and --plot",
-            r.label
-        ));
-    }
-    let noisy: Vec<String> = r
-        .points
-        .iter()
-        .filter(|(_, s)| s.too_noisy)
-        .map(|(n, _)| n.to_string())
-        .collect();
-    if !noisy.is_empty() {
-        notes.push(format!(
-            "{}: spread too wide to trust at n = {} (try more --trials or a quieter machine)",
-            r.label,
-            noisy.join(", ")
-        ));
-    }
     cells
 }

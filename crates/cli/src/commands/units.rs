@@ -317,7 +317,7 @@ fn models(op: UnitOp, series: &[UnitSeries]) -> String {
         UnitOp::Ring { .. } => (1.0, 1),
     };
     for (s, f) in fitted {
-        let r = &f.robust;
+        let r = f.primary();
         t.row(vec![
             s.target.runtime.to_string(),
             s.target.unit.to_string(),
