@@ -48,10 +48,12 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct TransferArgs {
-    /// Items per message: a list and/or ranges, e.g. 0:100000:10000 or 1k,64Ki,1Mi.
+    /// Items per message: a list and/or ranges, e.g. 0:100000:10000 or
+    /// 1k,64Ki,1Mi; `e1` is E1's own 0:100000:10000. The default mixes sizes
+    /// near 0 (where α is measured) with E1's range (where β is).
     #[arg(
         long,
-        default_value = "0:100000:10000",
+        default_value = "0,1,10,100,1k,4k,10k:100k:10k",
         value_name = "LIST",
         allow_hyphen_values = true
     )]
@@ -69,7 +71,21 @@ pub struct TransferArgs {
     /// Busy-wait instead of sleeping on a futex in the shm transport.
     #[arg(long)]
     pub spin: bool,
-    /// Timed trials per size (1 to 100000).
+    /// Keep adding rounds until every size's 95% CI half-width is within
+    /// this share of its median, e.g. 2% (more than 0, less than 50%), or
+    /// until --max-time.
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
+    pub ci: Option<String>,
+    /// With --ci: the most one series may spend on rounds, e.g. 30s, 2m.
+    #[arg(
+        long,
+        value_name = "TIME",
+        default_value = "60s",
+        allow_hyphen_values = true
+    )]
+    pub max_time: String,
+    /// Rounds per size, every size once a round (1 to 100000): the least
+    /// number with --ci.
     #[arg(long, default_value_t = 10, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub trials: u32,

@@ -40,6 +40,11 @@ impl Observer for Progress {
             .set_message(format!("{label} n={n}: {:.1} µs", summary.median / 1e3));
     }
 
+    fn round_done(&mut self, label: &str, round: usize) {
+        self.bar.set_message(format!("{label}: round {round} done"));
+        self.bar.tick();
+    }
+
     fn warning(&mut self, message: &str) {
         self.bar.suspend(|| eprintln!("warning: {message}"));
     }

@@ -279,3 +279,31 @@ fn an_error_names_its_cause_once() {
     let cause = "Not a directory";
     assert_eq!(err.matches(cause).count(), 1, "{err}");
 }
+
+/// `--ci` and `--max-time` of a transfer, and a preset a family lacks: one
+/// line naming the fix, exit 2, nothing stored.
+#[test]
+fn ci_targets_and_presets_are_checked_before_any_work() {
+    let s = Scratch::new("ci-flags");
+    let cases: &[(&[&str], &str)] = &[
+        (&["transfer", "--ci", "0"], "--ci `0` is out of range"),
+        (&["transfer", "--ci", "-3%"], "--ci `-3%` is out of range"),
+        (&["transfer", "--ci", "50%"], "--ci `50%` is out of range"),
+        (&["transfer", "--ci", "lots"], "--ci `lots` is out of range"),
+        (
+            &["transfer", "--max-time", "forever"],
+            "--max-time `forever` is not a positive time",
+        ),
+        (
+            &["spawn", "-n", "e1"],
+            "`e1` is a preset of `toll transfer --sizes`",
+        ),
+        (&["ring", "-n", "E1"], "spawn and ring have none"),
+    ];
+    for (args, needle) in cases {
+        let o = s.toll(args);
+        assert_one_line_error(&o, needle);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+    }
+    assert!(!s.db().exists(), "nothing is stored for a refused command");
+}

@@ -8,6 +8,8 @@ pub trait Observer {
     fn series_started(&mut self, _label: &str, _points: usize) {}
     /// A point of the current series was measured.
     fn point_done(&mut self, _label: &str, _n: u64, _summary: &Summary) {}
+    /// A round of a series (every size once) is done.
+    fn round_done(&mut self, _label: &str, _round: usize) {}
     /// Something the user should know, with its remedy.
     fn warning(&mut self, _message: &str) {}
     /// What a slow set-up step is doing (building a worker on first use).

@@ -7,14 +7,20 @@ use serde::Serialize;
 use serde_json::json;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use toll_measure::{fit::fit_series, Engine, EngineConfig, Fingerprint, SeriesFit, Summary};
+use toll_measure::rounds::{self, Stop, Verdict};
+use toll_measure::{
+    fit::fit_series, Engine, EngineConfig, Fingerprint, Sample, SeriesFit, Summary,
+};
 use toll_peers::{Launch, Peer, PeerError, Runtime, Transport};
 use toll_store::{NewRun, Point, PointStatus, RunStatus, Store, StoreError};
 
 /// Bytes per item.
 pub const ITEM_BYTES: u64 = 4;
-/// E1's sizes: 0, 10000, …, 100000 items.
-pub const DEFAULT_SIZES: &str = "0:100000:10000";
+/// The default sweep: sizes near 0, where α is measured rather than
+/// extrapolated, and across E1's range, where β is.
+pub const DEFAULT_SIZES: &str = "0,1,10,100,1k,4k,10k:100k:10k";
+/// E1's own sizes (`--sizes e1`): 0, 10000, …, 100000 items.
+pub const E1_SIZES: &str = "0:100000:10000";
 
 /// A validated `toll transfer` request.
 #[derive(Debug, Clone, Serialize)]
@@ -25,7 +31,13 @@ pub struct TransferConfig {
     pub transports: Option<Vec<Transport>>,
     pub pin: Pin,
     pub spin: bool,
+    /// `engine.trials` is the number of rounds always taken.
     pub engine: EngineConfig,
+    /// `--ci`: more rounds until every point's CI half-width is within this
+    /// share of its median.
+    pub ci_target: Option<f64>,
+    /// `--max-time`: the most one series may spend on rounds past the minimum.
+    pub max_time: std::time::Duration,
 }
 
 /// Why a transfer could not run, or stopped.
@@ -59,6 +71,10 @@ pub struct SeriesResult {
     pub transport: Transport,
     pub points: Vec<(u64, Summary)>,
     pub fit: Option<SeriesFit>,
+    /// Rounds taken.
+    pub rounds: usize,
+    /// Sizes whose CI missed the `--ci` target when time ran out.
+    pub missed: Vec<u64>,
 }
 
 /// What a run produced.
@@ -248,19 +264,22 @@ impl Sweep<'_> {
         let mut points: Vec<(u64, Summary)> = Vec::new();
         let mut fit_input: Vec<(f64, Vec<f64>)> = Vec::new();
         let peer_pid = peer.pid();
-        let measured = self.points(
-            peer,
-            transport,
-            series_id,
-            &label,
-            &mut points,
-            &mut fit_input,
-        );
+        let mut taken = Taken::default();
+        let measured = self.points(peer, transport, series_id, &label, &mut taken);
+        for (n, summary, per_op) in taken.points {
+            fit_input.push((n as f64, per_op));
+            points.push((n, summary));
+        }
         if self.placement.pin == Pin::None {
             // Unpinned: record where the scheduler last ran each end.
             let observed = json!({"harness_cpu": last_cpu(0), "peer_cpu": last_cpu(peer_pid)});
             let mut attrs = attrs;
             attrs["observed_last_cpu"] = observed;
+            attrs["rounds"] = json!(taken.rounds);
+            self.store.set_series_attrs(series_id, &attrs)?;
+        } else {
+            let mut attrs = attrs;
+            attrs["rounds"] = json!(taken.rounds);
             self.store.set_series_attrs(series_id, &attrs)?;
         }
         let fit = fit_series(&fit_input);
@@ -273,65 +292,175 @@ impl Sweep<'_> {
             transport,
             points,
             fit,
+            rounds: taken.rounds,
+            missed: taken.missed,
         });
         measured
     }
 
-    /// Measure each size in turn; a failed point is stored as failed and ends the series.
+    /// Calibrate every size (ascending), then take the trials in rounds,
+    /// every size once a round ([`rounds`]), until the stopping rule says
+    /// done; store each size as a point with all its trials. A failure
+    /// stores what was measured (each size with the trials it has; the size
+    /// that failed as failed) and ends the series.
     fn points(
         &mut self,
         peer: &mut Peer,
         transport: Transport,
         series_id: i64,
         label: &str,
-        points: &mut Vec<(u64, Summary)>,
-        fit_input: &mut Vec<(f64, Vec<f64>)>,
+        taken: &mut Taken,
     ) -> Result<(), TransferError> {
+        let sizes = &self.cfg.sizes;
         let mut session = peer.transfer(transport, self.scratch, self.cfg.spin)?;
-        for &n in &self.cfg.sizes {
-            if !self.keep_going() {
-                break;
-            }
-            session.set_items(n as u32);
-            let keep_going = || !self.stop.load(Ordering::Relaxed);
-            match self
-                .engine
-                .measure(&mut |iters| session.round_trips(iters), &keep_going)
-            {
-                Ok(samples) if samples.is_empty() => break,
-                Ok(samples) => {
-                    let per_op: Vec<f64> = samples.iter().map(|s| s.per_op_ns()).collect();
-                    let summary = Summary::of(&per_op);
-                    let point = Point {
-                        n,
-                        status: PointStatus::Ok,
-                        error: None,
-                        summary: Some(summary.clone()),
-                        samples,
-                        extra: None,
-                    };
-                    self.store.add_point(series_id, &point)?;
-                    self.observer.point_done(label, n, &summary);
-                    fit_input.push((n as f64, per_op));
-                    points.push((n, summary));
+        let mut iters: Vec<Option<u64>> = vec![None; sizes.len()];
+        let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); sizes.len()];
+        // Stored point ids, so each round's save replaces the last.
+        let mut ids: Vec<Option<i64>> = vec![None; sizes.len()];
+        let stop_rule = Stop {
+            min_rounds: self.cfg.engine.trials as usize,
+            ci_target: self.cfg.ci_target,
+            max_time: self.cfg.max_time,
+        };
+        let seed = (self.run_id as u64) << 16 ^ series_id as u64;
+        let started = std::time::Instant::now();
+        let mut last_save = started;
+        let mut failure: Option<(usize, TransferError)> = None;
+        let mut round = 0;
+        'rounds: loop {
+            for i in rounds::order(sizes.len(), round, seed) {
+                if !self.keep_going() {
+                    break 'rounds;
                 }
-                Err(e) => {
-                    let point = Point {
-                        n,
-                        status: PointStatus::Failed,
-                        error: Some(e.to_string()),
-                        summary: None,
-                        samples: vec![],
-                        extra: None,
-                    };
-                    self.store.add_point(series_id, &point)?;
-                    return Err(e.into());
+                session.set_items(sizes[i] as u32);
+                let keep_going = || !self.stop.load(Ordering::Relaxed);
+                let result = match iters[i] {
+                    // Round 0: warm the size up and size its batches first.
+                    None => match self
+                        .engine
+                        .calibrate(&mut |n| session.round_trips(n), &keep_going)
+                    {
+                        Ok(Some(k)) => {
+                            iters[i] = Some(k);
+                            self.engine.trial(&mut |n| session.round_trips(n), k)
+                        }
+                        Ok(None) => break 'rounds,
+                        Err(e) => Err(e),
+                    },
+                    // One untimed round trip settles the new size, then the trial.
+                    Some(k) => session
+                        .round_trips(1)
+                        .and_then(|_| self.engine.trial(&mut |n| session.round_trips(n), k)),
+                };
+                match result {
+                    Ok(sample) => {
+                        samples[i].push(sample);
+                        // A kill loses at most this much measuring.
+                        if last_save.elapsed() >= SAVE_EVERY {
+                            self.save(series_id, &mut ids, &samples, None, None)?;
+                            last_save = std::time::Instant::now();
+                        }
+                    }
+                    Err(e) => {
+                        failure = Some((i, e.into()));
+                        break 'rounds;
+                    }
                 }
             }
+            round += 1;
+            self.save(series_id, &mut ids, &samples, None, None)?;
+            last_save = std::time::Instant::now();
+            self.observer.round_done(label, round);
+            let so_far: Vec<Summary> = samples.iter().map(|s| Summary::of(&per_op(s))).collect();
+            match stop_rule.after(round, started.elapsed(), &so_far) {
+                Verdict::More => {}
+                Verdict::Done => break,
+                Verdict::OutOfTime(missed) => {
+                    taken.missed = missed.into_iter().map(|i| sizes[i]).collect();
+                    break;
+                }
+            }
+        }
+        taken.rounds = round;
+        let failed_at = failure.as_ref().map(|(i, _)| *i);
+        let error = failure.as_ref().map(|(_, e)| e.to_string());
+        self.save(series_id, &mut ids, &samples, failed_at, error)?;
+        for (i, &n) in sizes.iter().enumerate() {
+            if Some(i) == failed_at || samples[i].is_empty() {
+                continue;
+            }
+            let values = per_op(&samples[i]);
+            let summary = Summary::of(&values);
+            self.observer.point_done(label, n, &summary);
+            taken.points.push((n, summary, values));
+        }
+        if let Some((_, e)) = failure {
+            return Err(e);
         }
         session.finish()?;
         Ok(())
     }
+}
+
+impl Sweep<'_> {
+    /// Store every size measured so far (the one at `failed_at` as failed,
+    /// with `error`), replacing what the last round stored.
+    fn save(
+        &self,
+        series_id: i64,
+        ids: &mut [Option<i64>],
+        samples: &[Vec<Sample>],
+        failed_at: Option<usize>,
+        error: Option<String>,
+    ) -> Result<(), TransferError> {
+        let points: Vec<(usize, Point)> = self
+            .cfg
+            .sizes
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !samples[*i].is_empty() || Some(*i) == failed_at)
+            .map(|(i, &n)| {
+                let failed = Some(i) == failed_at;
+                let point = Point {
+                    n,
+                    status: if failed {
+                        PointStatus::Failed
+                    } else {
+                        PointStatus::Ok
+                    },
+                    error: if failed { error.clone() } else { None },
+                    summary: (!failed).then(|| Summary::of(&per_op(&samples[i]))),
+                    samples: samples[i].clone(),
+                    extra: None,
+                };
+                (i, point)
+            })
+            .collect();
+        let mut entries: Vec<(Option<i64>, &Point)> =
+            points.iter().map(|(i, p)| (ids[*i], p)).collect();
+        self.store.save_points(series_id, &mut entries)?;
+        for ((i, _), (id, _)) in points.iter().zip(&entries) {
+            ids[*i] = *id;
+        }
+        Ok(())
+    }
+}
+
+/// How often a series' points are saved while its rounds go on (and after
+/// every round): a crash or a kill loses at most this much measuring.
+const SAVE_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// What one series' rounds took: each size's summary and per-op times (in
+/// round order), the rounds, and the sizes that missed the `--ci` target.
+#[derive(Default)]
+struct Taken {
+    points: Vec<(u64, Summary, Vec<f64>)>,
+    rounds: usize,
+    missed: Vec<u64>,
+}
+
+fn per_op(samples: &[Sample]) -> Vec<f64> {
+    samples.iter().map(|s| s.per_op_ns()).collect()
 }
 
 /// The one-line summary `toll runs` shows.

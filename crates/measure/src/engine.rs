@@ -70,6 +70,36 @@ impl Engine {
         self.measure_with(probe, keep_going, &|| start.elapsed())
     }
 
+    /// Warm one point up and choose its batch size, without timing a trial:
+    /// the first half of [`Engine::measure`], for sweeps that then take the
+    /// trials of every point in interleaved rounds ([`Engine::trial`]).
+    /// None when stopped.
+    pub fn calibrate<E>(
+        &self,
+        probe: &mut dyn FnMut(u64) -> Result<Duration, E>,
+        keep_going: &dyn Fn() -> bool,
+    ) -> Result<Option<u64>, E> {
+        let start = Instant::now();
+        let max_iters = self.config.max_iters.max(1);
+        let wall = || start.elapsed();
+        Ok(self
+            .warm_up(probe, keep_going, &wall, max_iters)?
+            .map(|per_op| self.batch_iters(per_op, max_iters)))
+    }
+
+    /// One timed batch of `iters` operations.
+    pub fn trial<E>(
+        &self,
+        probe: &mut dyn FnMut(u64) -> Result<Duration, E>,
+        iters: u64,
+    ) -> Result<Sample, E> {
+        let took = probe(iters)?;
+        Ok(Sample {
+            iters,
+            total_ns: u64::try_from(took.as_nanos()).unwrap_or(u64::MAX),
+        })
+    }
+
     /// [`Engine::measure`] with the wall clock injected, so tests are exact.
     fn measure_with<E>(
         &self,

@@ -14,7 +14,7 @@ use crate::model::{
     chi2_upper_tail, LackOfFit, ModelCheck, Piecewise, SmallEnd, LACK_OF_FIT_P, MATERIAL_MISS,
 };
 use crate::quantile::median_in_place;
-use fastrand::Rng;
+use crate::resample::{centre, Group, Replicates};
 use serde::{Deserialize, Serialize};
 
 /// How a line was fitted.
@@ -115,12 +115,6 @@ impl Line {
     fn at(self, n: f64) -> f64 {
         self.alpha + self.beta * n
     }
-}
-
-/// The trials of one `n`, in round order.
-struct Group {
-    n: f64,
-    trials: Vec<f64>,
 }
 
 /// Fit a series: `points` holds, for each `n`, the per-op times of its
@@ -236,17 +230,6 @@ pub fn fit_series(points: &[(f64, Vec<f64>)]) -> Option<SeriesFit> {
         nonlinear: is_nonlinear(&ns, &medians) || !check.line_fits(),
         check: Some(check),
     })
-}
-
-/// A point's centre: the 20% trimmed mean of its trials (the mean of the
-/// middle 60%). It shrugs off a wild trial as a median does, and unlike a
-/// median of ten values its bootstrap distribution is smooth, so the
-/// intervals built on it keep their 95%.
-fn centre(values: &mut [f64]) -> f64 {
-    values.sort_unstable_by(f64::total_cmp);
-    let trim = values.len() / 5;
-    let kept = &values[trim..values.len() - trim];
-    kept.iter().sum::<f64>() / kept.len() as f64
 }
 
 /// Student's t quantile for a two-sided 95% interval on `df` degrees of
@@ -454,138 +437,6 @@ fn best_split(ns: &[f64], medians: &[f64], var: &[f64]) -> Option<Piecewise> {
         },
         split: (lo, hi),
     })
-}
-
-/// The bootstrap's resamples, kept as per-`n` means and medians (k values a
-/// resample, whatever the number of trials).
-struct Replicates {
-    count: usize,
-    k: usize,
-    /// `count × k` means, row by row.
-    means: Vec<f64>,
-    /// `count × k` medians, row by row.
-    medians: Vec<f64>,
-    /// `count × k` sample counts (least squares over every sample is
-    /// least squares over the means weighted by their counts).
-    counts: Vec<f64>,
-    /// Case bootstrap (one round): `count × k` indices of the groups drawn.
-    cases: Option<Vec<usize>>,
-    ns: Vec<f64>,
-    rounds: usize,
-}
-
-impl Replicates {
-    fn draw(groups: &[Group]) -> Replicates {
-        let k = groups.len();
-        let count = resamples_for(k);
-        let rounds = groups.iter().map(|g| g.trials.len()).max().unwrap_or(0);
-        let mut rng = Rng::with_seed(bootstrap::SEED);
-        let mut reps = Replicates {
-            count,
-            k,
-            means: Vec::with_capacity(count * k),
-            medians: Vec::with_capacity(count * k),
-            counts: Vec::with_capacity(count * k),
-            cases: None,
-            ns: groups.iter().map(|g| g.n).collect(),
-            rounds,
-        };
-        if rounds <= 1 {
-            // One value per n: resample whole points.
-            let mut cases = Vec::with_capacity(count * k);
-            for _ in 0..count {
-                for _ in 0..k {
-                    let g = rng.usize(..k);
-                    cases.push(g);
-                    reps.means.push(groups[g].trials[0]);
-                    reps.medians.push(groups[g].trials[0]);
-                    reps.counts.push(1.0);
-                }
-            }
-            reps.cases = Some(cases);
-            return reps;
-        }
-        let mut picked: Vec<usize> = Vec::with_capacity(rounds);
-        let mut values: Vec<f64> = Vec::new();
-        for _ in 0..count {
-            picked.clear();
-            picked.extend((0..rounds).map(|_| rng.usize(..rounds)));
-            for g in groups {
-                values.clear();
-                for &r in &picked {
-                    let v = match g.trials.get(r) {
-                        Some(v) => *v,
-                        None => g.trials[rng.usize(..g.trials.len())],
-                    };
-                    values.push(v);
-                }
-                reps.means
-                    .push(values.iter().sum::<f64>() / values.len() as f64);
-                reps.counts.push(g.trials.len() as f64);
-                reps.medians.push(centre(&mut values));
-            }
-        }
-        reps
-    }
-
-    fn is_case(&self) -> bool {
-        self.cases.is_some()
-    }
-
-    /// Degrees of freedom behind the intervals: rounds − 1, or for a case
-    /// bootstrap, points − 2.
-    fn df(&self) -> usize {
-        match &self.cases {
-            Some(_) => self.k.saturating_sub(2).max(1),
-            None => self.rounds.saturating_sub(1).max(1),
-        }
-    }
-
-    fn means(&self, r: usize) -> &[f64] {
-        &self.means[r * self.k..(r + 1) * self.k]
-    }
-
-    fn medians(&self, r: usize) -> &[f64] {
-        &self.medians[r * self.k..(r + 1) * self.k]
-    }
-
-    fn counts(&self, r: usize) -> Vec<f64> {
-        self.counts[r * self.k..(r + 1) * self.k].to_vec()
-    }
-
-    /// The `n` of each value of resample `r`.
-    fn ns(&self, r: usize) -> Vec<f64> {
-        match &self.cases {
-            Some(c) => c[r * self.k..(r + 1) * self.k]
-                .iter()
-                .map(|&g| self.ns[g])
-                .collect(),
-            None => self.ns.clone(),
-        }
-    }
-
-    /// The weight of each value of resample `r`.
-    fn weights(&self, r: usize, weights: &[f64]) -> Vec<f64> {
-        match &self.cases {
-            Some(c) => c[r * self.k..(r + 1) * self.k]
-                .iter()
-                .map(|&g| weights[g])
-                .collect(),
-            None => weights.to_vec(),
-        }
-    }
-
-    /// The bootstrap variance of group `g`'s median (NaN for a case bootstrap).
-    fn variance_of_median(&self, g: usize) -> f64 {
-        if self.is_case() || self.count < 2 {
-            return f64::NAN;
-        }
-        let v: Vec<f64> = (0..self.count)
-            .map(|r| self.medians[r * self.k + g])
-            .collect();
-        let mean = v.iter().sum::<f64>() / v.len() as f64;
-        v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (v.len() - 1) as f64
-    }
 }
 
 /// Points needed before a series may be called nonlinear.

@@ -1,6 +1,7 @@
 //! Tests of the α + β·n fits with known answers.
 
 use super::*;
+use fastrand::Rng;
 use std::time::Instant;
 
 const ALPHA: f64 = 5000.0;

@@ -19,6 +19,8 @@ pub mod fit;
 pub mod model;
 pub mod outliers;
 pub mod quantile;
+mod resample;
+pub mod rounds;
 pub mod sample;
 pub mod summary;
 

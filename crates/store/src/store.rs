@@ -201,24 +201,56 @@ impl Store {
 
     /// Add one point with all its samples, in one transaction.
     pub fn add_point(&self, series_id: i64, point: &Point) -> Result<(), StoreError> {
+        self.save_points(series_id, &mut [(None, point)])
+            .map(|_| ())
+    }
+
+    /// Add or replace several points of a series, with all their samples, in
+    /// one transaction: a sweep measured in rounds saves every point after
+    /// each round, so a crash loses at most the round under way. An entry
+    /// with `Some(id)` replaces that stored point; `None` adds one and the
+    /// entry gets its new id.
+    pub fn save_points(
+        &self,
+        series_id: i64,
+        points: &mut [(Option<i64>, &Point)],
+    ) -> Result<(), StoreError> {
         let tx = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
-        let status = match point.status {
-            PointStatus::Ok => "ok",
-            PointStatus::Failed => "failed",
-        };
-        let summary = point
-            .summary
-            .as_ref()
-            .map(|s| serde_json::to_string(s).expect("summary serialises"));
-        tx.execute(
-            "INSERT INTO points (series_id, n, status, error, summary_json, extra_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![series_id, point.n as i64, status, point.error, summary, point.extra.as_ref().map(|e| e.to_string())],
-        )
-        .map_err(|e| self.err(e))?;
-        let point_id = tx.last_insert_rowid();
-        {
+        for (id, point) in points.iter_mut() {
+            let status = match point.status {
+                PointStatus::Ok => "ok",
+                PointStatus::Failed => "failed",
+            };
+            let summary = point
+                .summary
+                .as_ref()
+                .map(|s| serde_json::to_string(s).expect("summary serialises"));
+            let extra = point.extra.as_ref().map(|e| e.to_string());
+            let point_id = match *id {
+                Some(pid) => {
+                    tx.execute(
+                        "UPDATE points SET n = ?2, status = ?3, error = ?4, summary_json = ?5, extra_json = ?6 WHERE id = ?1",
+                        params![pid, point.n as i64, status, point.error, summary, extra],
+                    )
+                    .map_err(|e| self.err(e))?;
+                    tx.execute("DELETE FROM samples WHERE point_id = ?1", params![pid])
+                        .map_err(|e| self.err(e))?;
+                    pid
+                }
+                None => {
+                    tx.execute(
+                        "INSERT INTO points (series_id, n, status, error, summary_json, extra_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                        params![series_id, point.n as i64, status, point.error, summary, extra],
+                    )
+                    .map_err(|e| self.err(e))?;
+                    tx.last_insert_rowid()
+                }
+            };
+            *id = Some(point_id);
             let mut stmt = tx
-                .prepare("INSERT INTO samples (point_id, trial, iters, total_ns) VALUES (?1, ?2, ?3, ?4)")
+                .prepare_cached(
+                    "INSERT INTO samples (point_id, trial, iters, total_ns) VALUES (?1, ?2, ?3, ?4)",
+                )
                 .map_err(|e| self.err(e))?;
             for (trial, s) in point.samples.iter().enumerate() {
                 stmt.execute(params![

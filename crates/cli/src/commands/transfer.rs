@@ -41,7 +41,19 @@ fn list<T: std::str::FromStr<Err = String>>(text: &str, flag: &str) -> anyhow::R
 }
 
 fn config(args: &TransferArgs) -> anyhow::Result<TransferConfig> {
-    let sizes = parse_sizes(&args.sizes).map_err(|e| usage(e.to_string()))?;
+    let sizes = match args.sizes.trim() {
+        "e1" | "E1" => parse_sizes(transfer::E1_SIZES),
+        other => parse_sizes(other),
+    }
+    .map_err(|e| usage(e.to_string()))?;
+    let ci_target = args.ci.as_deref().map(ci_share).transpose()?;
+    let max_time = super::http::parse_duration("--max-time", &args.max_time)?;
+    if max_time > Duration::from_secs(86_400) {
+        return Err(usage(format!(
+            "--max-time {} is out of range: give at most 24h",
+            args.max_time
+        )));
+    }
     let peers = runtimes::parse(&args.peer, "--peer", "peer")?;
     let transports = args
         .via
@@ -61,7 +73,25 @@ fn config(args: &TransferArgs) -> anyhow::Result<TransferConfig> {
             batch_time: Duration::from_millis(args.batch_ms),
             ..EngineConfig::default()
         },
+        ci_target,
+        max_time,
     })
+}
+
+/// `--ci 2%` (or `2`) as a share, 0.02; more than 0 and less than 50%.
+fn ci_share(text: &str) -> anyhow::Result<f64> {
+    text.trim()
+        .trim_end_matches('%')
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v > 0.0 && *v < 50.0)
+        .map(|v| v / 100.0)
+        .ok_or_else(|| {
+            usage(format!(
+                "--ci `{text}` is out of range: give the CI half-width wanted as a percentage above 0 and below 50, e.g. --ci 2%"
+            ))
+        })
 }
 
 /// `toll transfer`.
@@ -161,13 +191,28 @@ fn dry(
 fn render(cfg: &TransferConfig, outcome: &TransferOutcome) -> String {
     let sizes = &cfg.sizes;
     let mut s = format!(
-        "toll transfer: {} sizes ({}…{} items of {ITEM_BYTES} bytes), {} trials each\nplacement: {}{}\n\n",
+        "toll transfer: {} sizes ({}…{} items of {ITEM_BYTES} bytes), {}\nplacement: {}{}\n\n",
         sizes.len(),
         sizes[0],
         sizes[sizes.len() - 1],
-        cfg.engine.trials,
+        match cfg.ci_target {
+            None => format!(
+                "{} rounds (every size once a round, shuffled)",
+                cfg.engine.trials
+            ),
+            Some(t) => format!(
+                "rounds until every CI is within ±{}% (at least {}, at most {:?} a series)",
+                t * 100.0,
+                cfg.engine.trials,
+                cfg.max_time
+            ),
+        },
         outcome.placement.describe(),
-        if cfg.pin == Pin::DEFAULT { " — the default; --pin same|split|none changes it" } else { "" },
+        if cfg.pin == Pin::DEFAULT {
+            " — the default; --pin same|split|none changes it"
+        } else {
+            ""
+        },
     );
     // The model's time at the largest size of the sweep: E1's quoted
     // t(100000) with the default sizes.
@@ -192,6 +237,15 @@ fn render(cfg: &TransferConfig, outcome: &TransferOutcome) -> String {
     let mut notes = Notes::default();
     for r in &outcome.series {
         t.row(row(r, largest as f64, &mut notes));
+        if !r.missed.is_empty() {
+            let missed: Vec<String> = r.missed.iter().map(u64::to_string).collect();
+            notes.missed.push(format!(
+                "{} at n = {} ({} rounds)",
+                r.label,
+                missed.join(", "),
+                r.rounds
+            ));
+        }
     }
     s.push_str(&t.render());
     s.push_str(&notes.render());
@@ -205,6 +259,7 @@ struct Notes {
     noisy: Vec<String>,
     any_curve: bool,
     any_flat: bool,
+    missed: Vec<String>,
 }
 
 impl Notes {
@@ -224,6 +279,12 @@ impl Notes {
             s.push_str(&format!(
                 "note: spread too wide to trust at some sizes of {} (try more --trials or a quieter machine)\n",
                 self.noisy.join(", ")
+            ));
+        }
+        if !self.missed.is_empty() {
+            s.push_str(&format!(
+                "note: --max-time ran out before these sizes' CIs met --ci: {} (raise --max-time, or accept a wider --ci)\n",
+                self.missed.join("; ")
             ));
         }
         if !self.no_model.is_empty() {

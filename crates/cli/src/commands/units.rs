@@ -54,6 +54,11 @@ pub fn ring(args: RingArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<
 }
 
 fn counts(text: &str, flag: &str, min: u64, common: &UnitArgs) -> anyhow::Result<Vec<u64>> {
+    if text.trim().eq_ignore_ascii_case("e1") {
+        return Err(usage(format!(
+            "{flag} e1: `e1` is a preset of `toll transfer --sizes`; spawn and ring have none (their default {flag} is E2's)"
+        )));
+    }
     let ns = parse_counts(text, flag, min).map_err(usage)?;
     let top = ns[ns.len() - 1];
     if top > common.max_units {
