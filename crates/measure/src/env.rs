@@ -42,6 +42,10 @@ pub struct Fingerprint {
     pub busiest: Option<(String, f64)>,
     /// (tool, version) of each toolchain used.
     pub toolchains: Vec<(String, String)>,
+    /// The placement probe: a thread's wake-up on the same core and across
+    /// cores (None in runs stored before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wakeup: Option<crate::wakeup::WakeUp>,
 }
 
 /// How long CPU use is sampled for `busy_fraction`: long enough to see a
@@ -98,6 +102,7 @@ impl Fingerprint {
             busy_fraction: 0.0,
             busiest: None,
             toolchains,
+            wakeup: None,
         };
         thread::sleep(BUSY_SAMPLE);
         let after = parse_stat_cpu(&read("/proc/stat"));
@@ -115,6 +120,8 @@ impl Fingerprint {
         Fingerprint {
             busy_fraction,
             busiest,
+            // After the busy window, so its own threads do not count as busy.
+            wakeup: crate::wakeup::probe(),
             ..fingerprint
         }
     }

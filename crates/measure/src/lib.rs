@@ -23,6 +23,7 @@ mod resample;
 pub mod rounds;
 pub mod sample;
 pub mod summary;
+pub mod wakeup;
 
 pub use clock::Clock;
 pub use engine::{Engine, EngineConfig};

@@ -57,6 +57,14 @@ pub fn render_run(run: &Run) -> String {
             .map(|(name, share)| format!("; busiest {name}, {:.0}% of a CPU", share * 100.0))
             .unwrap_or_default()
     );
+    if let Some(w) = &e.wakeup {
+        let _ = writeln!(
+            s,
+            "  wake-up    {} on one core, {} across cores (a pipe round trip between two threads)",
+            fmt_ns(w.same_core_ns),
+            w.cross_core_ns.map(fmt_ns).unwrap_or_else(|| "–".into())
+        );
+    }
     for (tool, version) in &e.toolchains {
         let _ = writeln!(s, "  toolchain  {tool}: {version}");
     }
