@@ -8,7 +8,7 @@ use std::str::FromStr;
 use toll_store::Run;
 
 /// The version of the JSON export's shape (schema.json beside this crate).
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Writes a stored run in one format.
 pub trait Exporter {

@@ -150,7 +150,7 @@ fn json_export_matches_the_committed_schema() {
     let v: Value = serde_json::from_slice(&out).unwrap();
     let schema: Value = serde_json::from_str(include_str!("../schema.json")).unwrap();
     check(&schema, &schema["$defs"], &v, "$");
-    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["schema_version"], 2);
     assert_eq!(v["series"][0]["points"][0]["samples"][1]["total_ns"], 15200);
 }
 
@@ -183,4 +183,41 @@ fn show_renders_models_points_and_failures() {
     assert!(text.contains("α = 1.00 µs [900 ns, 1.10 µs]"), "{text}");
     assert!(text.contains("n = 1000: peer c exited"), "{text}");
     assert!(text.contains("toolchain  cc: gcc 12"));
+}
+
+/// A run with every field the model's checks add — a fit that found a
+/// staircase (so the piecewise model is there), the busiest process and the
+/// placement probe — still matches the schema.
+#[test]
+fn a_run_with_the_checks_and_the_probe_matches_the_schema() {
+    let mut r = run();
+    let stair = |n: f64| 5000.0 + 2.5 * n + 15.0 * (n - 16_384.0).max(0.0);
+    let points: Vec<(f64, Vec<f64>)> = [0.0, 1.0, 100.0, 1e3, 4e3, 1e4, 2e4, 4e4, 6e4, 1e5]
+        .iter()
+        .map(|&n| {
+            (
+                n,
+                (0..6)
+                    .map(|i| stair(n) * (1.0 + 0.003 * f64::from(i)))
+                    .collect(),
+            )
+        })
+        .collect();
+    let fit = toll_measure::fit::fit_series(&points).unwrap();
+    assert!(fit.check.as_ref().unwrap().piecewise.is_some(), "{fit:?}");
+    r.series[0].fit = Some(fit);
+    r.env.busiest = Some(("cargo".into(), 0.97));
+    r.env.wakeup = Some(toll_measure::wakeup::WakeUp {
+        same_core_ns: 5100.0,
+        cross_core_ns: Some(48_000.0),
+    });
+    let mut out = Vec::new();
+    exporter(Format::Json).export(&r, &mut out).unwrap();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let schema: Value = serde_json::from_str(include_str!("../schema.json")).unwrap();
+    check(&schema, &schema["$defs"], &v, "$");
+    assert!(v["series"][0]["fit"]["check"]["piecewise"]["break_n"].is_number());
+    assert_eq!(v["env"]["wakeup"]["cross_core_ns"], 48_000.0);
+    let back: Run = serde_json::from_value(v).unwrap();
+    assert_eq!(back.series[0].fit, r.series[0].fit);
 }

@@ -303,3 +303,42 @@ fn read_only_connections_read_and_refuse_writes_with_a_clear_error() {
     assert!(matches!(e, StoreError::ReadOnly { .. }), "{e}");
     assert!(e.to_string().contains("is read-only: make it writable"));
 }
+
+/// A run stored before the model's checks, the weighted fit, the busiest
+/// process and the placement probe existed reads back, with those absent;
+/// a run stored now keeps them and says they passed or failed.
+#[test]
+fn runs_stored_before_the_checks_still_read() {
+    let path = temp_db("old-fit");
+    let store = Store::open(&path).unwrap();
+    let id = store.begin_run(&new_run()).unwrap();
+    let s = store.add_series(id, "rust/pipe", &json!({})).unwrap();
+    drop(store);
+    // What toll wrote before: a fit of two lines and a flag, and an
+    // environment without the probe.
+    let old_fit = r#"{"least_squares":{"method":"least_squares","alpha":100.0,"alpha_ci":[90.0,110.0],"beta":2.0,"beta_ci":[1.9,2.1],"r2":0.99,"n_half":50.0},"robust":{"method":"theil_sen","alpha":101.0,"alpha_ci":[91.0,111.0],"beta":2.0,"beta_ci":[1.9,2.1],"r2":0.99,"n_half":50.5},"nonlinear":false}"#;
+    let old_env = r#"{"hostname":"h","cpu_model":"Test CPU","logical_cpus":2,"physical_cores":2,"governor":null,"kernel":"6","distribution":"d","memory_bytes":1,"virtualization":null,"load_average":[0.0,0.0,0.0],"busy_fraction":0.0,"toolchains":[]}"#;
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute(
+        "UPDATE series SET fit_json = ?1 WHERE id = ?2",
+        rusqlite::params![old_fit, s],
+    )
+    .unwrap();
+    conn.execute(
+        "UPDATE runs SET env_json = ?1 WHERE id = ?2",
+        rusqlite::params![old_env, id],
+    )
+    .unwrap();
+    drop(conn);
+    let run = Store::open(&path).unwrap().load_run(id).unwrap();
+    let fit = run.series[0].fit.as_ref().unwrap();
+    assert!(fit.weighted.is_none() && fit.check.is_none());
+    assert_eq!(
+        fit.primary().alpha,
+        101.0,
+        "the robust line is the old model"
+    );
+    assert!(fit.line_fits(), "an old run cannot say otherwise");
+    assert_eq!(run.env.wakeup, None);
+    assert_eq!(run.env.busiest, None);
+}
