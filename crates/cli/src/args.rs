@@ -237,7 +237,7 @@ pub struct HttpArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum HttpCommand {
-    /// Load several servers in alternating rounds (A B A B …) after a warm-up,
+    /// Load several servers in alternating rounds (A B, B A, …) after a warm-up,
     /// until the CI of each request-rate ratio is narrow.
     Compare(Box<CompareArgs>),
 }

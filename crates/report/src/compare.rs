@@ -167,11 +167,13 @@ pub fn render(r: &CompareReport) -> String {
     let mut o = String::new();
     let w = &mut o;
     let names: Vec<&str> = r.servers.iter().map(|s| s.label.as_str()).collect();
+    let reversed: Vec<&str> = names.iter().rev().copied().collect();
     let _ = writeln!(
         w,
-        "Servers:                {} (alternating rounds: {})",
+        "Servers:                {} (alternating rounds: {}, then {}, …)",
         r.servers.len(),
-        names.join(" ")
+        names.join(" "),
+        reversed.join(" ")
     );
     let _ = writeln!(w, "Round length:           {:.3} seconds", r.round_s);
     let _ = writeln!(
@@ -311,7 +313,7 @@ mod tests {
         };
         let text = render(&r);
         for want in [
-            "alternating rounds: A B C",
+            "alternating rounds: A B C, then C B A, …",
             "Warm-up rounds:         A 3, B 3 (not stable), C 3 (not stable)",
             "within 5.0% of their median; at most 8",
             "--max-rounds reached",

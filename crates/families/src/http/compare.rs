@@ -8,14 +8,16 @@
 //!   need several rounds before their rate settles), or after
 //!   [`Rules::warmup_max`] rounds, when it is measured anyway and reported
 //!   as not stable.
-//! - **Measuring**: rounds alternate A B C A B C …; round i of every server
-//!   forms a pair with round i of the first, so slow drifts of the machine
-//!   hit both sides of each ratio alike.
+//! - **Measuring**: cycles alternate direction, A B C then C B A (ABBA), so
+//!   neither the order nor slow drift of the machine favours one side; round
+//!   i of every server forms a pair with round i of the first.
 //! - **Ratio**: per pair, rate(X)ᵢ / rate(A)ᵢ; the report gives the median of
 //!   these ratios with a 95% percentile-bootstrap CI (toll_measure's
 //!   [`median_ci`]).
-//! - **Stopping**: at a cycle boundary, stop once at least
-//!   [`Rules::min_rounds`] pairs are in and every ratio's CI half-width is
+//! - **Stopping**: the CIs are looked at after [`Rules::min_rounds`] pairs
+//!   and at each doubling of that (5, 10, 20 …: a handful of looks, not one
+//!   a cycle, so a CI narrow by chance rarely ends the comparison — see
+//!   [`is_look`]); stop at a look where every ratio's CI half-width is
 //!   within [`Rules::ci_target`] of its median; or after
 //!   [`Rules::max_rounds`]; or when another cycle would pass
 //!   [`Rules::max_time`]. Every loop is bounded in count and in time.
@@ -199,12 +201,22 @@ impl Comparison {
             });
         }
         let done = self.cycles();
-        // The first server still at `done` rounds: A, then B, … in a cycle.
-        let server = (0..n)
+        // Cycles alternate direction, A B C then C B A (ABBA), so an order
+        // effect (the second server always running on a cache the first
+        // warmed, say) cancels across pairs instead of biasing every one.
+        let order: Vec<usize> = if done % 2 == 0 {
+            (0..n).collect()
+        } else {
+            (0..n).rev().collect()
+        };
+        let server = order
+            .iter()
+            .copied()
             .find(|&s| self.measured[s].len() == done)
-            .unwrap_or(0);
-        if server == 0 {
-            if done >= r.min_rounds && self.all_narrow() {
+            .unwrap_or(order[0]);
+        let cycle_start = self.measured.iter().all(|m| m.len() == done);
+        if cycle_start {
+            if is_look(done, r.min_rounds) && self.all_narrow() {
                 return Next::Stop(StopReason::Narrow);
             }
             if done >= r.max_rounds {
@@ -231,6 +243,16 @@ impl Comparison {
             Phase::Measure => self.measured[round.server].push(rate),
         }
     }
+}
+
+/// Whether the stopping rule looks at the CIs after `done` cycles: at
+/// `min_rounds`, then at every doubling of it (5, 10, 20, …). Looking after
+/// every cycle and stopping at the first narrow CI would make a CI that is
+/// narrow by chance end the comparison too often (optional stopping); a
+/// look at each doubling keeps the looks to a handful.
+pub fn is_look(done: usize, min_rounds: usize) -> bool {
+    let min = min_rounds.max(1);
+    done >= min && done % min == 0 && (done / min).is_power_of_two()
 }
 
 /// One round as it ran.

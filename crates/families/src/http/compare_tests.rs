@@ -83,11 +83,13 @@ fn warm_up_alternates_and_a_jit_server_warms_up_for_longer() {
     assert_eq!(cmp.warmup_rates(0).len(), 3);
     assert_eq!(cmp.warmup_rates(1).len(), 7);
     assert!(cmp.is_stable(0) && cmp.is_stable(1));
-    // Then measured rounds alternate, and a constant ratio stops at the minimum.
+    // Then measured cycles alternate direction (A B, B A, …), and a
+    // constant ratio stops at the minimum.
     let measured = &rounds[10..];
     assert_eq!(measured.len(), 10, "5 rounds of each: {measured:?}");
     for (i, r) in measured.iter().enumerate() {
-        assert_eq!(*r, measure(i % 2), "A B A B … at {i}");
+        let server = if (i / 2) % 2 == 0 { i % 2 } else { 1 - i % 2 };
+        assert_eq!(*r, measure(server), "A B B A A B … at {i}");
     }
     assert_eq!(why, StopReason::Narrow);
     let (ratio, pairs) = cmp.ratio(1).unwrap();
@@ -149,7 +151,7 @@ fn narrow_waits_for_min_rounds_and_every_ratio() {
     assert_eq!(why, StopReason::Narrow);
     assert_eq!(cmp.cycles(), 7, "not before --min-rounds");
     let order: Vec<usize> = rounds.iter().map(|r| r.server).collect();
-    assert_eq!(&order[..6], &[0, 1, 2, 0, 1, 2]);
+    assert_eq!(&order[..9], &[0, 1, 2, 2, 1, 0, 0, 1, 2], "ABBA cycles");
     let (c, _) = cmp.ratio(2).unwrap();
     assert!(c.half_width() <= 0.02 && c.lo > 1.0, "{c:?}");
     assert_eq!(Verdict::of(&c), Verdict::Faster);
@@ -210,4 +212,20 @@ fn labels_run_a_to_z_then_numbers() {
     assert_eq!(label(0), "A");
     assert_eq!(label(25), "Z");
     assert_eq!(label(26), "#27");
+}
+
+#[test]
+fn the_stopping_rule_looks_at_each_doubling_of_the_minimum() {
+    let looks: Vec<usize> = (0..=50).filter(|&d| is_look(d, 5)).collect();
+    assert_eq!(looks, [5, 10, 20, 40]);
+    assert!(is_look(7, 7) && is_look(14, 7) && !is_look(21, 7));
+    // A ratio that is narrow from the start still stops at the first look.
+    let mut r = rules();
+    r.warmup_max = 0;
+    r.min_rounds = 5;
+    let (cmp, _, why) = drive(Comparison::new(2, r), |r, _| match r.server {
+        0 => 1000.0,
+        _ => 500.0,
+    });
+    assert_eq!((why, cmp.cycles()), (StopReason::Narrow, 5));
 }
