@@ -147,11 +147,12 @@ pub struct UnitArgs {
 
 #[derive(Debug, Args)]
 pub struct SpawnArgs {
-    /// How many units at each point: a list and/or ranges (1k, 10k, 1000:5000:1000).
+    /// How many units at each point: a list and/or ranges (1k, 10k,
+    /// 1000:5000:1000); `e2` is E2's full range, 1000,10000,100000,300000.
     #[arg(
         short = 'n',
         long = "n",
-        default_value = "1000,10000,100000,300000",
+        default_value = "100,1000,10000",
         value_name = "LIST",
         allow_hyphen_values = true
     )]
@@ -162,24 +163,19 @@ pub struct SpawnArgs {
 
 #[derive(Debug, Args)]
 pub struct RingArgs {
-    /// Units in the ring at each point (at least 2).
+    /// Units in the ring at each point (at least 2); `e2` is E2's 100,1000,10000
+    /// with M = 1000.
     #[arg(
         short = 'n',
         long = "n",
-        default_value = "100,1000,10000",
+        default_value = "10,100,1000",
         value_name = "LIST",
         allow_hyphen_values = true
     )]
     pub n: String,
-    /// Times the token goes round the ring.
-    #[arg(
-        short = 'm',
-        long = "m",
-        default_value = "1000",
-        value_name = "M",
-        allow_hyphen_values = true
-    )]
-    pub m: String,
+    /// Times the token goes round the ring (default 100; 1000 with -n e2).
+    #[arg(short = 'm', long = "m", value_name = "M", allow_hyphen_values = true)]
+    pub m: Option<String>,
     /// The largest M accepted.
     #[arg(long, default_value_t = 1_000_000, value_name = "M")]
     pub max_rounds: u64,

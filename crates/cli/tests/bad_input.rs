@@ -298,7 +298,7 @@ fn ci_targets_and_presets_are_checked_before_any_work() {
             &["spawn", "-n", "e1"],
             "`e1` is a preset of `toll transfer --sizes`",
         ),
-        (&["ring", "-n", "E1"], "spawn and ring have none"),
+        (&["ring", "-n", "E1"], "spawn and ring take `--n e2`"),
     ];
     for (args, needle) in cases {
         let o = s.toll(args);

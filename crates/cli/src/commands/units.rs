@@ -17,6 +17,12 @@ use toll_peers::Ceiling;
 use toll_report::table::Table;
 use toll_store::RunStatus;
 
+/// E2's own sizes (`-n e2`): the defaults are smaller, so a default run
+/// takes about a minute.
+const E2_SPAWN_NS: &str = "1000,10000,100000,300000";
+const E2_RING_NS: &str = "100,1000,10000";
+const E2_ROUNDS: &str = "1000";
+
 /// The longest --max-time accepted, in seconds.
 const MAX_TIME_CEILING: f64 = 86_400.0;
 
@@ -25,7 +31,12 @@ static STOP: AtomicBool = AtomicBool::new(false);
 
 /// `toll spawn`.
 pub fn spawn(args: SpawnArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
-    let ns = counts(&args.n, "--n", 1, &args.common)?;
+    let n_text = if args.n.trim().eq_ignore_ascii_case("e2") {
+        E2_SPAWN_NS
+    } else {
+        args.n.as_str()
+    };
+    let ns = counts(n_text, "--n", 1, &args.common)?;
     let cfg = config(UnitOp::Spawn, ns, &args.common)?;
     if dry_run {
         return dry(&cfg, db);
@@ -35,8 +46,14 @@ pub fn spawn(args: SpawnArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Resul
 
 /// `toll ring`.
 pub fn ring(args: RingArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
-    let ns = counts(&args.n, "--n", 2, &args.common)?;
-    let m = parse_counts(&args.m, "--m", 1).map_err(usage)?;
+    let e2 = args.n.trim().eq_ignore_ascii_case("e2");
+    let n_text = if e2 { E2_RING_NS } else { args.n.as_str() };
+    let ns = counts(n_text, "--n", 2, &args.common)?;
+    let m_text = args
+        .m
+        .as_deref()
+        .unwrap_or(if e2 { E2_ROUNDS } else { "100" });
+    let m = parse_counts(m_text, "--m", 1).map_err(usage)?;
     let [m] = m[..] else {
         return Err(usage("--m takes one number of rounds"));
     };
@@ -56,7 +73,7 @@ pub fn ring(args: RingArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<
 fn counts(text: &str, flag: &str, min: u64, common: &UnitArgs) -> anyhow::Result<Vec<u64>> {
     if text.trim().eq_ignore_ascii_case("e1") {
         return Err(usage(format!(
-            "{flag} e1: `e1` is a preset of `toll transfer --sizes`; spawn and ring have none (their default {flag} is E2's)"
+            "{flag} e1: `e1` is a preset of `toll transfer --sizes`; spawn and ring take `{flag} e2`, E2's own sizes"
         )));
     }
     let ns = parse_counts(text, flag, min).map_err(usage)?;
@@ -315,29 +332,65 @@ fn models(op: UnitOp, series: &[UnitSeries]) -> String {
         "α 95% CI",
         beta,
         "β 95% CI",
-        "R²",
+        "fit",
     ]);
     let (scale, digits) = match op {
         UnitOp::Spawn => (1e3, 3),
         UnitOp::Ring { .. } => (1.0, 1),
     };
+    let mut below_zero = Vec::new();
     for (s, f) in fitted {
         let r = f.primary();
+        let piece = (!f.line_fits())
+            .then(|| f.check.as_ref().and_then(|c| c.piecewise.as_ref()))
+            .flatten();
+        let (alpha, alpha_ci, b, b_ci) = match piece {
+            Some(p) => (p.alpha, p.alpha_ci, p.beta, p.beta_ci),
+            None => (r.alpha, r.alpha_ci, r.beta, r.beta_ci),
+        };
+        let verdict = match (f.line_fits(), piece) {
+            (false, Some(p)) => format!("curve, break ≈ {:.0}", p.break_n),
+            (false, None) => "curve".into(),
+            (true, _) if alpha < 0.0 => "ok above the smallest N".into(),
+            (true, _) => "ok".into(),
+        };
+        // A time is never shown below zero: the line does not reach N → 0.
+        let (a_cell, a_ci) = if alpha < 0.0 {
+            below_zero.push(s.target.label());
+            ("< 0".to_string(), "–".to_string())
+        } else {
+            (
+                format!("{:.1}", alpha / 1e3),
+                format!(
+                    "[{:.1}, {:.1}]",
+                    alpha_ci.0.max(0.0) / 1e3,
+                    alpha_ci.1 / 1e3
+                ),
+            )
+        };
         t.row(vec![
             s.target.runtime.to_string(),
             s.target.unit.to_string(),
-            format!("{:.1}", r.alpha / 1e3),
-            format!("[{:.1}, {:.1}]", r.alpha_ci.0 / 1e3, r.alpha_ci.1 / 1e3),
-            format!("{:.*}", digits, r.beta / scale),
+            a_cell,
+            a_ci,
+            format!("{:.*}", digits, b / scale),
             format!(
                 "[{:.*}, {:.*}]",
                 digits,
-                r.beta_ci.0 / scale,
+                b_ci.0 / scale,
                 digits,
-                r.beta_ci.1 / scale
+                b_ci.1 / scale
             ),
-            format!("{:.4}", r.r2),
+            verdict,
         ]);
     }
-    format!("\nmodel {what}:\n{}", t.render())
+    let mut out = format!("\nmodel {what}:\n{}", t.render());
+    out.push_str("fit: ok = one line fits every N within its noise; curve = it does not (α and β from the two segments of a broken line)\n");
+    if !below_zero.is_empty() {
+        out.push_str(&format!(
+            "note: α below 0 for {}: the line describes the Ns measured, not the fixed cost near N = 0 (add smaller Ns to measure it)\n",
+            below_zero.join(", ")
+        ));
+    }
+    out
 }
