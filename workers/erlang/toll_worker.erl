@@ -211,9 +211,9 @@ units(Op, Cmd, Fault) ->
     case {maps:get(<<"unit">>, Cmd, undefined), Op} of
         {<<"process">>, spawn} when is_integer(N), N >= 1 ->
             case spawn_units(N) of
-                {ok, Ns, MemKb} ->
-                    [{ok, true}, {event, <<"done">>}, {unit, <<"process">>}, {n, N}, {ns, Ns},
-                     {mem_kb, MemKb}, {mem_how, <<"rss">>}];
+                {ok, Ns, MemKb, Made} ->
+                    [{ok, true}, {event, <<"done">>}, {unit, <<"process">>}, {n, N}, {made, Made},
+                     {ns, Ns}, {mem_kb, MemKb}, {mem_how, <<"rss">>}];
                 {limit, Made} -> limit(Made, N)
             end;
         {<<"process">>, spawn} -> refuse(<<"spawn needs n of at least 1">>);
@@ -236,18 +236,19 @@ limit(Made, N) ->
 
 now_ns() -> erlang:monotonic_time(nanosecond).
 
-%% N processes that each say `ready` and wait for `go`.
+%% N processes that each say `ready` and wait for `go`; Made counts the
+%% `ready` messages.
 spawn_units(N) ->
     Self = self(),
     M0 = rss_kb(),
     T0 = now_ns(),
     case make(N, fun() -> Self ! ready, receive go -> ok end end, []) of
         {ok, Pids} ->
-            await_ready(N),
+            Made = await_ready(N),
             T1 = now_ns(),
             MemKb = rss_kb() - M0,
             release(Pids),
-            {ok, T1 - T0, MemKb};
+            {ok, T1 - T0, MemKb, Made};
         {limit, Pids} ->
             await_ready(length(Pids)),
             release(Pids),
@@ -262,8 +263,11 @@ make(K, Fun, Acc) ->
         error:system_limit -> {limit, Acc}
     end.
 
-await_ready(0) -> ok;
-await_ready(K) -> receive ready -> await_ready(K - 1) end.
+%% Wait for N `ready` messages; returns how many came.
+await_ready(N) -> await_ready(N, 0).
+
+await_ready(N, N) -> N;
+await_ready(N, Got) -> receive ready -> await_ready(N, Got + 1) end.
 
 %% Send `go` to each, then wait until every one has ended.
 release(Pids) ->

@@ -87,7 +87,7 @@ json() ->
     ok.
 
 spawn_and_ring() ->
-    {ok, Ns, Mem} = toll_worker:spawn_units(500),
+    {ok, Ns, Mem, 500} = toll_worker:spawn_units(500),
     true = Ns > 0 andalso is_integer(Mem),
     {ok, RingNs, 91} = toll_worker:ring(7, 13),
     true = RingNs > 0,
@@ -137,7 +137,7 @@ end_to_end() ->
     {ok, _} = gen_tcp:recv(S, 24, 10000),
     #{<<"frames">> := 3, <<"items">> := 1005} = recv_line(P),
     gen_tcp:close(S), gen_tcp:close(L), file:delete(Path),
-    #{<<"ok">> := true, <<"n">> := 300, <<"mem_how">> := <<"rss">>} =
+    #{<<"ok">> := true, <<"n">> := 300, <<"made">> := 300, <<"mem_how">> := <<"rss">>} =
         ask(P, "{\"op\":\"spawn\",\"unit\":\"process\",\"n\":300}"),
     #{<<"ok">> := true, <<"hops">> := 91} = ask(P, "{\"op\":\"ring\",\"unit\":\"process\",\"n\":7,\"m\":13}"),
     [#{<<"ok">> := false} = ask(P, Bad)

@@ -1,6 +1,6 @@
 // spawn and ring (spec/wire.md) with goroutines: spawned goroutines count
-// themselves ready on a WaitGroup and wait on a channel the spawner closes; the
-// ring passes the token through unbuffered channels.
+// themselves ready on an atomic counter and wait on a channel the spawner
+// closes; the ring passes the token through unbuffered channels.
 package main
 
 import (
@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -30,27 +31,30 @@ func rssKb() int64 {
 	return 0
 }
 
-func spawnGoroutines(n int) (ns int64, memKb int64) {
-	var ready, ended sync.WaitGroup
-	gate := make(chan struct{})
-	ready.Add(n)
+func spawnGoroutines(n int) (ns int64, memKb int64, made int64) {
+	var ready atomic.Int64
+	var ended sync.WaitGroup
+	allReady, gate := make(chan struct{}), make(chan struct{})
 	ended.Add(n)
 	runtime.GC()
 	m0 := rssKb()
 	t0 := time.Now()
 	for i := 0; i < n; i++ {
 		go func() {
-			ready.Done()
+			if ready.Add(1) == int64(n) {
+				close(allReady)
+			}
 			<-gate
 			ended.Done()
 		}()
 	}
-	ready.Wait()
+	<-allReady
 	ns = time.Since(t0).Nanoseconds()
 	memKb = rssKb() - m0
+	made = ready.Load()
 	close(gate)
 	ended.Wait()
-	return ns, memKb
+	return ns, memKb, made
 }
 
 func ringGoroutines(n int, m int64) (ns int64, hops int64) {

@@ -237,7 +237,7 @@ func TestEndToEndHelloTransferSpawnRing(t *testing.T) {
 		t.Fatalf("done: %q", w.out.Text())
 	}
 	s := w.ask(t, `{"op":"spawn","unit":"goroutine","n":500}`)
-	if s["ok"] != true || s["n"] != 500.0 || s["ns"].(float64) <= 0 || s["mem_how"] != "rss" {
+	if s["ok"] != true || s["n"] != 500.0 || s["made"] != 500.0 || s["ns"].(float64) <= 0 || s["mem_how"] != "rss" {
 		t.Errorf("spawn: %v", s)
 	}
 	r := w.ask(t, `{"op":"ring","unit":"goroutine","n":7,"m":13}`)

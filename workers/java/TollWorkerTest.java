@@ -92,7 +92,7 @@ public final class TollWorkerTest {
         check(hello.contains("\"runtime\":\"java\"") && hello.contains("\"units\":[\"thread\",\"virtual-thread\"]"), "hello " + hello);
         for (String unit : new String[] {"thread", "virtual-thread"}) {
             String s = ask(in, out, "{\"op\":\"spawn\",\"unit\":\"" + unit + "\",\"n\":300}");
-            check(s.startsWith("{\"ok\":true,\"event\":\"done\",\"unit\":\"" + unit + "\",\"n\":300,\"ns\":") && s.contains("\"mem_how\":\"rss\""), "spawn " + s);
+            check(s.startsWith("{\"ok\":true,\"event\":\"done\",\"unit\":\"" + unit + "\",\"n\":300,\"made\":300,\"ns\":") && s.contains("\"mem_how\":\"rss\""), "spawn " + s);
             String r = ask(in, out, "{\"op\":\"ring\",\"unit\":\"" + unit + "\",\"n\":7,\"m\":13}");
             check(r.contains("\"hops\":91,"), "ring " + r);
         }

@@ -36,7 +36,7 @@ final class Units {
         return 0;
     }
 
-    /** Returns {ns, mem_kb}. */
+    /** Returns {ns, mem_kb, made}: made is what the units counted down the ready latch by. */
     static long[] spawn(String unit, int n) throws Limit, InterruptedException {
         Thread.Builder b = builder(unit);
         CountDownLatch ready = new CountDownLatch(n), gate = new CountDownLatch(1);
@@ -58,10 +58,10 @@ final class Units {
             throw new Limit(threads.size(), e);
         }
         ready.await();
-        long ns = System.nanoTime() - t0, mem = rssKb() - m0;
+        long ns = System.nanoTime() - t0, mem = rssKb() - m0, made = n - ready.getCount();
         gate.countDown();
         for (Thread t : threads) t.join();
-        return new long[] {ns, mem};
+        return new long[] {ns, mem, made};
     }
 
     /** Returns {ns, hops}. */

@@ -24,9 +24,10 @@ async function spawnTasks(n) {
   await whenAllReady;
   const ns = Number(now() - t0);
   const memKb = rssKb() - m0;
+  const made = ready;
   openGate();
   await Promise.all(units);
-  return { ns, memKb };
+  return { ns, memKb, made };
 }
 
 // A unit's inbox: holds one token, or the resolver of the unit waiting for it.
@@ -70,8 +71,8 @@ async function spawn(unit, n) {
   if (!whole(n) || n < 1) return { ok: false, error: 'spawn needs a whole number n of at least 1' };
   if (unit !== 'async-task') return unknown(unit);
   try {
-    const { ns, memKb } = await spawnTasks(n);
-    return { ok: true, event: 'done', unit, n, ns, mem_kb: memKb, mem_how: 'rss' };
+    const { ns, memKb, made } = await spawnTasks(n);
+    return { ok: true, event: 'done', unit, n, made, ns, mem_kb: memKb, mem_how: 'rss' };
   } catch (e) {
     return { ok: false, limit: true, created: 0, error: `created fewer than ${n} units: ${e.message}` };
   }

@@ -129,6 +129,7 @@ test('spawn makes every unit and reports time and memory', async () => {
   const a = await units.spawn('async-task', 500);
   assert.strictEqual(a.ok, true);
   assert.strictEqual(a.n, 500);
+  assert.strictEqual(a.made, 500);
   assert.ok(a.ns > 0 && Number.isInteger(a.mem_kb) && a.mem_how === 'rss');
 });
 

@@ -40,6 +40,7 @@ pub fn spawn(n: u64) -> Result<Spawned, Limit> {
     }
     let elapsed = t0.elapsed();
     let mem_kb = rss_kb() - m0;
+    let made = ready.load(Ordering::Acquire);
     drop(closed);
     let created = handles.len() as u64;
     for h in handles {
@@ -47,7 +48,11 @@ pub fn spawn(n: u64) -> Result<Spawned, Limit> {
     }
     match failure {
         Some(reason) => Err(Limit { created, reason }),
-        None => Ok(Spawned { elapsed, mem_kb }),
+        None => Ok(Spawned {
+            elapsed,
+            mem_kb,
+            made,
+        }),
     }
 }
 
@@ -111,6 +116,7 @@ mod tests {
     fn spawns_and_rings() {
         let s = super::spawn(50).ok().expect("50 threads");
         assert!(s.elapsed.as_nanos() > 0);
+        assert_eq!(s.made, 50);
         let (t, hops) = super::ring(7, 11).ok().expect("ring");
         assert_eq!(hops, 77);
         assert!(t.as_nanos() > 0);
