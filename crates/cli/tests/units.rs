@@ -163,6 +163,42 @@ fn a_runtime_that_crashes_at_one_point_fails_that_point_and_the_run_goes_on() {
 }
 
 #[test]
+fn a_worker_that_answers_without_making_the_units_fails_the_point() {
+    let s = Scratch::new("short");
+    // Asked for more than 50 units, the worker makes 50 and answers for all.
+    let o = s.toll_env(
+        &[
+            "spawn",
+            "--runtime",
+            "rust",
+            "-n",
+            "10,50,200",
+            "--trials",
+            "1",
+        ],
+        &[("TOLL_WORKER_FAULT", "short:50")],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for unit in ["thread", "tokio-task"] {
+        assert!(
+            out.contains(&format!(
+                "rust/{unit} failed at N = 200: the rust worker made 50 of the 200 units asked for"
+            )),
+            "{out}"
+        );
+    }
+    let run = export_json(&s, "last");
+    for sr in series(&run) {
+        let status: Vec<&str> = points(sr)
+            .iter()
+            .map(|p| p["status"].as_str().unwrap())
+            .collect();
+        assert_eq!(status, ["ok", "ok", "failed"], "{}", sr["label"]);
+    }
+}
+
+#[test]
 fn a_point_past_the_time_ceiling_is_stopped_and_larger_ones_not_tried() {
     let s = Scratch::new("time-ceiling");
     let o = s.toll(&[

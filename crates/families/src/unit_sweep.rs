@@ -388,7 +388,7 @@ impl Sweep<'_> {
                 Ok(a) => a,
                 Err(e) => return self.failed(e, &ceiling),
             };
-            match self.check(&answer, n) {
+            match check(self.cfg.op, self.target.runtime, &answer, n) {
                 Ok(sample) => samples.push(sample),
                 Err(reason) => {
                     self.peer = None;
@@ -423,33 +423,6 @@ impl Sweep<'_> {
             mem_how,
         };
         PointEnd::Measured(Box::new(figures), samples, extra)
-    }
-
-    /// A command's answer as a sample: units made, or hops checked against n·m.
-    fn check(&self, answer: &Value, n: u64) -> Result<Sample, String> {
-        let ns = answer
-            .get("ns")
-            .and_then(Value::as_u64)
-            .filter(|&ns| ns > 0)
-            .ok_or_else(|| format!("the {} worker gave no time", self.target.runtime))?;
-        let iters = match self.cfg.op {
-            UnitOp::Spawn => n,
-            UnitOp::Ring { m } => {
-                let hops = answer.get("hops").and_then(Value::as_u64).unwrap_or(0);
-                if hops != n * m {
-                    return Err(format!(
-                        "the {} worker's token made {hops} hops, not N·M = {}",
-                        self.target.runtime,
-                        n * m
-                    ));
-                }
-                hops
-            }
-        };
-        Ok(Sample {
-            iters,
-            total_ns: ns,
-        })
     }
 
     /// A failed command: say why, and restart the worker if it died.
@@ -506,6 +479,46 @@ impl Sweep<'_> {
     }
 }
 
+/// A command's answer as a sample: for `spawn`, the units the worker says its
+/// units counted as ready (`made`), which must be the N asked for; for `ring`,
+/// the token's hops, which must be N·M.
+fn check(op: UnitOp, runtime: Runtime, answer: &Value, n: u64) -> Result<Sample, String> {
+    let ns = answer
+        .get("ns")
+        .and_then(Value::as_u64)
+        .filter(|&ns| ns > 0)
+        .ok_or_else(|| format!("the {runtime} worker gave no time"))?;
+    let iters = match op {
+        UnitOp::Spawn => match answer.get("made").and_then(Value::as_u64) {
+            Some(made) if made == n => made,
+            Some(made) => {
+                return Err(format!(
+                    "the {runtime} worker made {made} of the {n} units asked for"
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "the {runtime} worker did not say how many units it made (`made`, spec/wire.md)"
+                ))
+            }
+        },
+        UnitOp::Ring { m } => {
+            let hops = answer.get("hops").and_then(Value::as_u64).unwrap_or(0);
+            if hops != n * m {
+                return Err(format!(
+                    "the {runtime} worker's token made {hops} hops, not N·M = {}",
+                    n * m
+                ));
+            }
+            hops
+        }
+    };
+    Ok(Sample {
+        iters,
+        total_ns: ns,
+    })
+}
+
 /// The one-line summary `toll runs` shows.
 pub fn summary_line(op: UnitOp, series: &[UnitSeries]) -> String {
     let best = series
@@ -525,5 +538,42 @@ pub fn summary_line(op: UnitOp, series: &[UnitSeries]) -> String {
             ns,
             op.per()
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spawn_counts_the_units_the_worker_made_and_refuses_fewer() {
+        let ok = json!({"ok": true, "n": 1000, "made": 1000, "ns": 5000});
+        let s = check(UnitOp::Spawn, Runtime::Go, &ok, 1000).unwrap();
+        assert_eq!((s.iters, s.total_ns), (1000, 5000));
+        let short = json!({"ok": true, "n": 1000, "made": 10, "ns": 5000});
+        assert_eq!(
+            check(UnitOp::Spawn, Runtime::Go, &short, 1000).unwrap_err(),
+            "the go worker made 10 of the 1000 units asked for"
+        );
+        let silent = json!({"ok": true, "n": 1000, "ns": 5000});
+        let e = check(UnitOp::Spawn, Runtime::Java, &silent, 1000).unwrap_err();
+        assert!(
+            e.contains("java worker did not say how many units it made"),
+            "{e}"
+        );
+        let timeless = json!({"ok": true, "n": 1000, "made": 1000});
+        assert!(check(UnitOp::Spawn, Runtime::C, &timeless, 1000).is_err());
+    }
+
+    #[test]
+    fn a_ring_checks_the_hops() {
+        let op = UnitOp::Ring { m: 10 };
+        let ok = json!({"ok": true, "hops": 200, "ns": 99});
+        assert_eq!(check(op, Runtime::Rust, &ok, 20).unwrap().iters, 200);
+        let lost = json!({"ok": true, "hops": 199, "ns": 99});
+        assert_eq!(
+            check(op, Runtime::Rust, &lost, 20).unwrap_err(),
+            "the rust worker's token made 199 hops, not N·M = 200"
+        );
     }
 }
