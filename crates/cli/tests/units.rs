@@ -298,6 +298,48 @@ fn a_runtime_limit_is_recorded_with_its_reason() {
     assert_eq!(ps[2]["error"], "not tried: N = 400 already failed");
 }
 
+/// Issue: toll's own rust/thread worker died at N = 100000 ("fatal runtime
+/// error: failed to initiate panic") where the C worker reported the kernel's
+/// limit: std aborts when `vm.max_map_count` leaves no mapping for a new
+/// thread's signal stack. The real limit, on a machine where it bites first.
+#[test]
+fn rust_threads_past_the_mapping_limit_are_a_limit_not_a_crash() {
+    let max: u64 = std::fs::read_to_string("/proc/sys/vm/max_map_count")
+        .expect("Linux /proc")
+        .trim()
+        .parse()
+        .unwrap();
+    // Four mappings a thread: N is past the limit by 1000 threads.
+    let n = max / 4 + 1000;
+    if n > 60_000 {
+        eprintln!("skipped: vm.max_map_count is {max}; {n} threads are too many for a test");
+        return;
+    }
+    let s = Scratch::new("map-limit");
+    let ns = format!("10,{n},{}", n + 1000);
+    let o = s.toll(&[
+        "spawn",
+        "--runtime",
+        "rust",
+        "--unit",
+        "thread",
+        "-n",
+        &ns,
+        "--trials",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = export_json(&s, "last");
+    let ps = points(&series(&run)[0]);
+    assert_eq!(ps[0]["status"], "ok");
+    let reason = ps[1]["error"].as_str().unwrap();
+    assert!(
+        reason.starts_with("created ") && reason.contains(&format!(" of {n} units: ")),
+        "a limit with the count made, not a crash: {reason}"
+    );
+    assert_eq!(ps[2]["error"], format!("not tried: N = {n} already failed"));
+}
+
 #[test]
 fn bad_input_is_refused_in_one_line_naming_the_flag() {
     let s = Scratch::new("units-bad");
