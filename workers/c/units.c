@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -46,8 +47,12 @@ static long system_used_kb(void) {
     return proc_kb("/proc/meminfo", "MemTotal") - proc_kb("/proc/meminfo", "MemAvailable");
 }
 
-/* Why the kernel refused another task: errno, and the limit it usually means. */
+/* Why the kernel refused another task: errno, and the limits it usually means. */
 static void limit_reason(int err, char *out, size_t len) {
+    struct rlimit nproc;
+    char ulimit_u[24] = "unlimited";
+    if (getrlimit(RLIMIT_NPROC, &nproc) == 0 && nproc.rlim_cur != RLIM_INFINITY)
+        snprintf(ulimit_u, sizeof ulimit_u, "%llu", (unsigned long long)nproc.rlim_cur);
     long pid_max = -1, threads_max = -1;
     FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
     if (f) {
@@ -59,7 +64,8 @@ static void limit_reason(int err, char *out, size_t len) {
         if (fscanf(f, "%ld", &threads_max) != 1) threads_max = -1;
         fclose(f);
     }
-    snprintf(out, len, "%s (kernel.pid_max is %ld, kernel.threads-max %ld)", strerror(err), pid_max, threads_max);
+    snprintf(out, len, "%s (kernel.pid_max is %ld, kernel.threads-max %ld, ulimit -u %s)", strerror(err), pid_max,
+             threads_max, ulimit_u);
 }
 
 static void limit_answer(char *out, size_t len, long created, long n, const char *reason) {

@@ -340,6 +340,49 @@ fn rust_threads_past_the_mapping_limit_are_a_limit_not_a_crash() {
     assert_eq!(ps[2]["error"], format!("not tried: N = {n} already failed"));
 }
 
+/// Every worker whose units are OS threads or processes answers a refused
+/// one as a limit with the count made, as the C worker does. RLIMIT_NPROC is
+/// the real limit here; root is exempt from it, so toll runs as `nobody`.
+#[test]
+fn every_os_thread_worker_reports_a_refused_unit_as_a_limit() {
+    use std::os::unix::fs::MetadataExt;
+    // /proc/self belongs to the process's effective user.
+    if std::fs::metadata("/proc/self").unwrap().uid() != 0 {
+        eprintln!("skipped: needs root to run toll as nobody under a process limit");
+        return;
+    }
+    let s = Scratch::new("nproc");
+    // nobody writes the database and builds the workers here.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&s.0, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let units = "rust/thread,c/thread,c/process,python/thread,java/thread";
+    let o = std::process::Command::new("prlimit")
+        .args(["--nproc=300", "setpriv", "--reuid=65534", "--regid=65534"])
+        .args(["--clear-groups", "--"])
+        .arg(env!("CARGO_BIN_EXE_toll"))
+        .arg("--db")
+        .arg(s.db())
+        .args(["spawn", "--runtime", "rust,c,python,java", "--unit", units])
+        .args(["-n", "10,1000", "--trials", "1"])
+        .env("TOLL_CACHE_DIR", s.0.join("cache"))
+        .env("HOME", &s.0)
+        .output()
+        .expect("prlimit and setpriv (util-linux)");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = export_json(&s, "last");
+    assert_eq!(series(&run).len(), 5, "{}", stdout(&o));
+    for sr in series(&run) {
+        let label = sr["label"].as_str().unwrap();
+        let ps = points(sr);
+        assert_eq!(ps[0]["status"], "ok", "{label}: {}", ps[0]);
+        let reason = ps[1]["error"].as_str().unwrap();
+        assert!(
+            reason.starts_with("created ") && reason.contains(" of 1000 units: "),
+            "{label}: a limit with the count made, not a crash: {reason}"
+        );
+    }
+}
+
 #[test]
 fn bad_input_is_refused_in_one_line_naming_the_flag() {
     let s = Scratch::new("units-bad");

@@ -53,7 +53,27 @@ fn start<F: FnOnce() + Send + 'static>(
             ));
         }
     }
-    thread::Builder::new().spawn(f).map_err(|e| e.to_string())
+    thread::Builder::new().spawn(f).map_err(refused)
+}
+
+/// Why the kernel refused a thread, with the limits that usually mean it (as
+/// the C worker says it).
+fn refused(e: std::io::Error) -> String {
+    if e.kind() != std::io::ErrorKind::WouldBlock {
+        return e.to_string();
+    }
+    let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
+    let limits = read("/proc/self/limits");
+    let nproc = limits
+        .lines()
+        .find_map(|l| l.strip_prefix("Max processes"))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or("?");
+    format!(
+        "{e} (kernel.pid_max is {}, kernel.threads-max {}, ulimit -u {nproc})",
+        read("/proc/sys/kernel/pid_max").trim(),
+        read("/proc/sys/kernel/threads-max").trim()
+    )
 }
 
 /// Make `n` threads that each count themselves ready and wait on a gate (a
