@@ -213,7 +213,7 @@ units(Op, Cmd, Fault) ->
             case spawn_units(N) of
                 {ok, Ns, MemKb, Made} ->
                     [{ok, true}, {event, <<"done">>}, {unit, <<"process">>}, {n, N}, {made, Made},
-                     {ns, Ns}, {mem_kb, MemKb}, {mem_how, <<"rss">>}];
+                     {ns, Ns}, {mem_kb, MemKb}, {mem_how, <<"erlang-process-info">>}];
                 {limit, Made} -> limit(Made, N)
             end;
         {<<"process">>, spawn} -> refuse(<<"spawn needs n of at least 1">>);
@@ -240,13 +240,12 @@ now_ns() -> erlang:monotonic_time(nanosecond).
 %% `ready` messages.
 spawn_units(N) ->
     Self = self(),
-    M0 = rss_kb(),
     T0 = now_ns(),
     case make(N, fun() -> Self ! ready, receive go -> ok end end, []) of
         {ok, Pids} ->
             Made = await_ready(N),
             T1 = now_ns(),
-            MemKb = rss_kb() - M0,
+            MemKb = memory_kb(Pids),
             release(Pids),
             {ok, T1 - T0, MemKb, Made};
         {limit, Pids} ->
@@ -314,15 +313,13 @@ hop(Next, K, Last, Parent) ->
             end
     end.
 
-rss_kb() ->
-    case file:read_file("/proc/self/status") of
-        {ok, B} ->
-            case re:run(B, "VmRSS:\\s+(\\d+)", [{capture, all_but_first, binary}]) of
-                {match, [V]} -> binary_to_integer(V);
-                _ -> 0
-            end;
-        _ -> 0
-    end.
+%% The memory the processes hold, in kB, as the emulator counts it for each
+%% (heap, stack, mailbox, process structure). Not the growth of the resident
+%% set, nor of erlang:memory(processes): the emulator keeps the carriers that
+%% earlier processes freed and puts new ones there, and frees the structures
+%% of ended processes only later, while the next ones are being made.
+memory_kb(Pids) ->
+    lists:sum([Bytes || P <- Pids, {memory, Bytes} <- [erlang:process_info(P, memory)]]) div 1024.
 
 %% ---- JSON, just enough for the protocol's flat objects ----
 
