@@ -44,6 +44,7 @@ fn a_small_spawn_on_every_runtime_stores_time_and_memory_per_unit() {
         out.contains("µs/unit") && out.contains("model t(N)"),
         "{out}"
     );
+    assert!(out.contains("KB/unit: memory per unit"), "{out}");
     let run = export_json(&s, "last");
     assert_eq!(run["family"], "spawn");
     assert_eq!(run["status"], "complete");
@@ -63,10 +64,62 @@ fn a_small_spawn_on_every_runtime_stores_time_and_memory_per_unit() {
                 "{label}: a sample counts units"
             );
             assert!(samples[0]["total_ns"].as_u64().unwrap() > 0);
-            assert!(p["extra"]["mem_kb_per_unit"].is_number(), "{label}: {p}");
+            let extra = &p["extra"];
+            assert_eq!(
+                extra["mem_kb"].as_array().map(Vec::len),
+                Some(2),
+                "{label}: {p}"
+            );
+            assert!(extra["mem_how"].is_string(), "{label}: {p}");
+            // A figure, or why there is none; never a figure of nothing.
+            match extra["mem_kb_per_unit"].as_f64() {
+                Some(kb) => assert!(kb > 0.0, "{label}: {p}"),
+                None => assert!(extra["mem_note"].is_string(), "{label}: {p}"),
+            }
         }
         assert!(sr["fit"].is_object(), "{label}: two Ns give a fit");
         assert!(sr["attrs"]["class"].is_string());
+    }
+}
+
+/// Issue: goroutines showed 0.00 KB per unit at N = 100000. Their runtime
+/// hands new goroutines what an earlier trial's freed, so the worker's resident
+/// set stopped growing after the first trial; Erlang and V8 do the same. Each
+/// now counts its units' memory on every trial. (So does the JVM, tested by
+/// the Java worker's own test: here its trials can differ by more than 2×
+/// while the JIT shrinks the frames a parked virtual thread keeps.)
+#[test]
+fn memory_per_unit_is_counted_on_every_trial_not_only_the_first() {
+    let s = Scratch::new("mem-trials");
+    let units = "go/goroutine,erlang/process,node/async-task";
+    let o = s.toll(&[
+        "spawn",
+        "--runtime",
+        "go,erlang,node",
+        "--unit",
+        units,
+        "-n",
+        "20000",
+        "--trials",
+        "3",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = export_json(&s, "last");
+    // The least a waiting unit holds: a goroutine's stack is 2 KB, an Erlang
+    // process's heap 233 words, a pending promise with its async function's
+    // frame some hundreds of bytes.
+    let least = [
+        ("go/goroutine", 2.0),
+        ("erlang/process", 1.8),
+        ("node/async-task", 0.2),
+    ];
+    assert_eq!(series(&run).len(), least.len());
+    for sr in series(&run) {
+        let label = sr["label"].as_str().unwrap();
+        let p = &points(sr)[0];
+        let per = p["extra"]["mem_kb_per_unit"].as_f64();
+        let (_, min) = least.iter().find(|(l, _)| *l == label).unwrap();
+        assert!(per.is_some_and(|kb| kb >= *min), "{label}: {p}");
     }
 }
 
