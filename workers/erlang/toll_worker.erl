@@ -16,6 +16,10 @@
 
 main() ->
     ok = io:setopts(standard_io, [binary]),
+    %% stdout is the control plane: the emulator's reports ("Too many
+    %% processes" at the process limit) go to stderr.
+    ok = logger:remove_handler(default),
+    ok = logger:add_handler(default, logger_std_h, #{config => #{type => standard_error}}),
     Fault = parse_fault(os:getenv("TOLL_WORKER_FAULT", "")),
     control(Fault),
     halt(0).

@@ -13,7 +13,8 @@ run() ->
              {json, fun json/0},
              {spawn_and_ring, fun spawn_and_ring/0},
              {end_to_end, fun end_to_end/0},
-             {exit_fault, fun exit_fault/0}],
+             {exit_fault, fun exit_fault/0},
+             {process_limit, fun process_limit/0}],
     Results = [try F() of _ -> ok catch C:E:St -> io:format("FAIL ~p: ~p:~p~n  ~p~n", [N, C, E, St]), fail end
                || {N, F} <- Tests],
     Failed = length([x || fail <- Results]),
@@ -101,11 +102,13 @@ spawn_and_ring() ->
 
 %% ---- the worker as a child process, driven as toll drives it ----
 
-start(Env) ->
+start(Env) -> start(Env, []).
+
+start(Env, Flags) ->
     Erl = os:find_executable("erl"),
     Dir = filename:dirname(code:which(toll_worker)),
     open_port({spawn_executable, Erl},
-              [{args, ["-noshell", "-pa", Dir, "-s", "toll_worker", "main"]}, {env, Env},
+              [{args, Flags ++ ["-noshell", "-pa", Dir, "-s", "toll_worker", "main"]}, {env, Env},
                binary, {line, 65536}, exit_status, use_stdio]).
 
 ask(Port, Line) ->
@@ -159,4 +162,17 @@ exit_fault() ->
     P = start([{"TOLL_WORKER_FAULT", "exit:100"}]),
     #{<<"ok">> := true} = ask(P, "{\"op\":\"spawn\",\"unit\":\"process\",\"n\":10}"),
     {exited, 3} = ask(P, "{\"op\":\"spawn\",\"unit\":\"process\",\"n\":100}"),
+    ok.
+
+%% At the emulator's process limit (+P, 1024 at least) the worker answers a
+%% limit with the count made, and its control plane stays clean: the
+%% emulator's "Too many processes" report goes to stderr, not stdout.
+process_limit() ->
+    P = start([], ["+P", "1024"]),
+    #{<<"ok">> := false, <<"limit">> := true, <<"created">> := Made} =
+        ask(P, "{\"op\":\"spawn\",\"unit\":\"process\",\"n\":2000}"),
+    true = Made > 0 andalso Made < 2000,
+    #{<<"ok">> := true, <<"made">> := 10} = ask(P, "{\"op\":\"spawn\",\"unit\":\"process\",\"n\":10}"),
+    port_command(P, "{\"op\":\"exit\"}\n"),
+    {exited, 0} = recv_line(P),
     ok.
