@@ -430,9 +430,15 @@ impl Sweep<'_> {
                 "{label} at N = {n}: memory per unit not measured: {why}"
             ));
         }
+        // mem_kb_per_unit when measured, else mem_note (crates/report/schema.json).
         let extra = (!mems.is_empty()).then(|| {
-            json!({"mem_kb": mems, "mem_kb_per_unit": mem_kb_per_unit, "mem_how": mem_how,
-                   "mem_note": mem_note})
+            let mut extra = json!({"mem_kb": mems, "mem_how": mem_how});
+            match (mem_kb_per_unit, &mem_note) {
+                (Some(per), _) => extra["mem_kb_per_unit"] = per.into(),
+                (None, Some(why)) => extra["mem_note"] = why.as_str().into(),
+                (None, None) => {}
+            }
+            extra
         });
         let figures = Figures {
             per_op: Summary::of(&per_op),
