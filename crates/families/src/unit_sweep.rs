@@ -8,6 +8,7 @@
 //! of that series as not tried, since they would only fail the same way.
 
 use crate::observer::Observer;
+use crate::unit_memory;
 use crate::units::Target;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -27,9 +28,6 @@ pub const DEFAULT_RING_NS: &str = "100,1000,10000";
 pub const DEFAULT_ROUNDS: u64 = 1000;
 /// A knee is where the cost per unit reaches this multiple of its lowest so far.
 pub const KNEE_FACTOR: f64 = 2.0;
-/// Trials whose memory growths are further apart than this factor give no
-/// memory figure (see [`mem_per_unit`]).
-pub const MEM_SPREAD: f64 = 2.0;
 
 /// Which experiment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -419,7 +417,7 @@ impl Sweep<'_> {
         let totals: Vec<f64> = samples.iter().map(|s| s.total_ns as f64).collect();
         let (mem_kb_per_unit, mem_note) = match mems.is_empty() {
             true => (None, None),
-            false => match mem_per_unit(&mems, n) {
+            false => match unit_memory::per_unit(&mems, n) {
                 Ok(per) => (Some(per), None),
                 Err(why) => (None, Some(why)),
             },
@@ -503,80 +501,6 @@ impl Sweep<'_> {
             })
             .collect()
     }
-}
-
-/// Memory per unit, kB, from each trial's memory figure (`mem_kb`): their
-/// median over N, or why there is none. Allocators keep what earlier units
-/// freed and hand it to the next ones, so a figure that is the growth of a
-/// resident set (or of the machine's used memory) can shrink to nothing on
-/// later trials: the workers use their runtime's own count where it has one
-/// (spec/wire.md), and trials that did not grow, or whose growths are more
-/// than [`MEM_SPREAD`]× apart, give no figure rather than one that may be
-/// that reuse (or a JIT still shrinking the frames a parked unit keeps).
-pub fn mem_per_unit(mem_kb: &[f64], n: u64) -> Result<f64, String> {
-    let per = |kb: f64| kb / n as f64;
-    let lo = mem_kb.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = mem_kb.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    if lo <= 0.0 {
-        return Err(format!(
-            "a trial's memory grew by {lo} kB (memory that earlier trials freed, reused)"
-        ));
-    }
-    if hi > MEM_SPREAD * lo {
-        return Err(format!(
-            "the trials' memory grew by {:.2} to {:.2} KB per unit, more than {MEM_SPREAD}× apart \
-             (memory that earlier trials freed, reused, or a runtime still warming up)",
-            per(lo),
-            per(hi)
-        ));
-    }
-    Ok(per(toll_measure::quantile::median(mem_kb)))
-}
-
-/// What a `mem_how` of spec/wire.md measures.
-fn mem_method(how: &str) -> &str {
-    match how {
-        "rss" => "growth of the worker's resident set",
-        "system" => "growth of the machine's used memory",
-        "go-heap" => "growth of Go's heap objects and goroutine stacks (runtime/metrics)",
-        "jvm-heap" => "growth of the Java heap in use after a full collection",
-        "v8-heap" => "growth of V8's heap in use after a full collection",
-        "erlang-process-info" => "the units' own memory as Erlang counts it (process_info)",
-        other => other,
-    }
-}
-
-/// The legend of a spawn's KB/unit column: each way memory was measured,
-/// with the series measured so, and what a missing figure means.
-pub fn mem_legend(series: &[UnitSeries]) -> String {
-    let mut by_method: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-    let mut unmeasured = false;
-    for s in series {
-        let figures = s.points.iter().filter_map(|p| p.result.as_ref().ok());
-        for f in figures.clone() {
-            unmeasured |= f.mem_note.is_some();
-        }
-        if let Some(how) = figures.filter_map(|f| f.mem_how.as_deref()).next() {
-            by_method.entry(how).or_default().push(s.target.label());
-        }
-    }
-    if by_method.is_empty() {
-        return String::new();
-    }
-    let mut out = String::from("KB/unit: memory per unit, the median of the trials:\n");
-    for (how, labels) in by_method {
-        out.push_str(&format!(
-            "  {how}: {} — {}\n",
-            mem_method(how),
-            labels.join(", ")
-        ));
-    }
-    if unmeasured {
-        out.push_str(&format!(
-            "  –: not measured: a trial did not grow, or the trials were more than {MEM_SPREAD}× apart (the warnings say which)\n"
-        ));
-    }
-    out
 }
 
 /// A command's answer as a sample: for `spawn`, the units the worker says its
@@ -663,21 +587,6 @@ mod tests {
         );
         let timeless = json!({"ok": true, "n": 1000, "made": 1000});
         assert!(check(UnitOp::Spawn, Runtime::C, &timeless, 1000).is_err());
-    }
-
-    #[test]
-    fn memory_per_unit_is_given_only_when_every_trial_grew_alike() {
-        assert_eq!(mem_per_unit(&[8140.0, 8040.0, 7952.0], 1000), Ok(8.04));
-        assert_eq!(mem_per_unit(&[2500.0], 1000), Ok(2.5));
-        // Go's goroutines by their resident set, before the fix: 0.02 KB each.
-        let reused = mem_per_unit(&[238_928.0, 1884.0, 932.0], 100_000).unwrap_err();
-        assert!(
-            reused.contains("0.01 to 2.39 KB per unit, more than 2× apart"),
-            "{reused}"
-        );
-        let none = mem_per_unit(&[204.0, 36.0, -88.0], 1000).unwrap_err();
-        assert!(none.contains("grew by -88 kB"), "{none}");
-        assert!(mem_per_unit(&[0.0, 0.0], 1000).is_err());
     }
 
     #[test]

@@ -257,7 +257,7 @@ fn render(cfg: &UnitsConfig, outcome: &UnitsOutcome) -> String {
     s.push_str(&t.render());
     s.push_str(&models(cfg.op, &outcome.series));
     if matches!(cfg.op, UnitOp::Spawn) {
-        s.push_str(&unit_sweep::mem_legend(&outcome.series));
+        s.push_str(&toll_families::unit_memory::legend(&outcome.series));
     }
     for n in notes {
         s.push_str(&format!("note: {n}\n"));
