@@ -326,14 +326,14 @@ static void timed_out(int sig) {
     _exit(1);
 }
 
-/* spawn and ring for each unit: done, with the hops of the spec. */
+/* spawn and ring for each unit: done, with the units made and the hops of the spec. */
 static void units(worker *w) {
     const char *kinds[] = {"process", "thread"};
     for (int i = 0; i < 2; i++) {
         char cmd[160], want[160];
         snprintf(cmd, sizeof cmd, "{\"op\":\"spawn\",\"unit\":\"%s\",\"n\":50}", kinds[i]);
         send_line(w, cmd);
-        snprintf(want, sizeof want, "{\"ok\":true,\"event\":\"done\",\"unit\":\"%s\",\"n\":50,\"ns\":", kinds[i]);
+        snprintf(want, sizeof want, "{\"ok\":true,\"event\":\"done\",\"unit\":\"%s\",\"n\":50,\"made\":50,\"ns\":", kinds[i]);
         char *got = recv_line(w);
         check(strncmp(got, want, strlen(want)) == 0 && strstr(got, "\"mem_kb\":"), got, "e2e-spawn");
         snprintf(cmd, sizeof cmd, "{\"op\":\"ring\",\"unit\":\"%s\",\"n\":7,\"m\":13}", kinds[i]);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -46,8 +47,12 @@ static long system_used_kb(void) {
     return proc_kb("/proc/meminfo", "MemTotal") - proc_kb("/proc/meminfo", "MemAvailable");
 }
 
-/* Why the kernel refused another task: errno, and the limit it usually means. */
+/* Why the kernel refused another task: errno, and the limits it usually means. */
 static void limit_reason(int err, char *out, size_t len) {
+    struct rlimit nproc;
+    char ulimit_u[24] = "unlimited";
+    if (getrlimit(RLIMIT_NPROC, &nproc) == 0 && nproc.rlim_cur != RLIM_INFINITY)
+        snprintf(ulimit_u, sizeof ulimit_u, "%llu", (unsigned long long)nproc.rlim_cur);
     long pid_max = -1, threads_max = -1;
     FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
     if (f) {
@@ -59,7 +64,8 @@ static void limit_reason(int err, char *out, size_t len) {
         if (fscanf(f, "%ld", &threads_max) != 1) threads_max = -1;
         fclose(f);
     }
-    snprintf(out, len, "%s (kernel.pid_max is %ld, kernel.threads-max %ld)", strerror(err), pid_max, threads_max);
+    snprintf(out, len, "%s (kernel.pid_max is %ld, kernel.threads-max %ld, ulimit -u %s)", strerror(err), pid_max,
+             threads_max, ulimit_u);
 }
 
 static void limit_answer(char *out, size_t len, long created, long n, const char *reason) {
@@ -109,14 +115,14 @@ static int spawn_processes(long n, char *out, size_t len) {
         pids[created] = pid;
     }
     close(ready[1]);
+    long made = 0; /* the bytes the units wrote */
     if (!fail) {
         /* Each unit writes one byte; read them in large chunks. */
         char buf[4096];
-        long left = n;
-        while (left > 0) {
-            ssize_t r = read(ready[0], buf, left < (long)sizeof buf ? (size_t)left : sizeof buf);
+        while (made < n) {
+            ssize_t r = read(ready[0], buf, n - made < (long)sizeof buf ? (size_t)(n - made) : sizeof buf);
             if (r > 0)
-                left -= r;
+                made += r;
             else if (r == 0 || errno != EINTR)
                 break;
         }
@@ -135,9 +141,9 @@ static int spawn_processes(long n, char *out, size_t len) {
         return -1;
     }
     snprintf(out, len,
-             "{\"ok\":true,\"event\":\"done\",\"unit\":\"process\",\"n\":%ld,\"ns\":%llu,\"mem_kb\":%ld,"
-             "\"mem_how\":\"system\"}",
-             n, (unsigned long long)(t1 - t0), m1 - m0);
+             "{\"ok\":true,\"event\":\"done\",\"unit\":\"process\",\"n\":%ld,\"made\":%ld,\"ns\":%llu,"
+             "\"mem_kb\":%ld,\"mem_how\":\"system\"}",
+             n, made, (unsigned long long)(t1 - t0), m1 - m0);
     return 0;
 }
 
@@ -250,6 +256,7 @@ static int spawn_threads(long n, char *out, size_t len) {
     uint64_t t1 = now_ns();
     long m1 = rss_kb();
     pthread_mutex_lock(&g.mu);
+    long made = g.ready;
     g.open = 1;
     pthread_cond_broadcast(&g.opened);
     pthread_mutex_unlock(&g.mu);
@@ -262,9 +269,9 @@ static int spawn_threads(long n, char *out, size_t len) {
         return -1;
     }
     snprintf(out, len,
-             "{\"ok\":true,\"event\":\"done\",\"unit\":\"thread\",\"n\":%ld,\"ns\":%llu,\"mem_kb\":%ld,"
-             "\"mem_how\":\"rss\"}",
-             n, (unsigned long long)(t1 - t0), m1 - m0);
+             "{\"ok\":true,\"event\":\"done\",\"unit\":\"thread\",\"n\":%ld,\"made\":%ld,\"ns\":%llu,"
+             "\"mem_kb\":%ld,\"mem_how\":\"rss\"}",
+             n, made, (unsigned long long)(t1 - t0), m1 - m0);
     return 0;
 }
 

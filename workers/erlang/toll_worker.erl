@@ -16,6 +16,10 @@
 
 main() ->
     ok = io:setopts(standard_io, [binary]),
+    %% stdout is the control plane: the emulator's reports ("Too many
+    %% processes" at the process limit) go to stderr.
+    ok = logger:remove_handler(default),
+    ok = logger:add_handler(default, logger_std_h, #{config => #{type => standard_error}}),
     Fault = parse_fault(os:getenv("TOLL_WORKER_FAULT", "")),
     control(Fault),
     halt(0).
@@ -211,9 +215,9 @@ units(Op, Cmd, Fault) ->
     case {maps:get(<<"unit">>, Cmd, undefined), Op} of
         {<<"process">>, spawn} when is_integer(N), N >= 1 ->
             case spawn_units(N) of
-                {ok, Ns, MemKb} ->
-                    [{ok, true}, {event, <<"done">>}, {unit, <<"process">>}, {n, N}, {ns, Ns},
-                     {mem_kb, MemKb}, {mem_how, <<"rss">>}];
+                {ok, Ns, MemKb, Made} ->
+                    [{ok, true}, {event, <<"done">>}, {unit, <<"process">>}, {n, N}, {made, Made},
+                     {ns, Ns}, {mem_kb, MemKb}, {mem_how, <<"erlang-process-info">>}];
                 {limit, Made} -> limit(Made, N)
             end;
         {<<"process">>, spawn} -> refuse(<<"spawn needs n of at least 1">>);
@@ -236,18 +240,18 @@ limit(Made, N) ->
 
 now_ns() -> erlang:monotonic_time(nanosecond).
 
-%% N processes that each say `ready` and wait for `go`.
+%% N processes that each say `ready` and wait for `go`; Made counts the
+%% `ready` messages.
 spawn_units(N) ->
     Self = self(),
-    M0 = rss_kb(),
     T0 = now_ns(),
     case make(N, fun() -> Self ! ready, receive go -> ok end end, []) of
         {ok, Pids} ->
-            await_ready(N),
+            Made = await_ready(N),
             T1 = now_ns(),
-            MemKb = rss_kb() - M0,
+            MemKb = memory_kb(Pids),
             release(Pids),
-            {ok, T1 - T0, MemKb};
+            {ok, T1 - T0, MemKb, Made};
         {limit, Pids} ->
             await_ready(length(Pids)),
             release(Pids),
@@ -262,8 +266,11 @@ make(K, Fun, Acc) ->
         error:system_limit -> {limit, Acc}
     end.
 
-await_ready(0) -> ok;
-await_ready(K) -> receive ready -> await_ready(K - 1) end.
+%% Wait for N `ready` messages; returns how many came.
+await_ready(N) -> await_ready(N, 0).
+
+await_ready(N, N) -> N;
+await_ready(N, Got) -> receive ready -> await_ready(N, Got + 1) end.
 
 %% Send `go` to each, then wait until every one has ended.
 release(Pids) ->
@@ -310,15 +317,13 @@ hop(Next, K, Last, Parent) ->
             end
     end.
 
-rss_kb() ->
-    case file:read_file("/proc/self/status") of
-        {ok, B} ->
-            case re:run(B, "VmRSS:\\s+(\\d+)", [{capture, all_but_first, binary}]) of
-                {match, [V]} -> binary_to_integer(V);
-                _ -> 0
-            end;
-        _ -> 0
-    end.
+%% The memory the processes hold, in kB, as the emulator counts it for each
+%% (heap, stack, mailbox, process structure). Not the growth of the resident
+%% set, nor of erlang:memory(processes): the emulator keeps the carriers that
+%% earlier processes freed and puts new ones there, and frees the structures
+%% of ended processes only later, while the next ones are being made.
+memory_kb(Pids) ->
+    lists:sum([Bytes || P <- Pids, {memory, Bytes} <- [erlang:process_info(P, memory)]]) div 1024.
 
 %% ---- JSON, just enough for the protocol's flat objects ----
 

@@ -13,7 +13,8 @@ run() ->
              {json, fun json/0},
              {spawn_and_ring, fun spawn_and_ring/0},
              {end_to_end, fun end_to_end/0},
-             {exit_fault, fun exit_fault/0}],
+             {exit_fault, fun exit_fault/0},
+             {process_limit, fun process_limit/0}],
     Results = [try F() of _ -> ok catch C:E:St -> io:format("FAIL ~p: ~p:~p~n  ~p~n", [N, C, E, St]), fail end
                || {N, F} <- Tests],
     Failed = length([x || fail <- Results]),
@@ -87,19 +88,27 @@ json() ->
     ok.
 
 spawn_and_ring() ->
-    {ok, Ns, Mem} = toll_worker:spawn_units(500),
+    {ok, Ns, Mem, 500} = toll_worker:spawn_units(500),
     true = Ns > 0 andalso is_integer(Mem),
+    %% Every trial counts the processes' memory (a process's heap alone is
+    %% 233 words), not only the first: the emulator reuses what they freed.
+    lists:foreach(fun(_) ->
+                          {ok, _, Kb, 5000} = toll_worker:spawn_units(5000),
+                          true = Kb >= 5000 * 233 * 8 div 1024
+                  end, [1, 2, 3]),
     {ok, RingNs, 91} = toll_worker:ring(7, 13),
     true = RingNs > 0,
     ok.
 
 %% ---- the worker as a child process, driven as toll drives it ----
 
-start(Env) ->
+start(Env) -> start(Env, []).
+
+start(Env, Flags) ->
     Erl = os:find_executable("erl"),
     Dir = filename:dirname(code:which(toll_worker)),
     open_port({spawn_executable, Erl},
-              [{args, ["-noshell", "-pa", Dir, "-s", "toll_worker", "main"]}, {env, Env},
+              [{args, Flags ++ ["-noshell", "-pa", Dir, "-s", "toll_worker", "main"]}, {env, Env},
                binary, {line, 65536}, exit_status, use_stdio]).
 
 ask(Port, Line) ->
@@ -137,7 +146,7 @@ end_to_end() ->
     {ok, _} = gen_tcp:recv(S, 24, 10000),
     #{<<"frames">> := 3, <<"items">> := 1005} = recv_line(P),
     gen_tcp:close(S), gen_tcp:close(L), file:delete(Path),
-    #{<<"ok">> := true, <<"n">> := 300, <<"mem_how">> := <<"rss">>} =
+    #{<<"ok">> := true, <<"n">> := 300, <<"made">> := 300, <<"mem_how">> := <<"erlang-process-info">>} =
         ask(P, "{\"op\":\"spawn\",\"unit\":\"process\",\"n\":300}"),
     #{<<"ok">> := true, <<"hops">> := 91} = ask(P, "{\"op\":\"ring\",\"unit\":\"process\",\"n\":7,\"m\":13}"),
     [#{<<"ok">> := false} = ask(P, Bad)
@@ -153,4 +162,17 @@ exit_fault() ->
     P = start([{"TOLL_WORKER_FAULT", "exit:100"}]),
     #{<<"ok">> := true} = ask(P, "{\"op\":\"spawn\",\"unit\":\"process\",\"n\":10}"),
     {exited, 3} = ask(P, "{\"op\":\"spawn\",\"unit\":\"process\",\"n\":100}"),
+    ok.
+
+%% At the emulator's process limit (+P, 1024 at least) the worker answers a
+%% limit with the count made, and its control plane stays clean: the
+%% emulator's "Too many processes" report goes to stderr, not stdout.
+process_limit() ->
+    P = start([], ["+P", "1024"]),
+    #{<<"ok">> := false, <<"limit">> := true, <<"created">> := Made} =
+        ask(P, "{\"op\":\"spawn\",\"unit\":\"process\",\"n\":2000}"),
+    true = Made > 0 andalso Made < 2000,
+    #{<<"ok">> := true, <<"made">> := 10} = ask(P, "{\"op\":\"spawn\",\"unit\":\"process\",\"n\":10}"),
+    port_command(P, "{\"op\":\"exit\"}\n"),
+    {exited, 0} = recv_line(P),
     ok.

@@ -106,8 +106,9 @@ func units(c command, f fault) object {
 		if n < 1 {
 			return refuse("spawn needs n of at least 1")
 		}
-		ns, memKb := spawnGoroutines(int(n))
-		return object{"ok": true, "event": "done", "unit": c.Unit, "n": n, "ns": ns, "mem_kb": memKb, "mem_how": "rss"}
+		ns, memKb, made := spawnGoroutines(int(n))
+		return object{"ok": true, "event": "done", "unit": c.Unit, "n": n, "made": made, "ns": ns,
+			"mem_kb": memKb, "mem_how": "go-heap"}
 	}
 	if c.M == nil || n < 2 || *c.M < 1 {
 		return refuse("a ring needs n of at least 2 and m of at least 1")

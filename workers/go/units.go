@@ -1,56 +1,53 @@
 // spawn and ring (spec/wire.md) with goroutines: spawned goroutines count
-// themselves ready on a WaitGroup and wait on a channel the spawner closes; the
-// ring passes the token through unbuffered channels.
+// themselves ready on an atomic counter and wait on a channel the spawner
+// closes; the ring passes the token through unbuffered channels.
 package main
 
 import (
-	"os"
 	"runtime"
-	"strconv"
-	"strings"
+	"runtime/metrics"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// rssKb is VmRSS of this process in kB (0 when unreadable).
-func rssKb() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
+// inUseKb is what the runtime has in use for heap objects and goroutine
+// stacks, in kB. The resident set does not serve here: the runtime keeps the
+// memory of ended goroutines mapped and hands it to the next ones, so VmRSS
+// stops growing after the first trial.
+func inUseKb() int64 {
+	s := []metrics.Sample{
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/stacks:bytes"},
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "VmRSS:") {
-			fields := strings.Fields(strings.TrimPrefix(line, "VmRSS:"))
-			if len(fields) > 0 {
-				v, _ := strconv.ParseInt(fields[0], 10, 64)
-				return v
-			}
-		}
-	}
-	return 0
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64()+s[1].Value.Uint64()) / 1024
 }
 
-func spawnGoroutines(n int) (ns int64, memKb int64) {
-	var ready, ended sync.WaitGroup
-	gate := make(chan struct{})
-	ready.Add(n)
+func spawnGoroutines(n int) (ns int64, memKb int64, made int64) {
+	var ready atomic.Int64
+	var ended sync.WaitGroup
+	allReady, gate := make(chan struct{}), make(chan struct{})
 	ended.Add(n)
 	runtime.GC()
-	m0 := rssKb()
+	m0 := inUseKb()
 	t0 := time.Now()
 	for i := 0; i < n; i++ {
 		go func() {
-			ready.Done()
+			if ready.Add(1) == int64(n) {
+				close(allReady)
+			}
 			<-gate
 			ended.Done()
 		}()
 	}
-	ready.Wait()
+	<-allReady
 	ns = time.Since(t0).Nanoseconds()
-	memKb = rssKb() - m0
+	memKb = inUseKb() - m0
+	made = ready.Load()
 	close(gate)
 	ended.Wait()
-	return ns, memKb
+	return ns, memKb, made
 }
 
 func ringGoroutines(n int, m int64) (ns int64, hops int64) {

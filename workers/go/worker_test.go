@@ -237,7 +237,7 @@ func TestEndToEndHelloTransferSpawnRing(t *testing.T) {
 		t.Fatalf("done: %q", w.out.Text())
 	}
 	s := w.ask(t, `{"op":"spawn","unit":"goroutine","n":500}`)
-	if s["ok"] != true || s["n"] != 500.0 || s["ns"].(float64) <= 0 || s["mem_how"] != "rss" {
+	if s["ok"] != true || s["n"] != 500.0 || s["made"] != 500.0 || s["ns"].(float64) <= 0 || s["mem_how"] != "go-heap" {
 		t.Errorf("spawn: %v", s)
 	}
 	r := w.ask(t, `{"op":"ring","unit":"goroutine","n":7,"m":13}`)
@@ -302,5 +302,17 @@ func TestExitFaultForSpawn(t *testing.T) {
 	err := w.cmd.Wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
 		t.Fatalf("exit: %v", err)
+	}
+}
+
+// Issue: goroutines showed 0.00 KB each, since the resident set stops growing
+// once the runtime reuses the memory of an earlier trial's goroutines.
+func TestEverySpawnCountsTheGoroutinesMemory(t *testing.T) {
+	count(t)
+	for trial := 1; trial <= 3; trial++ {
+		// Each goroutine has a stack of 2 KB at least.
+		if _, memKb, _ := spawnGoroutines(10000); memKb < 10000*2 {
+			t.Errorf("trial %d: %d kB for 10000 goroutines", trial, memKb)
+		}
 	}
 }

@@ -84,9 +84,10 @@ units fault op c = case int "n" c of
             else do
               r <- spawnForkIO (fromIntegral n)
               return $ case r of
-                Right (ns, memKb) ->
+                Right (ns, memKb, made) ->
                   [ ("ok", JB True), ("event", JS "done"), ("unit", JS "forkio"), ("n", JI n)
-                  , ("ns", JI (fromIntegral ns)), ("mem_kb", JI (fromIntegral memKb)), ("mem_how", JS "rss")
+                  , ("made", JI (fromIntegral made)), ("ns", JI (fromIntegral ns))
+                  , ("mem_kb", JI (fromIntegral memKb)), ("mem_how", JS "rss")
                   ]
                 Left (k, why) ->
                   [ ("ok", JB False), ("limit", JB True), ("created", JI (fromIntegral k))

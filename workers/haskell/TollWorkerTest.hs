@@ -99,7 +99,7 @@ main = do
     Left _ -> False
   check "a bad command is refused" (either (const True) (const False) (parseObject "{\"op\":"))
   spawned <- spawnForkIO 500
-  check "spawn 500 forkIO threads" (either (const False) (\(ns, _) -> ns > 0) spawned)
+  check "spawn 500 forkIO threads" (either (const False) (\(ns, _, made) -> ns > 0 && made == 500) spawned)
   (ns, hops) <- ringForkIO 10 100
   check "ring of 10, 100 rounds" (hops == 1000 && ns > 0)
   p <- readIORef passed

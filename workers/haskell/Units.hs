@@ -48,9 +48,13 @@ arrive target (Latch count full) = do
 awaitLatch :: Latch -> IO ()
 awaitLatch (Latch _ full) = readMVar full
 
+latchCount :: Latch -> IO Int
+latchCount (Latch count _) = readIORef count
+
 -- | Creates n threads that wait: Right (ns until all are ready, RSS growth in
--- kB), or Left (threads created, the runtime's reason).
-spawnForkIO :: Int -> IO (Either (Int, String) (Int64, Int64))
+-- kB, threads that counted themselves ready), or Left (threads created, the
+-- runtime's reason).
+spawnForkIO :: Int -> IO (Either (Int, String) (Int64, Int64, Int))
 spawnForkIO n = do
   ready <- newLatch
   ended <- newLatch
@@ -68,9 +72,10 @@ spawnForkIO n = do
       awaitLatch ready
       t1 <- getMonotonicTimeNSec
       m1 <- rssKb
+      counted <- latchCount ready
       putMVar gate ()
       awaitLatch ended
-      return (Right (fromIntegral (t1 - t0), m1 - m0))
+      return (Right (fromIntegral (t1 - t0), m1 - m0, counted))
   where
     startAll ready ended gate !k
       | k == n = return (Right ())

@@ -127,7 +127,8 @@ public final class TollWorker {
             if (op.equals("spawn")) {
                 if (!(n instanceof Long nn) || nn < 1) return refuse("spawn needs n of at least 1");
                 long[] r = Units.spawn((String) unit, nn.intValue());
-                return obj("ok", true, "event", "done", "unit", unit, "n", nn, "ns", r[0], "mem_kb", r[1], "mem_how", "rss");
+                return obj("ok", true, "event", "done", "unit", unit, "n", nn, "made", r[2], "ns", r[0], "mem_kb", r[1],
+                        "mem_how", Units.memHow((String) unit));
             }
             if (!(n instanceof Long nn) || !(m instanceof Long mm) || nn < 2 || mm < 1)
                 return refuse("a ring needs n of at least 2 and m of at least 1");

@@ -92,9 +92,17 @@ public final class TollWorkerTest {
         check(hello.contains("\"runtime\":\"java\"") && hello.contains("\"units\":[\"thread\",\"virtual-thread\"]"), "hello " + hello);
         for (String unit : new String[] {"thread", "virtual-thread"}) {
             String s = ask(in, out, "{\"op\":\"spawn\",\"unit\":\"" + unit + "\",\"n\":300}");
-            check(s.startsWith("{\"ok\":true,\"event\":\"done\",\"unit\":\"" + unit + "\",\"n\":300,\"ns\":") && s.contains("\"mem_how\":\"rss\""), "spawn " + s);
+            String how = unit.equals("thread") ? "rss" : "jvm-heap";
+            check(s.startsWith("{\"ok\":true,\"event\":\"done\",\"unit\":\"" + unit + "\",\"n\":300,\"made\":300,\"ns\":") && s.contains("\"mem_how\":\"" + how + "\""), "spawn " + s);
             String r = ask(in, out, "{\"op\":\"ring\",\"unit\":\"" + unit + "\",\"n\":7,\"m\":13}");
             check(r.contains("\"hops\":91,"), "ring " + r);
+        }
+        // Every trial counts the virtual threads' heap, not only the first:
+        // the resident set hardly grows once the JVM has grown its heap.
+        for (int trial = 1; trial <= 3; trial++) {
+            String s = ask(in, out, "{\"op\":\"spawn\",\"unit\":\"virtual-thread\",\"n\":5000}");
+            Object kb = TollWorker.parse(s).get("mem_kb");
+            check(kb instanceof Long k && k >= 5000 * 200 / 1024, "trial " + trial + ": " + s);
         }
         for (String bad : new String[] {"{\"op\":\"spawn\",\"unit\":\"fiber\",\"n\":5}", "{\"op\":\"ring\",\"unit\":\"thread\",\"n\":1,\"m\":5}",
                 "{\"op\":\"transfer\",\"transport\":\"shm\",\"path\":\"/x\"}", "{\"op\":\"nonsense\"}"}) {

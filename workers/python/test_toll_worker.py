@@ -279,7 +279,7 @@ import toll_units  # noqa: E402
 @pytest.mark.parametrize("unit", toll_units.UNITS)
 def test_spawn_makes_every_unit_and_reports_time_and_memory(unit):
     a = toll_units.spawn(unit, 200)
-    assert a["ok"] and a["event"] == "done" and a["n"] == 200, a
+    assert a["ok"] and a["event"] == "done" and a["n"] == 200 and a["made"] == 200, a
     assert a["ns"] > 0 and isinstance(a["mem_kb"], int) and a["mem_how"] == "rss"
 
 

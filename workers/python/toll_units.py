@@ -59,10 +59,12 @@ def spawn_threads(n):
     all_ready.wait()
     elapsed = time.perf_counter_ns() - t0
     mem = rss_kb() - m0
+    with lock:
+        made = counted[0]
     gate.set()
     for t in threads:
         t.join()
-    return elapsed, mem
+    return elapsed, mem, made
 
 
 def ring_threads(n, m):
@@ -117,9 +119,10 @@ async def spawn_tasks(n):
     await all_ready.wait()
     elapsed = time.perf_counter_ns() - t0
     mem = rss_kb() - m0
+    made = counted[0]
     gate.set()
     await asyncio.gather(*tasks)
-    return elapsed, mem
+    return elapsed, mem, made
 
 
 async def ring_tasks(n, m):
@@ -160,16 +163,17 @@ def spawn(unit, n):
         return {"ok": False, "error": "spawn needs a whole number n of at least 1"}
     try:
         if unit == "thread":
-            elapsed, mem = spawn_threads(n)
+            elapsed, mem, made = spawn_threads(n)
         elif unit == "asyncio-task":
-            elapsed, mem = asyncio.run(spawn_tasks(n))
+            elapsed, mem, made = asyncio.run(spawn_tasks(n))
         else:
             return _unknown(unit)
     except Limit as e:
         return _limit(n, e)
     except MemoryError:
         return {"ok": False, "limit": True, "created": 0, "error": f"created fewer than {n} units: out of memory"}
-    return {"ok": True, "event": "done", "unit": unit, "n": n, "ns": elapsed, "mem_kb": mem, "mem_how": "rss"}
+    return {"ok": True, "event": "done", "unit": unit, "n": n, "made": made, "ns": elapsed, "mem_kb": mem,
+            "mem_how": "rss"}
 
 
 def ring(unit, n, m):

@@ -5,6 +5,10 @@ mod common;
 use common::*;
 use std::process::Command;
 
+/// Every peer the set-up installs (Haskell is optional, and tested by its own
+/// worker test when GHC is there).
+const PEERS: [&str; 7] = ["rust", "c", "python", "node", "go", "java", "erlang"];
+
 fn faulty_run(s: &Scratch, peer: &str, fault: &str) -> std::process::Output {
     let mut args = vec![
         "transfer",
@@ -31,7 +35,7 @@ fn measured_points(run: &serde_json::Value) -> usize {
 
 #[test]
 fn a_peer_that_exits_mid_run_leaves_a_partial_run() {
-    for peer in ["rust", "c", "python", "node"] {
+    for peer in PEERS {
         let s = Scratch::new(&format!("exit-{peer}"));
         // Sizes 0, 1000, …: the worker dies at the first frame of 2000 items.
         let o = faulty_run(&s, peer, "exit:2000");
@@ -57,7 +61,7 @@ fn a_peer_that_exits_mid_run_leaves_a_partial_run() {
 
 #[test]
 fn a_peer_that_sends_garbage_leaves_a_partial_run() {
-    for peer in ["rust", "c", "python", "node"] {
+    for peer in PEERS {
         let s = Scratch::new(&format!("garbage-{peer}"));
         let o = faulty_run(&s, peer, "garbage:2000");
         assert_one_line_error(

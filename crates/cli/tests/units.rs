@@ -44,6 +44,7 @@ fn a_small_spawn_on_every_runtime_stores_time_and_memory_per_unit() {
         out.contains("µs/unit") && out.contains("model t(N)"),
         "{out}"
     );
+    assert!(out.contains("KB/unit: memory per unit"), "{out}");
     let run = export_json(&s, "last");
     assert_eq!(run["family"], "spawn");
     assert_eq!(run["status"], "complete");
@@ -63,10 +64,62 @@ fn a_small_spawn_on_every_runtime_stores_time_and_memory_per_unit() {
                 "{label}: a sample counts units"
             );
             assert!(samples[0]["total_ns"].as_u64().unwrap() > 0);
-            assert!(p["extra"]["mem_kb_per_unit"].is_number(), "{label}: {p}");
+            let extra = &p["extra"];
+            assert_eq!(
+                extra["mem_kb"].as_array().map(Vec::len),
+                Some(2),
+                "{label}: {p}"
+            );
+            assert!(extra["mem_how"].is_string(), "{label}: {p}");
+            // A figure, or why there is none; never a figure of nothing.
+            match extra["mem_kb_per_unit"].as_f64() {
+                Some(kb) => assert!(kb > 0.0, "{label}: {p}"),
+                None => assert!(extra["mem_note"].is_string(), "{label}: {p}"),
+            }
         }
         assert!(sr["fit"].is_object(), "{label}: two Ns give a fit");
         assert!(sr["attrs"]["class"].is_string());
+    }
+}
+
+/// Issue: goroutines showed 0.00 KB per unit at N = 100000. Their runtime
+/// hands new goroutines what an earlier trial's freed, so the worker's resident
+/// set stopped growing after the first trial; Erlang and V8 do the same. Each
+/// now counts its units' memory on every trial. (So does the JVM, tested by
+/// the Java worker's own test: here its trials can differ by more than 2×
+/// while the JIT shrinks the frames a parked virtual thread keeps.)
+#[test]
+fn memory_per_unit_is_counted_on_every_trial_not_only_the_first() {
+    let s = Scratch::new("mem-trials");
+    let units = "go/goroutine,erlang/process,node/async-task";
+    let o = s.toll(&[
+        "spawn",
+        "--runtime",
+        "go,erlang,node",
+        "--unit",
+        units,
+        "-n",
+        "20000",
+        "--trials",
+        "3",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = export_json(&s, "last");
+    // The least a waiting unit holds: a goroutine's stack is 2 KB, an Erlang
+    // process's heap 233 words, a pending promise with its async function's
+    // frame some hundreds of bytes.
+    let least = [
+        ("go/goroutine", 2.0),
+        ("erlang/process", 1.8),
+        ("node/async-task", 0.2),
+    ];
+    assert_eq!(series(&run).len(), least.len());
+    for sr in series(&run) {
+        let label = sr["label"].as_str().unwrap();
+        let p = &points(sr)[0];
+        let per = p["extra"]["mem_kb_per_unit"].as_f64();
+        let (_, min) = least.iter().find(|(l, _)| *l == label).unwrap();
+        assert!(per.is_some_and(|kb| kb >= *min), "{label}: {p}");
     }
 }
 
@@ -159,6 +212,42 @@ fn a_runtime_that_crashes_at_one_point_fails_that_point_and_the_run_goes_on() {
                 "{failed}"
             );
         }
+    }
+}
+
+#[test]
+fn a_worker_that_answers_without_making_the_units_fails_the_point() {
+    let s = Scratch::new("short");
+    // Asked for more than 50 units, the worker makes 50 and answers for all.
+    let o = s.toll_env(
+        &[
+            "spawn",
+            "--runtime",
+            "rust",
+            "-n",
+            "10,50,200",
+            "--trials",
+            "1",
+        ],
+        &[("TOLL_WORKER_FAULT", "short:50")],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for unit in ["thread", "tokio-task"] {
+        assert!(
+            out.contains(&format!(
+                "rust/{unit} failed at N = 200: the rust worker made 50 of the 200 units asked for"
+            )),
+            "{out}"
+        );
+    }
+    let run = export_json(&s, "last");
+    for sr in series(&run) {
+        let status: Vec<&str> = points(sr)
+            .iter()
+            .map(|p| p["status"].as_str().unwrap())
+            .collect();
+        assert_eq!(status, ["ok", "ok", "failed"], "{}", sr["label"]);
     }
 }
 
@@ -260,6 +349,91 @@ fn a_runtime_limit_is_recorded_with_its_reason() {
         "{reason}"
     );
     assert_eq!(ps[2]["error"], "not tried: N = 400 already failed");
+}
+
+/// Issue: toll's own rust/thread worker died at N = 100000 ("fatal runtime
+/// error: failed to initiate panic") where the C worker reported the kernel's
+/// limit: std aborts when `vm.max_map_count` leaves no mapping for a new
+/// thread's signal stack. The real limit, on a machine where it bites first.
+#[test]
+fn rust_threads_past_the_mapping_limit_are_a_limit_not_a_crash() {
+    let max: u64 = std::fs::read_to_string("/proc/sys/vm/max_map_count")
+        .expect("Linux /proc")
+        .trim()
+        .parse()
+        .unwrap();
+    // Four mappings a thread: N is past the limit by 1000 threads.
+    let n = max / 4 + 1000;
+    if n > 60_000 {
+        eprintln!("skipped: vm.max_map_count is {max}; {n} threads are too many for a test");
+        return;
+    }
+    let s = Scratch::new("map-limit");
+    let ns = format!("10,{n},{}", n + 1000);
+    let o = s.toll(&[
+        "spawn",
+        "--runtime",
+        "rust",
+        "--unit",
+        "thread",
+        "-n",
+        &ns,
+        "--trials",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = export_json(&s, "last");
+    let ps = points(&series(&run)[0]);
+    assert_eq!(ps[0]["status"], "ok");
+    let reason = ps[1]["error"].as_str().unwrap();
+    assert!(
+        reason.starts_with("created ") && reason.contains(&format!(" of {n} units: ")),
+        "a limit with the count made, not a crash: {reason}"
+    );
+    assert_eq!(ps[2]["error"], format!("not tried: N = {n} already failed"));
+}
+
+/// Every worker whose units are OS threads or processes answers a refused
+/// one as a limit with the count made, as the C worker does. RLIMIT_NPROC is
+/// the real limit here; root is exempt from it, so toll runs as `nobody`.
+#[test]
+fn every_os_thread_worker_reports_a_refused_unit_as_a_limit() {
+    use std::os::unix::fs::MetadataExt;
+    // /proc/self belongs to the process's effective user.
+    if std::fs::metadata("/proc/self").unwrap().uid() != 0 {
+        eprintln!("skipped: needs root to run toll as nobody under a process limit");
+        return;
+    }
+    let s = Scratch::new("nproc");
+    // nobody writes the database and builds the workers here.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&s.0, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let units = "rust/thread,c/thread,c/process,python/thread,java/thread";
+    let o = std::process::Command::new("prlimit")
+        .args(["--nproc=300", "setpriv", "--reuid=65534", "--regid=65534"])
+        .args(["--clear-groups", "--"])
+        .arg(env!("CARGO_BIN_EXE_toll"))
+        .arg("--db")
+        .arg(s.db())
+        .args(["spawn", "--runtime", "rust,c,python,java", "--unit", units])
+        .args(["-n", "10,1000", "--trials", "1"])
+        .env("TOLL_CACHE_DIR", s.0.join("cache"))
+        .env("HOME", &s.0)
+        .output()
+        .expect("prlimit and setpriv (util-linux)");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = export_json(&s, "last");
+    assert_eq!(series(&run).len(), 5, "{}", stdout(&o));
+    for sr in series(&run) {
+        let label = sr["label"].as_str().unwrap();
+        let ps = points(sr);
+        assert_eq!(ps[0]["status"], "ok", "{label}: {}", ps[0]);
+        let reason = ps[1]["error"].as_str().unwrap();
+        assert!(
+            reason.starts_with("created ") && reason.contains(" of 1000 units: "),
+            "{label}: a limit with the count made, not a crash: {reason}"
+        );
+    }
 }
 
 #[test]

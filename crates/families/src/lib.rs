@@ -6,6 +6,7 @@ pub mod observer;
 pub mod placement;
 pub mod sizes;
 pub mod transfer;
+pub mod unit_memory;
 pub mod unit_sweep;
 pub mod units;
 

@@ -8,6 +8,7 @@
 //! of that series as not tried, since they would only fail the same way.
 
 use crate::observer::Observer;
+use crate::unit_memory;
 use crate::units::Target;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -85,9 +86,12 @@ pub struct Figures {
     pub total: Summary,
     /// ns of each trial, as measured.
     pub trials_ns: Vec<f64>,
-    /// Median memory growth per unit, kB (spawn only).
+    /// Median memory growth per unit, kB (spawn only; None when not measured).
     pub mem_kb_per_unit: Option<f64>,
+    /// How the worker measured memory (spec/wire.md, `mem_how`).
     pub mem_how: Option<String>,
+    /// Why a spawn's memory per unit is not given.
+    pub mem_note: Option<String>,
 }
 
 /// One N of a series: its figures, or why it failed.
@@ -388,7 +392,7 @@ impl Sweep<'_> {
                 Ok(a) => a,
                 Err(e) => return self.failed(e, &ceiling),
             };
-            match self.check(&answer, n) {
+            match check(self.cfg.op, self.target.runtime, &answer, n) {
                 Ok(sample) => samples.push(sample),
                 Err(reason) => {
                     self.peer = None;
@@ -411,45 +415,38 @@ impl Sweep<'_> {
         }
         let per_op: Vec<f64> = samples.iter().map(Sample::per_op_ns).collect();
         let totals: Vec<f64> = samples.iter().map(|s| s.total_ns as f64).collect();
-        let mem_kb_per_unit =
-            (!mems.is_empty()).then(|| toll_measure::quantile::median(&mems) / n as f64);
-        let extra = mem_kb_per_unit
-            .map(|per| json!({"mem_kb": mems, "mem_kb_per_unit": per, "mem_how": mem_how}));
+        let (mem_kb_per_unit, mem_note) = match mems.is_empty() {
+            true => (None, None),
+            false => match unit_memory::per_unit(&mems, n) {
+                Ok(per) => (Some(per), None),
+                Err(why) => (None, Some(why)),
+            },
+        };
+        if let Some(why) = &mem_note {
+            let label = self.target.label();
+            self.observer.warning(&format!(
+                "{label} at N = {n}: memory per unit not measured: {why}"
+            ));
+        }
+        // mem_kb_per_unit when measured, else mem_note (crates/report/schema.json).
+        let extra = (!mems.is_empty()).then(|| {
+            let mut extra = json!({"mem_kb": mems, "mem_how": mem_how});
+            match (mem_kb_per_unit, &mem_note) {
+                (Some(per), _) => extra["mem_kb_per_unit"] = per.into(),
+                (None, Some(why)) => extra["mem_note"] = why.as_str().into(),
+                (None, None) => {}
+            }
+            extra
+        });
         let figures = Figures {
             per_op: Summary::of(&per_op),
             total: Summary::of(&totals),
             trials_ns: totals,
             mem_kb_per_unit,
             mem_how,
+            mem_note,
         };
         PointEnd::Measured(Box::new(figures), samples, extra)
-    }
-
-    /// A command's answer as a sample: units made, or hops checked against n·m.
-    fn check(&self, answer: &Value, n: u64) -> Result<Sample, String> {
-        let ns = answer
-            .get("ns")
-            .and_then(Value::as_u64)
-            .filter(|&ns| ns > 0)
-            .ok_or_else(|| format!("the {} worker gave no time", self.target.runtime))?;
-        let iters = match self.cfg.op {
-            UnitOp::Spawn => n,
-            UnitOp::Ring { m } => {
-                let hops = answer.get("hops").and_then(Value::as_u64).unwrap_or(0);
-                if hops != n * m {
-                    return Err(format!(
-                        "the {} worker's token made {hops} hops, not N·M = {}",
-                        self.target.runtime,
-                        n * m
-                    ));
-                }
-                hops
-            }
-        };
-        Ok(Sample {
-            iters,
-            total_ns: ns,
-        })
     }
 
     /// A failed command: say why, and restart the worker if it died.
@@ -506,6 +503,46 @@ impl Sweep<'_> {
     }
 }
 
+/// A command's answer as a sample: for `spawn`, the units the worker says its
+/// units counted as ready (`made`), which must be the N asked for; for `ring`,
+/// the token's hops, which must be N·M.
+fn check(op: UnitOp, runtime: Runtime, answer: &Value, n: u64) -> Result<Sample, String> {
+    let ns = answer
+        .get("ns")
+        .and_then(Value::as_u64)
+        .filter(|&ns| ns > 0)
+        .ok_or_else(|| format!("the {runtime} worker gave no time"))?;
+    let iters = match op {
+        UnitOp::Spawn => match answer.get("made").and_then(Value::as_u64) {
+            Some(made) if made == n => made,
+            Some(made) => {
+                return Err(format!(
+                    "the {runtime} worker made {made} of the {n} units asked for"
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "the {runtime} worker did not say how many units it made (`made`, spec/wire.md)"
+                ))
+            }
+        },
+        UnitOp::Ring { m } => {
+            let hops = answer.get("hops").and_then(Value::as_u64).unwrap_or(0);
+            if hops != n * m {
+                return Err(format!(
+                    "the {runtime} worker's token made {hops} hops, not N·M = {}",
+                    n * m
+                ));
+            }
+            hops
+        }
+    };
+    Ok(Sample {
+        iters,
+        total_ns: ns,
+    })
+}
+
 /// The one-line summary `toll runs` shows.
 pub fn summary_line(op: UnitOp, series: &[UnitSeries]) -> String {
     let best = series
@@ -525,5 +562,42 @@ pub fn summary_line(op: UnitOp, series: &[UnitSeries]) -> String {
             ns,
             op.per()
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spawn_counts_the_units_the_worker_made_and_refuses_fewer() {
+        let ok = json!({"ok": true, "n": 1000, "made": 1000, "ns": 5000});
+        let s = check(UnitOp::Spawn, Runtime::Go, &ok, 1000).unwrap();
+        assert_eq!((s.iters, s.total_ns), (1000, 5000));
+        let short = json!({"ok": true, "n": 1000, "made": 10, "ns": 5000});
+        assert_eq!(
+            check(UnitOp::Spawn, Runtime::Go, &short, 1000).unwrap_err(),
+            "the go worker made 10 of the 1000 units asked for"
+        );
+        let silent = json!({"ok": true, "n": 1000, "ns": 5000});
+        let e = check(UnitOp::Spawn, Runtime::Java, &silent, 1000).unwrap_err();
+        assert!(
+            e.contains("java worker did not say how many units it made"),
+            "{e}"
+        );
+        let timeless = json!({"ok": true, "n": 1000, "made": 1000});
+        assert!(check(UnitOp::Spawn, Runtime::C, &timeless, 1000).is_err());
+    }
+
+    #[test]
+    fn a_ring_checks_the_hops() {
+        let op = UnitOp::Ring { m: 10 };
+        let ok = json!({"ok": true, "hops": 200, "ns": 99});
+        assert_eq!(check(op, Runtime::Rust, &ok, 20).unwrap().iters, 200);
+        let lost = json!({"ok": true, "hops": 199, "ns": 99});
+        assert_eq!(
+            check(op, Runtime::Rust, &lost, 20).unwrap_err(),
+            "the rust worker's token made 199 hops, not N·M = 200"
+        );
     }
 }

@@ -15,12 +15,14 @@ pub struct Served {
 
 /// Test-only misbehaviour, from `TOLL_WORKER_FAULT` (every worker honours it):
 /// `exit:K` exits (status 3) instead of answering the first DATA frame that
-/// carries K or more items; `garbage:K` answers that frame with 24 bytes of 0xAB.
+/// carries K or more items; `garbage:K` answers that frame with 24 bytes of 0xAB;
+/// `short:K` (the Rust worker's `spawn` only) makes at most K units.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fault {
     None,
     ExitAt(u32),
     GarbageAt(u32),
+    ShortAt(u32),
 }
 
 impl Fault {
@@ -32,6 +34,7 @@ impl Fault {
         match v.split_once(':') {
             Some(("exit", k)) => k.parse().map(Fault::ExitAt).unwrap_or(Fault::None),
             Some(("garbage", k)) => k.parse().map(Fault::GarbageAt).unwrap_or(Fault::None),
+            Some(("short", k)) => k.parse().map(Fault::ShortAt).unwrap_or(Fault::None),
             _ => Fault::None,
         }
     }

@@ -58,7 +58,9 @@ fn transfer(cmd: &Value, out: &mut impl Write, fault: Fault) -> Value {
     }
 }
 
-/// `spawn` and `ring` (spec/wire.md): `exit:K` exits instead of answering when n ≥ K.
+/// `spawn` and `ring` (spec/wire.md): `exit:K` exits instead of answering when
+/// n ≥ K; `short:K` makes at most K units for a `spawn` but answers for all n,
+/// as a worker that cut corners would.
 fn units(op: &str, cmd: &Value, fault: Fault) -> Value {
     let unit = cmd.get("unit").and_then(Value::as_str).unwrap_or("");
     let (Some(n), m) = (
@@ -73,7 +75,16 @@ fn units(op: &str, cmd: &Value, fault: Fault) -> Value {
         }
     }
     match (op, m) {
-        ("spawn", _) => crate::units::spawn(unit, n),
+        ("spawn", _) => match fault {
+            Fault::ShortAt(k) if n > u64::from(k) => {
+                let mut answer = crate::units::spawn(unit, k.into());
+                if answer["ok"] == true {
+                    answer["n"] = n.into();
+                }
+                answer
+            }
+            _ => crate::units::spawn(unit, n),
+        },
         (_, Some(m)) if m > 0 => crate::units::ring(unit, n, m),
         _ => json!({"ok": false, "error": "`ring` needs a whole number `m` of at least 1"}),
     }

@@ -276,7 +276,7 @@ fn render(cfg: &UnitsConfig, outcome: &UnitsOutcome) -> String {
     s.push_str(&t.render());
     s.push_str(&models(cfg.op, &outcome.series));
     if matches!(cfg.op, UnitOp::Spawn) {
-        s.push_str("KB/unit: growth of the worker's resident memory (os-process: of the machine's used memory) per unit\n");
+        s.push_str(&toll_families::unit_memory::legend(&outcome.series));
     }
     for n in notes {
         s.push_str(&format!("note: {n}\n"));

@@ -24,7 +24,8 @@ pub(super) fn prepare(node: Toolchain) -> Result<Launch, PeerError> {
     }
     Ok(Launch {
         program: node.program,
-        args: vec![script.into()],
+        // gc() lets the worker measure the heap its units hold (spec/wire.md, `spawn`).
+        args: vec!["--expose-gc".into(), script.into()],
         toolchain: ("node".into(), node.version),
     })
 }

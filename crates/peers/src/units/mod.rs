@@ -17,6 +17,8 @@ pub const UNITS: [&str; 2] = ["thread", "tokio-task"];
 pub struct Spawned {
     pub elapsed: Duration,
     pub mem_kb: i64,
+    /// Units that marked themselves ready: the ready counter, not the request.
+    pub made: u64,
 }
 
 /// Why units could not all be made.
@@ -35,7 +37,7 @@ pub fn spawn(unit: &str, n: u64) -> Value {
     match result {
         Ok(s) => json!({
             "ok": true, "event": "done", "unit": unit, "n": n,
-            "ns": s.elapsed.as_nanos() as u64, "mem_kb": s.mem_kb, "mem_how": "rss",
+            "made": s.made, "ns": s.elapsed.as_nanos() as u64, "mem_kb": s.mem_kb, "mem_how": "rss",
         }),
         Err(l) => json!({
             "ok": false, "limit": true, "created": l.created,

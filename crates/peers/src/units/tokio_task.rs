@@ -40,11 +40,16 @@ pub fn spawn(n: u64) -> Result<Spawned, Limit> {
         all_ready.notified().await;
         let elapsed = t0.elapsed();
         let mem_kb = rss_kb() - m0;
+        let made = ready.load(Ordering::Acquire);
         drop(closed);
         for t in tasks {
             let _ = t.await;
         }
-        Spawned { elapsed, mem_kb }
+        Spawned {
+            elapsed,
+            mem_kb,
+            made,
+        }
     });
     Ok(result)
 }
@@ -104,6 +109,7 @@ mod tests {
     fn spawns_and_rings() {
         let s = super::spawn(500).ok().expect("500 tasks");
         assert!(s.elapsed.as_nanos() > 0);
+        assert_eq!(s.made, 500);
         let (t, hops) = super::ring(9, 13).ok().expect("ring");
         assert_eq!(hops, 117);
         assert!(t.as_nanos() > 0);
