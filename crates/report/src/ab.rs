@@ -32,6 +32,16 @@ pub struct RateSpread {
     pub max: f64,
 }
 
+/// At a constant rate: how far behind its own schedule toll sent requests
+/// (after the request's slot had come and its connection was free), in ms.
+/// The corrected latencies include this; the server had no part in it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SendLag {
+    pub p50: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct HttpReport {
     pub server_software: String,
@@ -73,6 +83,9 @@ pub struct HttpReport {
     /// the actual send instead of the intended one.
     pub target_rate: Option<f64>,
     pub uncorrected_percentiles: Option<Vec<(f64, f64)>>,
+    /// At a constant rate: how late toll itself sent requests.
+    #[serde(default)]
+    pub send_lag: Option<SendLag>,
     /// The run ended early (interrupted).
     pub partial: bool,
 }
@@ -155,6 +168,15 @@ pub fn render(r: &HttpReport) -> String {
     }
     if let Some(rate) = r.target_rate {
         let _ = writeln!(w, "Target rate:            {rate:.2} [#/sec] (constant; latency timed from each request's intended start)");
+    }
+    if let Some(l) = &r.send_lag {
+        let _ = writeln!(
+            w,
+            "Send lag:               {} / {} / {} [ms] (p50 / p99 / max: how late toll itself sent requests; in the corrected times, not the server's doing)",
+            ms(l.p50),
+            ms(l.p99),
+            ms(l.max)
+        );
     }
     let _ = writeln!(
         w,

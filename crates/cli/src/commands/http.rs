@@ -25,10 +25,14 @@ pub fn whole(flag: &str, text: &str, min: u64) -> anyhow::Result<u64> {
     Ok(v)
 }
 
-/// 10s, 500ms, 2m, 1h, or plain seconds (fractions allowed).
 /// --coalesce when not given.
 const DEFAULT_COALESCE: Duration = Duration::from_micros(10);
 
+/// A p99 send lag (ms) past which the corrected latencies say as much about
+/// toll as about the server.
+const LAG_WARNING_MS: f64 = 1.0;
+
+/// 10s, 500ms, 2m, 1h, or plain seconds (fractions allowed).
 pub fn parse_duration(flag: &str, text: &str) -> anyhow::Result<Duration> {
     let t = text.trim();
     let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
@@ -275,6 +279,12 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>) -> anyhow::Result<ExitCode> {
         &title,
         &toll_report::ab::render(&report),
     )?;
+    if let Some(lag) = report.send_lag.as_ref().filter(|l| l.p99 >= LAG_WARNING_MS) {
+        eprintln!(
+            "warning: toll ran behind its own schedule (send lag p99 {:.3} ms, max {:.3} ms), and the corrected latencies include that delay: give it more --threads, a lower --rate, or a quieter machine",
+            lag.p99, lag.max
+        );
+    }
     if outcome.stats.complete == 0 {
         eprintln!(
             "toll: no request to {} completed ({} failed): see the failures above",

@@ -10,8 +10,10 @@ pub mod compare;
 pub mod event_loop;
 pub mod request;
 pub mod response;
+pub mod schedule;
 pub mod stats;
 pub mod target;
+pub mod timer;
 pub mod tls;
 
 use client_loop::ClientPlan;
@@ -26,7 +28,7 @@ use std::time::{Duration, Instant};
 pub use target::Target;
 use tls::TlsSetup;
 use toll_measure::{Fingerprint, Sample, Summary};
-use toll_report::ab::{Failures, HttpReport, RateSpread, TimeRow};
+use toll_report::ab::{Failures, HttpReport, RateSpread, SendLag, TimeRow};
 use toll_store::{NewRun, Point, PointStatus, RunStatus, Store, StoreError};
 
 #[derive(Debug, thiserror::Error)]
@@ -363,6 +365,11 @@ pub fn report(cfg: &HttpConfig, out: &LoadOutcome) -> HttpReport {
         percentiles: percentiles(&s.total),
         target_rate: cfg.rate,
         uncorrected_percentiles: s.uncorrected.as_ref().map(percentiles),
+        send_lag: s.lag.as_ref().filter(|h| !h.is_empty()).map(|h| SendLag {
+            p50: h.value_at_quantile(0.5) as f64 / 1e6,
+            p99: h.value_at_quantile(0.99) as f64 / 1e6,
+            max: h.max() as f64 / 1e6,
+        }),
         partial: out.interrupted,
     }
 }
