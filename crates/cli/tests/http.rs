@@ -8,7 +8,7 @@ use common::*;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn start_nginx(s: &Scratch) -> nginx::Nginx {
     nginx::start(s, &[""])
@@ -187,6 +187,76 @@ fn read_request(r: &mut BufReader<TcpStream>) -> bool {
     }
 }
 
+/// The server answers every request after `SERVICE`: a latency known in
+/// advance.
+const SERVICE: Duration = Duration::from_millis(2);
+
+/// (percent, ms) rows of a stored percentile table.
+fn table(v: &Value) -> Vec<(f64, f64)> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r[0].as_f64().unwrap(), r[1].as_f64().unwrap()))
+        .collect()
+}
+
+fn at(rows: &[(f64, f64)], percent: f64) -> f64 {
+    rows.iter().find(|r| r.0 == percent).unwrap().1
+}
+
+/// Issue: at a quarter of nginx's capacity, `--rate` reported a corrected
+/// p50 of 5 ms against an uncorrected 0.2 ms: a connection free before its
+/// slot waited for the slot after it, so every other request left a whole
+/// interval late and the server was blamed. Here the server takes 2 ms and
+/// each connection's interval is 20 ms, so nothing ever queues: corrected
+/// and uncorrected must agree (that bug put half the requests 20 ms apart).
+#[test]
+fn at_low_load_corrected_and_uncorrected_latencies_agree() {
+    let port = serve(|c| {
+        let mut r = BufReader::new(c.try_clone().unwrap());
+        let mut c = c;
+        while read_request(&mut r) {
+            std::thread::sleep(SERVICE);
+            if c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                .is_err()
+            {
+                return;
+            }
+        }
+    });
+    let s = Scratch::new("http-rate-agree");
+    let o = s.toll(&[
+        "http",
+        "--rate",
+        "200",
+        "--duration",
+        "2s",
+        "-c",
+        "4",
+        "-k",
+        "--threads",
+        "1",
+        &format!("http://127.0.0.1:{port}/"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Send lag:"), "{}", stdout(&o));
+    let r = report(&s);
+    assert_eq!(r["failed_requests"], 0, "{r}");
+    let corrected = table(&r["percentiles"]);
+    let uncorrected = table(&r["uncorrected_percentiles"]);
+    let service = SERVICE.as_secs_f64() * 1e3;
+    for p in [50.0, 75.0] {
+        let (c, u) = (at(&corrected, p), at(&uncorrected, p));
+        assert!(u >= service, "p{p}: the server's {service} ms, got {u}");
+        assert!(
+            c >= u && c - u < 5.0,
+            "p{p}: corrected {c} ms vs uncorrected {u} ms at a tenth of the server's capacity"
+        );
+    }
+    let lag = &r["send_lag"];
+    assert!(lag["max"].as_f64().unwrap() >= lag["p99"].as_f64().unwrap());
+}
+
 #[test]
 fn a_stalled_server_times_out_and_the_run_still_ends() {
     let port = serve(|c| {
@@ -195,7 +265,6 @@ fn a_stalled_server_times_out_and_the_run_still_ends() {
         std::thread::sleep(Duration::from_secs(30));
     });
     let s = Scratch::new("http-stall");
-    let t0 = Instant::now();
     let o = s.toll(&[
         "http",
         "-n",
@@ -206,15 +275,17 @@ fn a_stalled_server_times_out_and_the_run_still_ends() {
         "0.5",
         &format!("http://127.0.0.1:{port}/"),
     ]);
-    assert!(t0.elapsed() < Duration::from_secs(10), "bounded by -s");
     assert!(!o.status.success(), "no request completed: non-zero exit");
     assert!(stderr(&o).contains("no request"), "{}", stderr(&o));
     let r = report(&s);
+    // The server holds each request for 30 s: four timeouts mean -s ended them.
     assert_eq!(r["timeouts"], 4);
     assert_eq!(r["failures"]["receive"], 4);
-    // A time limit ends the run on time even when nothing answers.
-    let t0 = Instant::now();
-    let _ = s.toll(&[
+    assert_eq!(r["complete_requests"], 0);
+    // A time limit ends the run even when nothing answers: the two requests
+    // in flight at the deadline are neither answered nor timed out (-s is
+    // 20 s), so they are not counted at all, and the run is stored failed.
+    let o = s.toll(&[
         "http",
         "--duration",
         "1s",
@@ -224,7 +295,18 @@ fn a_stalled_server_times_out_and_the_run_still_ends() {
         "20",
         &format!("http://127.0.0.1:{port}/"),
     ]);
-    assert!(t0.elapsed() < Duration::from_secs(5), "ended at --duration");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no request"), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("Complete requests:      0"),
+        "{}",
+        stdout(&o)
+    );
+    let r = report(&s);
+    assert_eq!(r["complete_requests"], 0);
+    assert_eq!(r["failed_requests"], 0, "{r}");
+    assert_eq!(r["timeouts"], 0, "ended by --duration, not by -s: {r}");
+    assert_eq!(export_json(&s, "last")["status"], "failed");
 }
 
 #[test]
@@ -330,7 +412,6 @@ fn long_bodies_in_pieces_then_short_ones_end_on_time() {
         }
     });
     let s = Scratch::new("http-long-bodies");
-    let t0 = Instant::now();
     let o = s.toll(&[
         "http",
         "-n",
@@ -347,11 +428,9 @@ fn long_bodies_in_pieces_then_short_ones_end_on_time() {
     let r = report(&s);
     assert_eq!(r["complete_requests"], 12, "{r}");
     assert_eq!(r["failed_requests"], 0, "{r}");
+    // A wait for bytes that never come would last until -s and count here.
     assert_eq!(r["timeouts"], 0, "{r}");
     assert_eq!(r["html_transferred"], 6 * (600 * 1024 + 10), "{r}");
-    // Six long answers of about 60 ms each; a wait for bytes that never
-    // come would last until -s (3 s).
-    assert!(t0.elapsed() < Duration::from_secs(3), "{:?}", t0.elapsed());
 }
 
 #[test]
