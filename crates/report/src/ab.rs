@@ -159,7 +159,8 @@ pub fn render(r: &HttpReport) -> String {
         "Requests per second:    {:.2} [#/sec] (mean)",
         r.requests_per_second
     );
-    if let Some(s) = &r.rate_spread {
+    // One interval has no spread: its rate is the mean above.
+    if let Some(s) = r.rate_spread.as_ref().filter(|s| s.intervals > 1) {
         let _ = writeln!(
             w,
             "                        {:.0} / {:.0} / {:.0} [#/sec] (min / median / max of {} 1-second intervals)",
@@ -292,5 +293,46 @@ mod tests {
         ] {
             assert!(text.contains(label), "{label} missing:\n{text}");
         }
+    }
+
+    #[test]
+    fn the_rate_spread_needs_two_intervals() {
+        let spread = |intervals| HttpReport {
+            rate_spread: Some(RateSpread {
+                intervals,
+                min: 900.0,
+                median: 1000.0,
+                max: 1100.0,
+            }),
+            ..Default::default()
+        };
+        let text = render(&spread(3));
+        assert!(
+            text.contains("900 / 1000 / 1100 [#/sec] (min / median / max of 3 1-second intervals)"),
+            "{text}"
+        );
+        let text = render(&spread(1));
+        assert!(!text.contains("intervals"), "{text}");
+        assert!(!text.contains("min / median / max"), "{text}");
+    }
+
+    #[test]
+    fn send_lag_is_shown_at_a_constant_rate_only() {
+        let mut r = HttpReport {
+            target_rate: Some(100.0),
+            send_lag: Some(SendLag {
+                p50: 0.012,
+                p99: 0.25,
+                max: 31.5,
+            }),
+            ..Default::default()
+        };
+        let text = render(&r);
+        assert!(
+            text.contains("Send lag:               0.012 / 0.250 / 31.5 [ms] (p50 / p99 / max"),
+            "{text}"
+        );
+        r.send_lag = None;
+        assert!(!render(&r).contains("Send lag"));
     }
 }
