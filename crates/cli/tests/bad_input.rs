@@ -141,3 +141,24 @@ fn a_reader_that_closes_the_pipe_early_is_not_an_error() {
         assert_eq!(stderr(&o), "", "{format}");
     }
 }
+
+/// Issue: error chains printed the OS's text twice ("cannot create …: Not a
+/// directory (os error 20); pick another place …: Not a directory (os error
+/// 20)"), as `toll http` showed for a --db it could not create.
+#[test]
+fn an_os_error_is_named_once() {
+    let s = Scratch::new("os-error-once");
+    let file = s.0.join("a-file");
+    std::fs::write(&file, "not a directory").unwrap();
+    let db = file.join("toll.db");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_toll"))
+        .arg("--db")
+        .arg(&db)
+        .args(["http", "http://127.0.0.1:9/"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&o, "cannot create");
+    let err = stderr(&o);
+    assert_eq!(err.matches("os error").count(), 1, "{err}");
+    assert!(err.contains("--db PATH"), "{err}");
+}

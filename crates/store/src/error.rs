@@ -1,4 +1,8 @@
 //! Store errors: each one line that names the problem and the fix.
+//!
+//! An underlying error is written into the message, where the fix can
+//! follow it, and is not also given as the error's source: `toll` prints
+//! the whole chain (`{:#}`), which would say the OS's text twice.
 
 use std::path::PathBuf;
 
@@ -19,19 +23,17 @@ pub enum StoreError {
         found: i64,
         known: i64,
     },
-    #[error("cannot create {}: {source}; pick another place with --db PATH or TOLL_DB", .path.display())]
+    #[error("cannot create {}: {error}; pick another place with --db PATH or TOLL_DB", .path.display())]
     CreateDir {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("no run {0}: see `toll runs`")]
     NoSuchRun(i64),
-    #[error("database {}: {source}", .path.display())]
+    #[error("database {}: {error}", .path.display())]
     Sqlite {
         path: PathBuf,
-        #[source]
-        source: rusqlite::Error,
+        error: rusqlite::Error,
     },
     #[error("database {}: a stored record does not parse ({detail}): the file may be damaged", .path.display())]
     Corrupt { path: PathBuf, detail: String },
@@ -47,7 +49,7 @@ impl StoreError {
             Some(C::DatabaseBusy | C::DatabaseLocked) => StoreError::Locked { path },
             Some(C::NotADatabase) => StoreError::NotToll { path },
             Some(C::CannotOpen) => StoreError::CannotOpen { path },
-            _ => StoreError::Sqlite { path, source: e },
+            _ => StoreError::Sqlite { path, error: e },
         }
     }
 }

@@ -59,9 +59,9 @@ impl Store {
     /// are marked partial.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+            std::fs::create_dir_all(dir).map_err(|error| StoreError::CreateDir {
                 path: dir.to_path_buf(),
-                source,
+                error,
             })?;
         }
         let conn = Connection::open(path).map_err(|e| StoreError::from_sqlite(path, e))?;
