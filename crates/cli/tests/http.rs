@@ -257,6 +257,39 @@ fn at_low_load_corrected_and_uncorrected_latencies_agree() {
     assert!(lag["max"].as_f64().unwrap() >= lag["p99"].as_f64().unwrap());
 }
 
+/// Issue: `localhost` used only its first address, so a server listening on
+/// 127.0.0.1 alone was refused where ::1 resolves first. (Where localhost
+/// resolves to 127.0.0.1 only, this still checks that the name works.)
+#[test]
+fn localhost_finds_a_server_bound_to_ipv4_only() {
+    let port = serve(|c| {
+        let mut r = BufReader::new(c.try_clone().unwrap());
+        let mut c = c;
+        while read_request(&mut r) {
+            if c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                .is_err()
+            {
+                return;
+            }
+        }
+    });
+    let s = Scratch::new("http-localhost");
+    let o = s.toll(&[
+        "http",
+        "-n",
+        "20",
+        "-c",
+        "2",
+        "-k",
+        &format!("http://localhost:{port}/"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&s);
+    assert_eq!(r["complete_requests"], 20);
+    assert_eq!(r["failed_requests"], 0, "{r}");
+    assert_eq!(r["server_hostname"], "localhost");
+}
+
 #[test]
 fn a_stalled_server_times_out_and_the_run_still_ends() {
     let port = serve(|c| {

@@ -242,14 +242,14 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>) -> anyhow::Result<ExitCode> {
         return super::http_compare::run(*c, db_path);
     }
     let url = a.url.as_deref().expect("clap requires the URL");
-    let cfg = config(url, &a.load)?;
+    let mut cfg = config(url, &a.load)?;
     if cfg.insecure && !cfg.target.tls {
         return Err(usage(format!(
             "--insecure is for https:// URLs; {url} is plain http"
         )));
     }
     let store = db::open(db_path)?;
-    http::preflight(&cfg)?;
+    http::preflight(&mut cfg)?;
     let stop = stop_flag();
     let bar = ProgressBar::new_spinner();
     bar.set_style(

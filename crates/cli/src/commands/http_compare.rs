@@ -129,8 +129,8 @@ fn describe(cmp: &Comparison, phase: Phase, server: usize) -> String {
 }
 
 pub fn run(mut a: CompareArgs, db_path: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let (rules, cfgs) = validate(&mut a)?;
-    for cfg in &cfgs {
+    let (rules, mut cfgs) = validate(&mut a)?;
+    for cfg in &mut cfgs {
         http::preflight(cfg).map_err(|e| anyhow::anyhow!("{}: {e}", cfg.target.url))?;
     }
     let store = db::open(db_path)?;
