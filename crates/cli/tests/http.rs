@@ -476,7 +476,73 @@ fn user_mistakes_and_unreachable_servers_are_one_line_errors() {
         (vec!["http://exa mple/"], "bad URL"),
         (
             vec!["-n", "0", "http://127.0.0.1/"],
-            "-n must be at least 1",
+            "-n must be from 1 to 1000000000000, not 0",
+        ),
+        // Huge values once panicked (Duration::from_secs_f64) or asked for
+        // a run of centuries: each flag names its range.
+        (
+            vec!["--duration", "1e20", "http://127.0.0.1/"],
+            "--duration 1e20 is out of range: give 1ms to 24h",
+        ),
+        (
+            vec!["--duration", "25h", "http://127.0.0.1/"],
+            "--duration 25h is out of range: give 1ms to 24h",
+        ),
+        (
+            vec!["-t", "1e20", "http://127.0.0.1/"],
+            "-t 1e20 is out of range: give 1ms to 24h",
+        ),
+        (
+            vec!["-n", "10", "-s", "1e20", "http://127.0.0.1/"],
+            "-s 1e20 is out of range: give 1ms to 1h",
+        ),
+        (
+            vec!["-s", "0.0001", "http://127.0.0.1/"],
+            "-s 0.0001 is out of range: give 1ms to 1h",
+        ),
+        (
+            vec!["--spin", "1e20", "http://127.0.0.1/"],
+            "--spin 1e20 is longer than 10ms",
+        ),
+        (
+            vec!["--coalesce", "1e20", "http://127.0.0.1/"],
+            "--coalesce 1e20 is longer than 1ms",
+        ),
+        (
+            vec!["-n", "1e20", "http://127.0.0.1/"],
+            "-n `1e20` is not a whole number",
+        ),
+        (
+            vec!["-n", "100000000000000000000", "http://127.0.0.1/"],
+            "-n must be from 1 to 1000000000000",
+        ),
+        (
+            vec!["-c", "200000", "http://127.0.0.1/"],
+            "-c must be from 1 to 100000, not 200000",
+        ),
+        (
+            vec!["--threads", "1e20", "http://127.0.0.1/"],
+            "--threads `1e20`",
+        ),
+        (
+            vec!["--threads", "5000", "http://127.0.0.1/"],
+            "--threads must be from 1 to 1024",
+        ),
+        (
+            vec!["--rate", "1e20", "http://127.0.0.1/"],
+            "--rate 1e20 is out of range: give 0.01 to 10000000 requests per second",
+        ),
+        (
+            vec!["--rate", "1e-20", "http://127.0.0.1/"],
+            "--rate 1e-20 is out of range",
+        ),
+        (
+            vec!["--http2", "--streams", "1e20", "-k", "http://127.0.0.1/"],
+            "--streams `1e20`",
+        ),
+        (
+            vec!["--http2", "--streams", "5000", "-k", "http://127.0.0.1/"],
+            "--streams must be from 1 to 1000",
         ),
         (
             vec!["-n", "5", "-c", "10", "http://127.0.0.1/"],
@@ -528,6 +594,13 @@ fn user_mistakes_and_unreachable_servers_are_one_line_errors() {
         let o = s.toll(&all);
         let err = stderr(&o);
         assert!(!o.status.success(), "{args:?}");
+        // A user's mistake is a usage error; a name that does not resolve is not.
+        let code = if want.starts_with("cannot resolve") {
+            1
+        } else {
+            2
+        };
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line: {err}");
         assert!(!err.contains("panicked"), "{err}");
