@@ -173,7 +173,7 @@ pub fn render(r: &HttpReport) -> String {
     if let Some(l) = &r.send_lag {
         let _ = writeln!(
             w,
-            "Send lag:               {} / {} / {} [ms] (p50 / p99 / max: how late toll itself sent requests; in the corrected times, not the server's doing)",
+            "Send lag:               {} / {} / {} [ms] (p50 / p99 / max: how late toll sent requests whose slot had come and connection was free: toll's own delay)",
             ms(l.p50),
             ms(l.p99),
             ms(l.max)
