@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A keep-alive HTTP/1.1 server in this process that sleeps 2 ms before
 /// each answer: at -c 2 it serves at most ~1000 requests/s.
@@ -60,7 +60,6 @@ fn nginx_against_a_slow_server_alternates_rounds_and_calls_it_slower() {
     let nginx = nginx::start(&s, &[""]);
     let fast = format!("http://127.0.0.1:{}/hello.html", nginx.port());
     let slow = format!("http://127.0.0.1:{}/", slow_server());
-    let t0 = Instant::now();
     let o = s.toll(&[
         "http",
         "compare",
@@ -79,7 +78,6 @@ fn nginx_against_a_slow_server_alternates_rounds_and_calls_it_slower() {
         "4",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(t0.elapsed() < Duration::from_secs(15), "{:?}", t0.elapsed());
     let text = stdout(&o);
     for want in [
         fast.as_str(),
