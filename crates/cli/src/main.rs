@@ -4,6 +4,7 @@ mod args;
 mod commands;
 mod progress;
 mod usage;
+mod values;
 
 use args::{Cli, Command};
 use clap::Parser;

@@ -307,3 +307,24 @@ fn ci_targets_and_presets_are_checked_before_any_work() {
     }
     assert!(!s.db().exists(), "nothing is stored for a refused command");
 }
+
+/// Issue: error chains printed the OS's text twice ("cannot create …: Not a
+/// directory (os error 20); pick another place …: Not a directory (os error
+/// 20)"), as `toll http` showed for a --db it could not create.
+#[test]
+fn an_os_error_is_named_once() {
+    let s = Scratch::new("os-error-once");
+    let file = s.0.join("a-file");
+    std::fs::write(&file, "not a directory").unwrap();
+    let db = file.join("toll.db");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_toll"))
+        .arg("--db")
+        .arg(&db)
+        .args(["http", "http://127.0.0.1:9/"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&o, "cannot create");
+    let err = stderr(&o);
+    assert_eq!(err.matches("os error").count(), 1, "{err}");
+    assert!(err.contains("--db PATH"), "{err}");
+}

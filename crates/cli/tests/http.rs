@@ -8,7 +8,7 @@ use common::*;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn start_nginx(s: &Scratch) -> nginx::Nginx {
     nginx::start(s, &[""])
@@ -187,6 +187,109 @@ fn read_request(r: &mut BufReader<TcpStream>) -> bool {
     }
 }
 
+/// The server answers every request after `SERVICE`: a latency known in
+/// advance.
+const SERVICE: Duration = Duration::from_millis(2);
+
+/// (percent, ms) rows of a stored percentile table.
+fn table(v: &Value) -> Vec<(f64, f64)> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r[0].as_f64().unwrap(), r[1].as_f64().unwrap()))
+        .collect()
+}
+
+fn at(rows: &[(f64, f64)], percent: f64) -> f64 {
+    rows.iter().find(|r| r.0 == percent).unwrap().1
+}
+
+/// Issue: at a quarter of nginx's capacity, `--rate` reported a corrected
+/// p50 of 5 ms against an uncorrected 0.2 ms: a connection free before its
+/// slot waited for the slot after it, so every other request left a whole
+/// interval late and the server was blamed. Here the server takes 2 ms and
+/// each connection's interval is 20 ms, so nothing ever queues: corrected
+/// and uncorrected must agree (that bug put half the requests 20 ms apart).
+#[test]
+fn at_low_load_corrected_and_uncorrected_latencies_agree() {
+    let port = serve(|c| {
+        let mut r = BufReader::new(c.try_clone().unwrap());
+        let mut c = c;
+        while read_request(&mut r) {
+            std::thread::sleep(SERVICE);
+            if c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                .is_err()
+            {
+                return;
+            }
+        }
+    });
+    let s = Scratch::new("http-rate-agree");
+    let o = s.toll(&[
+        "http",
+        "--rate",
+        "200",
+        "--duration",
+        "2s",
+        "-c",
+        "4",
+        "-k",
+        "--threads",
+        "1",
+        &format!("http://127.0.0.1:{port}/"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Send lag:"), "{}", stdout(&o));
+    let r = report(&s);
+    assert_eq!(r["failed_requests"], 0, "{r}");
+    let corrected = table(&r["percentiles"]);
+    let uncorrected = table(&r["uncorrected_percentiles"]);
+    let service = SERVICE.as_secs_f64() * 1e3;
+    for p in [50.0, 75.0] {
+        let (c, u) = (at(&corrected, p), at(&uncorrected, p));
+        assert!(u >= service, "p{p}: the server's {service} ms, got {u}");
+        assert!(
+            c >= u && c - u < 5.0,
+            "p{p}: corrected {c} ms vs uncorrected {u} ms at a tenth of the server's capacity"
+        );
+    }
+    let lag = &r["send_lag"];
+    assert!(lag["max"].as_f64().unwrap() >= lag["p99"].as_f64().unwrap());
+}
+
+/// Issue: `localhost` used only its first address, so a server listening on
+/// 127.0.0.1 alone was refused where ::1 resolves first. (Where localhost
+/// resolves to 127.0.0.1 only, this still checks that the name works.)
+#[test]
+fn localhost_finds_a_server_bound_to_ipv4_only() {
+    let port = serve(|c| {
+        let mut r = BufReader::new(c.try_clone().unwrap());
+        let mut c = c;
+        while read_request(&mut r) {
+            if c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                .is_err()
+            {
+                return;
+            }
+        }
+    });
+    let s = Scratch::new("http-localhost");
+    let o = s.toll(&[
+        "http",
+        "-n",
+        "20",
+        "-c",
+        "2",
+        "-k",
+        &format!("http://localhost:{port}/"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report(&s);
+    assert_eq!(r["complete_requests"], 20);
+    assert_eq!(r["failed_requests"], 0, "{r}");
+    assert_eq!(r["server_hostname"], "localhost");
+}
+
 #[test]
 fn a_stalled_server_times_out_and_the_run_still_ends() {
     let port = serve(|c| {
@@ -195,7 +298,6 @@ fn a_stalled_server_times_out_and_the_run_still_ends() {
         std::thread::sleep(Duration::from_secs(30));
     });
     let s = Scratch::new("http-stall");
-    let t0 = Instant::now();
     let o = s.toll(&[
         "http",
         "-n",
@@ -206,15 +308,17 @@ fn a_stalled_server_times_out_and_the_run_still_ends() {
         "0.5",
         &format!("http://127.0.0.1:{port}/"),
     ]);
-    assert!(t0.elapsed() < Duration::from_secs(10), "bounded by -s");
     assert!(!o.status.success(), "no request completed: non-zero exit");
     assert!(stderr(&o).contains("no request"), "{}", stderr(&o));
     let r = report(&s);
+    // The server holds each request for 30 s: four timeouts mean -s ended them.
     assert_eq!(r["timeouts"], 4);
     assert_eq!(r["failures"]["receive"], 4);
-    // A time limit ends the run on time even when nothing answers.
-    let t0 = Instant::now();
-    let _ = s.toll(&[
+    assert_eq!(r["complete_requests"], 0);
+    // A time limit ends the run even when nothing answers: the two requests
+    // in flight at the deadline are neither answered nor timed out (-s is
+    // 20 s), so they are not counted at all, and the run is stored failed.
+    let o = s.toll(&[
         "http",
         "--duration",
         "1s",
@@ -224,7 +328,18 @@ fn a_stalled_server_times_out_and_the_run_still_ends() {
         "20",
         &format!("http://127.0.0.1:{port}/"),
     ]);
-    assert!(t0.elapsed() < Duration::from_secs(5), "ended at --duration");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no request"), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("Complete requests:      0"),
+        "{}",
+        stdout(&o)
+    );
+    let r = report(&s);
+    assert_eq!(r["complete_requests"], 0);
+    assert_eq!(r["failed_requests"], 0, "{r}");
+    assert_eq!(r["timeouts"], 0, "ended by --duration, not by -s: {r}");
+    assert_eq!(export_json(&s, "last")["status"], "failed");
 }
 
 #[test]
@@ -330,7 +445,6 @@ fn long_bodies_in_pieces_then_short_ones_end_on_time() {
         }
     });
     let s = Scratch::new("http-long-bodies");
-    let t0 = Instant::now();
     let o = s.toll(&[
         "http",
         "-n",
@@ -347,11 +461,9 @@ fn long_bodies_in_pieces_then_short_ones_end_on_time() {
     let r = report(&s);
     assert_eq!(r["complete_requests"], 12, "{r}");
     assert_eq!(r["failed_requests"], 0, "{r}");
+    // A wait for bytes that never come would last until -s and count here.
     assert_eq!(r["timeouts"], 0, "{r}");
     assert_eq!(r["html_transferred"], 6 * (600 * 1024 + 10), "{r}");
-    // Six long answers of about 60 ms each; a wait for bytes that never
-    // come would last until -s (3 s).
-    assert!(t0.elapsed() < Duration::from_secs(3), "{:?}", t0.elapsed());
 }
 
 #[test]
@@ -364,7 +476,73 @@ fn user_mistakes_and_unreachable_servers_are_one_line_errors() {
         (vec!["http://exa mple/"], "bad URL"),
         (
             vec!["-n", "0", "http://127.0.0.1/"],
-            "-n must be at least 1",
+            "-n must be from 1 to 1000000000000, not 0",
+        ),
+        // Huge values once panicked (Duration::from_secs_f64) or asked for
+        // a run of centuries: each flag names its range.
+        (
+            vec!["--duration", "1e20", "http://127.0.0.1/"],
+            "--duration 1e20 is out of range: give 1ms to 24h",
+        ),
+        (
+            vec!["--duration", "25h", "http://127.0.0.1/"],
+            "--duration 25h is out of range: give 1ms to 24h",
+        ),
+        (
+            vec!["-t", "1e20", "http://127.0.0.1/"],
+            "-t 1e20 is out of range: give 1ms to 24h",
+        ),
+        (
+            vec!["-n", "10", "-s", "1e20", "http://127.0.0.1/"],
+            "-s 1e20 is out of range: give 1ms to 1h",
+        ),
+        (
+            vec!["-s", "0.0001", "http://127.0.0.1/"],
+            "-s 0.0001 is out of range: give 1ms to 1h",
+        ),
+        (
+            vec!["--spin", "1e20", "http://127.0.0.1/"],
+            "--spin 1e20 is longer than 10ms",
+        ),
+        (
+            vec!["--coalesce", "1e20", "http://127.0.0.1/"],
+            "--coalesce 1e20 is longer than 1ms",
+        ),
+        (
+            vec!["-n", "1e20", "http://127.0.0.1/"],
+            "-n `1e20` is not a whole number",
+        ),
+        (
+            vec!["-n", "100000000000000000000", "http://127.0.0.1/"],
+            "-n must be from 1 to 1000000000000",
+        ),
+        (
+            vec!["-c", "200000", "http://127.0.0.1/"],
+            "-c must be from 1 to 100000, not 200000",
+        ),
+        (
+            vec!["--threads", "1e20", "http://127.0.0.1/"],
+            "--threads `1e20`",
+        ),
+        (
+            vec!["--threads", "5000", "http://127.0.0.1/"],
+            "--threads must be from 1 to 1024",
+        ),
+        (
+            vec!["--rate", "1e20", "http://127.0.0.1/"],
+            "--rate 1e20 is out of range: give 0.01 to 10000000 requests per second",
+        ),
+        (
+            vec!["--rate", "1e-20", "http://127.0.0.1/"],
+            "--rate 1e-20 is out of range",
+        ),
+        (
+            vec!["--http2", "--streams", "1e20", "-k", "http://127.0.0.1/"],
+            "--streams `1e20`",
+        ),
+        (
+            vec!["--http2", "--streams", "5000", "-k", "http://127.0.0.1/"],
+            "--streams must be from 1 to 1000",
         ),
         (
             vec!["-n", "5", "-c", "10", "http://127.0.0.1/"],
@@ -416,6 +594,13 @@ fn user_mistakes_and_unreachable_servers_are_one_line_errors() {
         let o = s.toll(&all);
         let err = stderr(&o);
         assert!(!o.status.success(), "{args:?}");
+        // A user's mistake is a usage error; a name that does not resolve is not.
+        let code = if want.starts_with("cannot resolve") {
+            1
+        } else {
+            2
+        };
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line: {err}");
         assert!(!err.contains("panicked"), "{err}");

@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A keep-alive HTTP/1.1 server in this process that sleeps 2 ms before
 /// each answer: at -c 2 it serves at most ~1000 requests/s.
@@ -60,7 +60,6 @@ fn nginx_against_a_slow_server_alternates_rounds_and_calls_it_slower() {
     let nginx = nginx::start(&s, &[""]);
     let fast = format!("http://127.0.0.1:{}/hello.html", nginx.port());
     let slow = format!("http://127.0.0.1:{}/", slow_server());
-    let t0 = Instant::now();
     let o = s.toll(&[
         "http",
         "compare",
@@ -79,7 +78,6 @@ fn nginx_against_a_slow_server_alternates_rounds_and_calls_it_slower() {
         "4",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(t0.elapsed() < Duration::from_secs(15), "{:?}", t0.elapsed());
     let text = stdout(&o);
     for want in [
         fast.as_str(),
@@ -236,7 +234,37 @@ fn user_mistakes_and_refused_servers_are_one_line_errors() {
         (vec!["--ci", "0"], "--ci `0`"),
         (vec!["--ci", "abc"], "--ci `abc`"),
         (vec!["--ci", "150"], "--ci `150`"),
-        (vec!["--min-rounds", "1"], "--min-rounds must be at least 3"),
+        (
+            vec!["--min-rounds", "1"],
+            "--min-rounds must be from 3 to 1000",
+        ),
+        (vec!["--max-rounds", "1e20"], "--max-rounds `1e20`"),
+        (
+            vec!["--max-rounds", "100000000000000000000"],
+            "--max-rounds must be from 1 to 1000",
+        ),
+        (
+            vec!["--warmup-max", "5000"],
+            "--warmup-max must be from 0 to 1000",
+        ),
+        // Huge times once panicked in Duration::from_secs_f64.
+        (
+            vec!["--round", "1e20"],
+            "--round 1e20 is out of range: give 1ms to 1h",
+        ),
+        (
+            vec!["--max-time", "1e20"],
+            "--max-time 1e20 is out of range: give 1ms to 24h",
+        ),
+        (
+            vec!["-s", "1e20"],
+            "-s 1e20 is out of range: give 1ms to 1h",
+        ),
+        (vec!["--spin", "1e20"], "--spin 1e20 is longer than 10ms"),
+        (
+            vec!["--coalesce", "1e20"],
+            "--coalesce 1e20 is longer than 1ms",
+        ),
         (
             vec!["--min-rounds", "9", "--max-rounds", "5"],
             "--max-rounds 5",

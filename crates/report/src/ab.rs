@@ -32,6 +32,16 @@ pub struct RateSpread {
     pub max: f64,
 }
 
+/// At a constant rate: how far behind its own schedule toll sent requests
+/// (after the request's slot had come and its connection was free), in ms.
+/// The corrected latencies include this; the server had no part in it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SendLag {
+    pub p50: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct HttpReport {
     pub server_software: String,
@@ -73,6 +83,9 @@ pub struct HttpReport {
     /// the actual send instead of the intended one.
     pub target_rate: Option<f64>,
     pub uncorrected_percentiles: Option<Vec<(f64, f64)>>,
+    /// At a constant rate: how late toll itself sent requests.
+    #[serde(default)]
+    pub send_lag: Option<SendLag>,
     /// The run ended early (interrupted).
     pub partial: bool,
 }
@@ -146,7 +159,8 @@ pub fn render(r: &HttpReport) -> String {
         "Requests per second:    {:.2} [#/sec] (mean)",
         r.requests_per_second
     );
-    if let Some(s) = &r.rate_spread {
+    // One interval has no spread: its rate is the mean above.
+    if let Some(s) = r.rate_spread.as_ref().filter(|s| s.intervals > 1) {
         let _ = writeln!(
             w,
             "                        {:.0} / {:.0} / {:.0} [#/sec] (min / median / max of {} 1-second intervals)",
@@ -155,6 +169,15 @@ pub fn render(r: &HttpReport) -> String {
     }
     if let Some(rate) = r.target_rate {
         let _ = writeln!(w, "Target rate:            {rate:.2} [#/sec] (constant; latency timed from each request's intended start)");
+    }
+    if let Some(l) = &r.send_lag {
+        let _ = writeln!(
+            w,
+            "Send lag:               {} / {} / {} [ms] (p50 / p99 / max: how late toll sent requests whose slot had come and connection was free: toll's own delay)",
+            ms(l.p50),
+            ms(l.p99),
+            ms(l.max)
+        );
     }
     let _ = writeln!(
         w,
@@ -270,5 +293,46 @@ mod tests {
         ] {
             assert!(text.contains(label), "{label} missing:\n{text}");
         }
+    }
+
+    #[test]
+    fn the_rate_spread_needs_two_intervals() {
+        let spread = |intervals| HttpReport {
+            rate_spread: Some(RateSpread {
+                intervals,
+                min: 900.0,
+                median: 1000.0,
+                max: 1100.0,
+            }),
+            ..Default::default()
+        };
+        let text = render(&spread(3));
+        assert!(
+            text.contains("900 / 1000 / 1100 [#/sec] (min / median / max of 3 1-second intervals)"),
+            "{text}"
+        );
+        let text = render(&spread(1));
+        assert!(!text.contains("intervals"), "{text}");
+        assert!(!text.contains("min / median / max"), "{text}");
+    }
+
+    #[test]
+    fn send_lag_is_shown_at_a_constant_rate_only() {
+        let mut r = HttpReport {
+            target_rate: Some(100.0),
+            send_lag: Some(SendLag {
+                p50: 0.012,
+                p99: 0.25,
+                max: 31.5,
+            }),
+            ..Default::default()
+        };
+        let text = render(&r);
+        assert!(
+            text.contains("Send lag:               0.012 / 0.250 / 31.5 [ms] (p50 / p99 / max"),
+            "{text}"
+        );
+        r.send_lag = None;
+        assert!(!render(&r).contains("Send lag"));
     }
 }

@@ -4,6 +4,7 @@
 use super::db;
 use crate::args::{HttpArgs, HttpCommand, LoadArgs};
 use crate::usage::usage;
+use crate::values::{real, short_time, time, whole};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
 use std::process::ExitCode;
@@ -13,48 +14,26 @@ use std::time::Duration;
 use toll_families::http::request::RequestSpec;
 use toll_families::http::{self, HttpConfig, HttpError, Target};
 
-/// A whole number of at least `min`, or a usage error naming the flag.
-pub fn whole(flag: &str, text: &str, min: u64) -> anyhow::Result<u64> {
-    let v: u64 = text
-        .trim()
-        .parse()
-        .map_err(|_| usage(format!("{flag} `{text}` is not a whole number")))?;
-    if v < min {
-        return Err(usage(format!("{flag} must be at least {min}, not {v}")));
-    }
-    Ok(v)
-}
-
-/// 10s, 500ms, 2m, 1h, or plain seconds (fractions allowed).
 /// --coalesce when not given.
 const DEFAULT_COALESCE: Duration = Duration::from_micros(10);
 
-pub fn parse_duration(flag: &str, text: &str) -> anyhow::Result<Duration> {
-    let t = text.trim();
-    let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
-        (n, 1e-3)
-    } else if let Some(n) = t.strip_suffix("us").or_else(|| t.strip_suffix("µs")) {
-        (n, 1e-6)
-    } else if let Some(n) = t.strip_suffix('s') {
-        (n, 1.0)
-    } else if let Some(n) = t.strip_suffix('m') {
-        (n, 60.0)
-    } else if let Some(n) = t.strip_suffix('h') {
-        (n, 3600.0)
-    } else {
-        (t, 1.0)
-    };
-    let v: f64 = num
-        .parse()
-        .ok()
-        .filter(|v: &f64| v.is_finite() && *v > 0.0)
-        .ok_or_else(|| {
-            usage(format!(
-                "{flag} `{text}` is not a positive time such as 10s, 500ms or 2m"
-            ))
-        })?;
-    Ok(Duration::from_secs_f64(v * scale))
-}
+/// A p99 send lag (ms) past which the corrected latencies say as much about
+/// toll as about the server.
+const LAG_WARNING_MS: f64 = 1.0;
+
+/// The shortest time any flag takes.
+pub const SHORTEST: Duration = Duration::from_millis(1);
+/// The longest run (-t, --duration, compare's --max-time).
+pub const LONGEST_RUN: Duration = Duration::from_secs(24 * 3600);
+/// The longest wait for one answer (-s): the latency histograms end there.
+const LONGEST_WAIT: Duration = Duration::from_secs(3600);
+const MOST_REQUESTS: u64 = 1_000_000_000_000;
+/// More connections would run out of sockets.
+const MOST_CONNECTIONS: u64 = 100_000;
+const MOST_THREADS: u64 = 1024;
+const MOST_STREAMS: u64 = 1000;
+/// --rate: requests per second.
+const RATE_RANGE: (f64, f64) = (0.01, 1e7);
 
 /// The validated load against `url`, from the flags `toll http` and `toll
 /// http compare` share.
@@ -63,20 +42,16 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
         HttpError::BadUrl { .. } | HttpError::Unsupported(_) => usage(e.to_string()),
         other => other.into(),
     })?;
-    let concurrency = whole("-c", &a.concurrency, 1)? as usize;
-    if concurrency > 100_000 {
-        return Err(usage(
-            "-c above 100000 would run out of sockets; use fewer connections",
-        ));
-    }
+    let concurrency = whole("-c", &a.concurrency, 1, MOST_CONNECTIONS)? as usize;
     let time_limit = match (&a.time_limit, &a.duration) {
         (Some(_), Some(_)) => return Err(usage("give -t or --duration, not both")),
-        (Some(t), None) => Some(parse_duration("-t", t)?),
-        (None, Some(d)) => Some(parse_duration("--duration", d)?),
+        (Some(t), None) => Some(time("-t", t, SHORTEST, LONGEST_RUN)?),
+        (None, Some(d)) => Some(time("--duration", d, SHORTEST, LONGEST_RUN)?),
         (None, None) => None,
     };
+    let timeout = time("-s", &a.timeout, SHORTEST, LONGEST_WAIT)?;
     let requests = match &a.requests {
-        Some(n) => Some(whole("-n", n, 1)?),
+        Some(n) => Some(whole("-n", n, 1, MOST_REQUESTS)?),
         // ab: -t implies -n 50000; --duration (wrk) runs until the time is up.
         None if a.time_limit.is_some() => Some(50_000),
         None if a.duration.is_some() => None,
@@ -91,26 +66,22 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
     }
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = match &a.threads {
-        Some(t) => whole("--threads", t, 1)? as usize,
+        Some(t) => whole("--threads", t, 1, MOST_THREADS)? as usize,
         None => cpus,
     }
     .min(concurrency);
     let rate = match &a.rate {
-        Some(r) => Some(
-            r.trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite() && *v > 0.0)
-                .ok_or_else(|| {
-                    usage(format!(
-                        "--rate `{r}` is not a positive number of requests per second"
-                    ))
-                })?,
-        ),
+        Some(r) => Some(real(
+            "--rate",
+            r,
+            RATE_RANGE.0,
+            RATE_RANGE.1,
+            "requests per second",
+        )?),
         None => None,
     };
     let streams = match &a.streams {
-        Some(s) => whole("--streams", s, 1)? as usize,
+        Some(s) => whole("--streams", s, 1, MOST_STREAMS)? as usize,
         None => 1,
     };
     if streams > 1 && !a.keep_alive {
@@ -140,19 +111,18 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
         None => None,
     };
     let spin = match &a.spin {
-        Some(s) => parse_duration("--spin", s)?,
+        Some(s) => short_time(
+            "--spin",
+            s,
+            Duration::from_millis(10),
+            "spinning is for the microseconds between answers",
+        )?,
         None => Duration::ZERO,
     };
     if !spin.is_zero() && (target.tls || a.http2) {
         return Err(usage(
             "--spin works on plain HTTP/1.1 (http:// without --http2): drop it",
         ));
-    }
-    if spin > Duration::from_millis(10) {
-        return Err(usage(format!(
-            "--spin {} is longer than 10ms: spinning is for the microseconds between answers",
-            a.spin.as_deref().unwrap_or_default()
-        )));
     }
     let coalesce = coalesce(a, &target, rate.is_some(), spin)?;
     if a.content_type.is_some() && body.is_none() {
@@ -178,7 +148,7 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
         requests,
         time_limit,
         threads,
-        timeout: parse_duration("-s", &a.timeout)?,
+        timeout,
         variable_length: a.variable_length,
         rate,
         http2: a.http2,
@@ -203,16 +173,16 @@ fn coalesce(a: &LoadArgs, target: &Target, rate: bool, spin: Duration) -> anyhow
     if matches!(text.trim(), "0" | "off") {
         return Ok(Duration::ZERO);
     }
-    let d = parse_duration("--coalesce", text)?;
+    let d = short_time(
+        "--coalesce",
+        text,
+        Duration::from_millis(1),
+        "a nap is for the microseconds between answers",
+    )?;
     if !applies {
         return Err(usage(
             "--coalesce works on plain HTTP/1.1 without --rate or --spin (http://, no --http2): drop it",
         ));
-    }
-    if d > Duration::from_millis(1) {
-        return Err(usage(format!(
-            "--coalesce {text} is longer than 1ms: a nap is for the microseconds between answers"
-        )));
     }
     Ok(d)
 }
@@ -238,7 +208,7 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         return super::http_compare::run(*c, db_path, dry_run);
     }
     let url = a.url.as_deref().expect("clap requires the URL");
-    let cfg = config(url, &a.load)?;
+    let mut cfg = config(url, &a.load)?;
     if cfg.insecure && !cfg.target.tls {
         return Err(usage(format!(
             "--insecure is for https:// URLs; {url} is plain http"
@@ -248,7 +218,7 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         if let Some(p) = db_path {
             db::check_name(p)?;
         }
-        http::preflight(&cfg)?;
+        http::preflight(&mut cfg)?;
         println!(
             "would load {} with {} connection(s) on {} thread(s){}; the server answers",
             cfg.target.url,
@@ -263,7 +233,7 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         return Ok(ExitCode::SUCCESS);
     }
     let store = db::open(db_path)?;
-    http::preflight(&cfg)?;
+    http::preflight(&mut cfg)?;
     let stop = stop_flag();
     let bar = ProgressBar::new_spinner();
     bar.set_style(
@@ -293,6 +263,12 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         &title,
         &toll_report::ab::render(&report),
     )?;
+    if let Some(lag) = report.send_lag.as_ref().filter(|l| l.p99 >= LAG_WARNING_MS) {
+        eprintln!(
+            "warning: toll ran behind its own schedule (send lag p99 {:.3} ms, max {:.3} ms), and the corrected latencies include that delay: give it more --threads, a lower --rate, or a quieter machine",
+            lag.p99, lag.max
+        );
+    }
     if outcome.stats.complete == 0 {
         eprintln!(
             "toll: no request to {} completed ({} failed): see the failures above",

@@ -5,9 +5,10 @@
 //! stores the run and prints the report.
 
 use super::db;
-use super::http::{config, parse_duration, print_run, stop_flag, whole};
+use super::http::{config, print_run, stop_flag, LONGEST_RUN, SHORTEST};
 use crate::args::CompareArgs;
 use crate::usage::usage;
+use crate::values::{time, whole};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
 use std::process::ExitCode;
@@ -24,14 +25,17 @@ use toll_store::RunStatus;
 const WARMUP_WINDOW: usize = 3;
 const WARMUP_TOLERANCE: f64 = 0.05;
 
+/// The most rounds of any kind.
+const MOST_ROUNDS: usize = 1000;
+
 fn count(flag: &str, text: &str, min: usize) -> anyhow::Result<usize> {
-    Ok(whole(flag, text, min as u64)? as usize)
+    Ok(whole(flag, text, min as u64, MOST_ROUNDS as u64)? as usize)
 }
 
 /// The rules from the flags, and one validated load per URL whose length is
 /// a round.
 fn validate(a: &mut CompareArgs) -> anyhow::Result<(Rules, Vec<HttpConfig>)> {
-    let round = parse_duration("--round", &a.round)?;
+    let round = time("--round", &a.round, SHORTEST, Duration::from_secs(3600))?;
     if round < Duration::from_millis(100) {
         return Err(usage(format!(
             "--round {} is too short: give at least 100ms, so a round measures the server more than its connection set-up",
@@ -65,7 +69,7 @@ fn validate(a: &mut CompareArgs) -> anyhow::Result<(Rules, Vec<HttpConfig>)> {
         min_rounds,
         max_rounds,
         ci_target,
-        max_time: parse_duration("--max-time", &a.max_time)?,
+        max_time: time("--max-time", &a.max_time, SHORTEST, LONGEST_RUN)?,
     };
     // Rounds are timed, so the flags that end a load some other way have no place.
     let l = &mut a.load;
@@ -129,8 +133,8 @@ fn describe(cmp: &Comparison, phase: Phase, server: usize) -> String {
 }
 
 pub fn run(mut a: CompareArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
-    let (rules, cfgs) = validate(&mut a)?;
-    for cfg in &cfgs {
+    let (rules, mut cfgs) = validate(&mut a)?;
+    for cfg in &mut cfgs {
         http::preflight(cfg).map_err(|e| anyhow::anyhow!("{}: {e}", cfg.target.url))?;
     }
     if dry_run {

@@ -47,13 +47,12 @@ fn config(args: &TransferArgs) -> anyhow::Result<TransferConfig> {
     }
     .map_err(|e| usage(e.to_string()))?;
     let ci_target = args.ci.as_deref().map(ci_share).transpose()?;
-    let max_time = super::http::parse_duration("--max-time", &args.max_time)?;
-    if max_time > Duration::from_secs(86_400) {
-        return Err(usage(format!(
-            "--max-time {} is out of range: give at most 24h",
-            args.max_time
-        )));
-    }
+    let max_time = crate::values::time(
+        "--max-time",
+        &args.max_time,
+        Duration::from_millis(1),
+        Duration::from_secs(86_400),
+    )?;
     let peers = runtimes::parse(&args.peer, "--peer", "peer")?;
     let transports = args
         .via

@@ -7,6 +7,7 @@
 
 use super::event_loop::{Counter, LoopPlan};
 use super::request::Template;
+use super::schedule::{Schedule, Send};
 use super::stats::{Answered, Stats};
 use super::tls::{self, TlsSetup};
 use bytes::Bytes;
@@ -137,10 +138,9 @@ enum Outcome {
 impl Shared {
     async fn client(&self, k: usize, slot: &Slot) {
         let c = &self.plan.common;
-        let mut next_at = match c.rate {
-            Some(r) => c.start + r.offset * (r.first + k as u32),
-            None => Instant::now(),
-        };
+        let mut schedule = c
+            .rate
+            .map(|r| Schedule::new(c.start + r.offset * (r.first + k as u32), r.interval));
         loop {
             let now = Instant::now();
             if c.requests.is_some_and(|n| self.issued.get() >= n)
@@ -149,26 +149,33 @@ impl Shared {
                 return;
             }
             self.issued.set(self.issued.get() + 1);
-            let mut intended = now;
-            if let Some(r) = c.rate {
-                intended = next_at;
-                next_at += r.interval;
-                if intended > now {
-                    tokio::time::sleep_until(intended.into()).await;
-                }
-            }
-            self.request(slot, intended).await;
+            let send = match &mut schedule {
+                None => Send {
+                    intended: now,
+                    lag: Duration::ZERO,
+                },
+                Some(s) => match s.free(now) {
+                    Some(send) => send,
+                    None => {
+                        let due = s.due().expect("a waiting request has a slot");
+                        tokio::time::sleep_until(due.into()).await;
+                        s.take_due(Instant::now().max(due))
+                            .expect("due once its slot has come")
+                    }
+                },
+            };
+            self.request(slot, send).await;
         }
     }
 
     /// One request with its -s timeout, retried once on a stale connection.
-    async fn request(&self, slot: &Slot, intended: Instant) {
+    async fn request(&self, slot: &Slot, send: Send) {
         let connecting = Cell::new(false);
         let attempt = async {
-            let mut outcome = self.attempt(slot, intended, &connecting).await;
+            let mut outcome = self.attempt(slot, send, &connecting).await;
             if matches!(outcome, Outcome::Stale) {
                 self.stats.borrow_mut().reconnects += 1;
-                outcome = self.attempt(slot, intended, &connecting).await;
+                outcome = self.attempt(slot, send, &connecting).await;
             }
             outcome
         };
@@ -196,7 +203,7 @@ impl Shared {
         }
     }
 
-    async fn attempt(&self, slot: &Slot, intended: Instant, connecting: &Cell<bool>) -> Outcome {
+    async fn attempt(&self, slot: &Slot, send: Send, connecting: &Cell<bool>) -> Outcome {
         let started = Instant::now();
         let mut connected = started;
         let (mut sender, fresh) = {
@@ -271,7 +278,8 @@ impl Shared {
             server,
             keep,
             reused: !fresh,
-            intended,
+            intended: send.intended,
+            lag: send.lag,
             started,
             connected,
             written,

@@ -12,10 +12,16 @@
 //! of an idle load generator is work done on the server's core. For the
 //! same reason, with several requests in flight and nothing ready, the loop
 //! naps on a timer instead of sleeping until the next answer (`coalesce`).
+//!
+//! At a constant rate each connection keeps to its own slots (`schedule`),
+//! and the loop wakes for the next one on a timerfd (`timer`), since
+//! epoll's millisecond timeout would send a request due sooner late.
 
 use super::coalesce::Coalesce;
 use super::response::{feed_carried, Parser, Response};
+use super::schedule::{Schedule, Send};
 use super::stats::{Answered, Stats};
+use super::timer::{self, Timer};
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token};
 use nix::libc;
@@ -90,7 +96,10 @@ struct Conn {
     started: Instant,
     /// Constant rate: when this request should have started.
     intended: Instant,
-    next_at: Instant,
+    /// Constant rate: how late toll itself sent this request.
+    lag: Duration,
+    /// Constant rate: this connection's slots.
+    schedule: Option<Schedule>,
     connected: Instant,
     written_at: Instant,
     first_byte: Option<Instant>,
@@ -148,16 +157,21 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::R
             Duration::ZERO
         }),
     };
-    if !plan.coalesce.is_zero() {
-        // Naps of microseconds: without this a timer may fire 50 µs late.
+    if !plan.coalesce.is_zero() || plan.rate.is_some() {
+        // Naps of microseconds and sends on their slots: without this a
+        // timer may fire 50 µs late.
         let _ = nix::sys::prctl::set_timerslack(1);
     }
+    // Without a timerfd, epoll's timeout still wakes the loop, a little late.
+    let mut timer = match plan.rate {
+        Some(_) => Timer::new(poll.registry()).ok(),
+        None => None,
+    };
     let now = Instant::now();
     for k in 0..plan.connections {
-        let next_at = match plan.rate {
-            Some(r) => plan.start + r.offset * (r.first + k as u32),
-            None => now,
-        };
+        let schedule = plan
+            .rate
+            .map(|r| Schedule::new(plan.start + r.offset * (r.first + k as u32), r.interval));
         lp.conns.push(Conn {
             stream: None,
             phase: Phase::Waiting,
@@ -167,7 +181,8 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::R
             lowat: 1,
             started: now,
             intended: now,
-            next_at,
+            lag: Duration::ZERO,
+            schedule,
             connected: now,
             written_at: now,
             first_byte: None,
@@ -199,13 +214,22 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::R
             wait = wait.min(d.saturating_duration_since(now));
         }
         if plan.rate.is_some() || lp.backoffs > 0 {
+            let mut due: Option<Instant> = None;
             for c in &lp.conns {
                 let at = match c.phase {
-                    Phase::Waiting => c.next_at,
-                    Phase::Backoff => c.backoff_until,
-                    _ => continue,
+                    Phase::Waiting => c.schedule.as_ref().and_then(Schedule::due),
+                    Phase::Backoff => Some(c.backoff_until),
+                    _ => None,
                 };
-                wait = wait.min(at.saturating_duration_since(now));
+                if let Some(at) = at {
+                    due = Some(due.map_or(at, |d| d.min(at)));
+                }
+            }
+            if let Some(due) = due {
+                wait = wait.min(due.saturating_duration_since(now));
+                if let Some(t) = &mut timer {
+                    t.wake_by(due, now);
+                }
             }
         }
         if now < spin_until {
@@ -239,14 +263,23 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::R
             spin_until = Instant::now() + plan.spin;
         }
         for ev in events.iter() {
+            if ev.token() == timer::TOKEN {
+                if let Some(t) = &mut timer {
+                    t.fired();
+                }
+                continue;
+            }
             lp.on_event(&mut poll, ev.token().0);
         }
         let now = Instant::now();
         if plan.rate.is_some() || lp.backoffs > 0 {
             for k in 0..lp.conns.len() {
-                let c = &lp.conns[k];
-                if c.phase == Phase::Waiting && c.next_at <= now {
-                    lp.begin(&mut poll, k, now);
+                let c = &mut lp.conns[k];
+                if c.phase == Phase::Waiting {
+                    if let Some(send) = c.schedule.as_mut().and_then(|s| s.take_due(now)) {
+                        c.scheduled(send);
+                        lp.begin(&mut poll, k, now);
+                    }
                 } else if c.phase == Phase::Backoff && c.backoff_until <= now {
                     lp.backoffs -= 1;
                     lp.start_next(&mut poll, k, now);
@@ -266,6 +299,14 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::R
     }
     progress.0.store(lp.stats.complete, Ordering::Relaxed);
     Ok(lp.stats)
+}
+
+impl Conn {
+    /// Constant rate: the request about to go out is this one.
+    fn scheduled(&mut self, send: Send) {
+        self.intended = send.intended;
+        self.lag = send.lag;
+    }
 }
 
 struct Loop<'a> {
@@ -295,13 +336,14 @@ impl Loop<'_> {
             return;
         }
         self.issued += 1;
-        if let Some(r) = self.plan.rate {
-            let c = &mut self.conns[k];
-            c.intended = c.next_at;
-            c.next_at += r.interval;
-            if c.intended > now {
-                c.phase = Phase::Waiting;
-                return;
+        let c = &mut self.conns[k];
+        if let Some(s) = &mut c.schedule {
+            match s.free(now) {
+                Some(send) => c.scheduled(send),
+                None => {
+                    c.phase = Phase::Waiting;
+                    return;
+                }
             }
         }
         self.begin(poll, k, now);
@@ -313,7 +355,7 @@ impl Loop<'_> {
         let timeout = self.plan.timeout;
         let c = &mut self.conns[k];
         c.started = now;
-        if self.plan.rate.is_none() {
+        if c.schedule.is_none() {
             c.intended = now;
         }
         c.written = 0;
@@ -516,6 +558,7 @@ impl Loop<'_> {
                 keep,
                 reused: c.reused,
                 intended: c.intended,
+                lag: c.lag,
                 started: c.started,
                 connected: c.connected,
                 written: c.written_at,

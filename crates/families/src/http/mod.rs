@@ -10,8 +10,10 @@ pub mod compare;
 pub mod event_loop;
 pub mod request;
 pub mod response;
+pub mod schedule;
 pub mod stats;
 pub mod target;
+pub mod timer;
 pub mod tls;
 
 use client_loop::ClientPlan;
@@ -20,13 +22,14 @@ use hdrhistogram::Histogram;
 use request::{RequestSpec, Template};
 use serde_json::json;
 use stats::Stats;
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 pub use target::Target;
 use tls::TlsSetup;
 use toll_measure::{Fingerprint, Sample, Summary};
-use toll_report::ab::{Failures, HttpReport, RateSpread, TimeRow};
+use toll_report::ab::{Failures, HttpReport, RateSpread, SendLag, TimeRow};
 use toll_store::{NewRun, Point, PointStatus, RunStatus, Store, StoreError};
 
 #[derive(Debug, thiserror::Error)]
@@ -90,19 +93,21 @@ pub struct LoadOutcome {
 
 /// Connect once before the run, so a refused port, a dead host, an untrusted
 /// certificate or a server without HTTP/2 is one clear error instead of a
-/// run of failures.
-pub fn preflight(cfg: &HttpConfig) -> Result<(), HttpError> {
+/// run of failures. The run then uses the first of the host's addresses
+/// that accepted: `localhost` may resolve to ::1 first while the server
+/// listens on 127.0.0.1 only.
+pub fn preflight(cfg: &mut HttpConfig) -> Result<(), HttpError> {
+    let (addr, mut sock) = connect_first(&cfg.target.addrs, cfg.timeout)?;
+    cfg.target.prefer(addr);
     if cfg.target.tls {
-        TlsSetup::new(&cfg.target, cfg.http2, cfg.insecure)?.preflight(&cfg.target, cfg.timeout)?;
+        TlsSetup::new(&cfg.target, cfg.http2, cfg.insecure)?.preflight(
+            &cfg.target,
+            sock,
+            addr,
+            cfg.timeout,
+        )?;
         return Ok(());
     }
-    let addr = cfg.target.addrs[0];
-    let mut sock = std::net::TcpStream::connect_timeout(&addr, cfg.timeout).map_err(|e| {
-        HttpError::Connect {
-            addr: addr.to_string(),
-            why: e.to_string(),
-        }
-    })?;
     if cfg.http2 {
         h2c_check(&mut sock, cfg.timeout).map_err(|why| HttpError::NoH2c {
             addr: addr.to_string(),
@@ -110,6 +115,25 @@ pub fn preflight(cfg: &HttpConfig) -> Result<(), HttpError> {
         })?;
     }
     Ok(())
+}
+
+/// Each address in turn until one accepts: it and its connection.
+fn connect_first(
+    addrs: &[SocketAddr],
+    timeout: Duration,
+) -> Result<(SocketAddr, std::net::TcpStream), HttpError> {
+    let mut why = String::from("the host has no address");
+    for &addr in addrs {
+        match std::net::TcpStream::connect_timeout(&addr, timeout) {
+            Ok(sock) => return Ok((addr, sock)),
+            Err(e) => why = e.to_string(),
+        }
+    }
+    let tried: Vec<String> = addrs.iter().map(SocketAddr::to_string).collect();
+    Err(HttpError::Connect {
+        addr: tried.join(" or "),
+        why,
+    })
 }
 
 /// Send HTTP/2's connection preface and an empty SETTINGS frame; an h2c
@@ -363,6 +387,11 @@ pub fn report(cfg: &HttpConfig, out: &LoadOutcome) -> HttpReport {
         percentiles: percentiles(&s.total),
         target_rate: cfg.rate,
         uncorrected_percentiles: s.uncorrected.as_ref().map(percentiles),
+        send_lag: s.lag.as_ref().filter(|h| !h.is_empty()).map(|h| SendLag {
+            p50: h.value_at_quantile(0.5) as f64 / 1e6,
+            p99: h.value_at_quantile(0.99) as f64 / 1e6,
+            max: h.max() as f64 / 1e6,
+        }),
         partial: out.interrupted,
     }
 }
@@ -453,7 +482,29 @@ pub fn store_run(
 
 #[cfg(test)]
 mod tests {
-    use super::shares;
+    use super::*;
+
+    #[test]
+    fn the_first_address_that_accepts_is_used() {
+        // Listening on 127.0.0.1 only; 127.0.0.2 is loopback too, but
+        // refuses this port, as ::1 does for a server bound to IPv4.
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let (refused, open): (SocketAddr, SocketAddr) = (
+            format!("127.0.0.2:{port}").parse().unwrap(),
+            format!("127.0.0.1:{port}").parse().unwrap(),
+        );
+        let (addr, _sock) = connect_first(&[refused, open], Duration::from_secs(5)).unwrap();
+        assert_eq!(addr, open);
+        drop(l);
+        let e = connect_first(&[refused, open], Duration::from_secs(5))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!("127.0.0.2:{port} or 127.0.0.1:{port}")),
+            "names every address tried: {e}"
+        );
+    }
 
     #[test]
     fn shares_differ_by_at_most_one() {

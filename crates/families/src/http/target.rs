@@ -17,11 +17,19 @@ pub struct Target {
     pub path: String,
     /// The Host header: host, plus the port when it is not 80.
     pub host_header: String,
-    /// Every address the host resolved to; requests use the first.
+    /// Every address the host resolved to; requests use the first (after
+    /// the preflight, the first that accepted).
     pub addrs: Vec<SocketAddr>,
 }
 
 impl Target {
+    /// Put `addr` first, where the run's connections go.
+    pub fn prefer(&mut self, addr: SocketAddr) {
+        if let Some(i) = self.addrs.iter().position(|a| *a == addr) {
+            self.addrs[..=i].rotate_right(1);
+        }
+    }
+
     /// Parse `url` and resolve its host.
     pub fn resolve(url: &str) -> Result<Target, HttpError> {
         let bad = |why: &str| HttpError::BadUrl {
@@ -120,6 +128,20 @@ mod tests {
             (t.port, t.tls, t.host_header.as_str()),
             (443, true, "127.0.0.1")
         );
+    }
+
+    #[test]
+    fn the_preferred_address_goes_first_and_the_rest_keep_their_order() {
+        let mut t = Target::resolve("http://127.0.0.1:9/").unwrap();
+        let a: Vec<SocketAddr> = ["[::1]:9", "127.0.0.1:9", "127.0.0.2:9"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        t.addrs = a.clone();
+        t.prefer(a[2]);
+        assert_eq!(t.addrs, vec![a[2], a[0], a[1]]);
+        t.prefer(a[2]);
+        assert_eq!(t.addrs, vec![a[2], a[0], a[1]]);
     }
 
     #[test]

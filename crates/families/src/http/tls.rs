@@ -9,7 +9,7 @@ use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, Server
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
-use std::net::TcpStream;
+use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -56,16 +56,16 @@ impl TlsSetup {
         })
     }
 
-    /// One blocking handshake before the run: a refused port, an untrusted
-    /// certificate or a server without h2 is one line naming the fix.
-    pub fn preflight(&self, target: &Target, timeout: Duration) -> Result<String, HttpError> {
-        let addr = target.addrs[0];
-        let connect_err = |why: String| HttpError::Connect {
-            addr: addr.to_string(),
-            why,
-        };
-        let mut sock =
-            TcpStream::connect_timeout(&addr, timeout).map_err(|e| connect_err(e.to_string()))?;
+    /// One blocking handshake before the run, on `sock` (connected to
+    /// `addr`): an untrusted certificate or a server without h2 is one line
+    /// naming the fix.
+    pub fn preflight(
+        &self,
+        target: &Target,
+        mut sock: TcpStream,
+        addr: SocketAddr,
+        timeout: Duration,
+    ) -> Result<String, HttpError> {
         let _ = sock.set_read_timeout(Some(timeout));
         let _ = sock.set_write_timeout(Some(timeout));
         let mut conn = rustls::ClientConnection::new(self.config.clone(), self.server_name.clone())
