@@ -232,8 +232,12 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let store = db::open(db_path)?;
+    // A refused server is named before the database is touched.
+    if let Some(p) = db_path {
+        db::check_name(p)?;
+    }
     http::preflight(&mut cfg)?;
+    let store = db::open(db_path)?;
     let stop = stop_flag();
     let bar = ProgressBar::new_spinner();
     bar.set_style(
