@@ -353,16 +353,31 @@ fn model_check(
         agrees: difference_ci.0 <= 0.0 && 0.0 <= difference_ci.1,
     };
 
-    // Lack of fit of the line against each point's replicate error.
+    // Lack of fit of the line against each point's replicate error: its own
+    // bootstrap variance, or the pooled one where that is larger, so a
+    // point noisier than the rest is judged by its own noise (a noisy
+    // machine is not a curve).
     let rounds = groups.iter().map(|g| g.trials.len()).max().unwrap_or(0);
+    let own: Vec<f64> = (0..k)
+        .map(|g| {
+            let v = reps.variance_of_median(g);
+            if v.is_finite() {
+                v.max(var[g])
+            } else {
+                var[g]
+            }
+        })
+        .collect();
     let chi2: f64 = (0..k)
-        .map(|g| (medians[g] - line.at(ns[g])).powi(2) / var[g])
+        .map(|g| (medians[g] - line.at(ns[g])).powi(2) / own[g])
         .sum();
     let df = k.saturating_sub(2);
+    // The worst miss counts only beyond two of the point's own standard
+    // errors: a miss within its noise is no evidence of a curve.
     let (worst_at, worst_miss) = (0..k)
         .map(|g| {
-            let miss = (medians[g] - line.at(ns[g])).abs() / medians[g].abs().max(1e-9);
-            (ns[g], miss)
+            let beyond = ((medians[g] - line.at(ns[g])).abs() - 2.0 * own[g].sqrt()).max(0.0);
+            (ns[g], beyond / medians[g].abs().max(1e-9))
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .unwrap_or((ns[0], 0.0));

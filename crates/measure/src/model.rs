@@ -16,9 +16,10 @@
 //!   a χ² statistic on k − 2 degrees of freedom (the classical lack-of-fit
 //!   test against pure error, as in Draper & Smith, *Applied Regression
 //!   Analysis*, ch. 2). The line is rejected when p < [`LACK_OF_FIT_P`] *and*
-//!   some point misses it by more than [`MATERIAL_MISS`] of its own value, so
-//!   a very precise sweep is not failed for a curvature nobody would design
-//!   around;
+//!   some point misses it, beyond two of its own standard errors, by more
+//!   than [`MATERIAL_MISS`] of its own value, so neither a very precise
+//!   sweep is failed for a curvature nobody would design around, nor a noisy
+//!   one for its noise;
 //! - **a piecewise line** when either check fails: two least-squares lines
 //!   over the per-`n` medians (weighted by their replicate error), split
 //!   where the residual is smallest — α from the small-size segment, β from
@@ -81,8 +82,8 @@ pub struct LackOfFit {
     pub df: usize,
     /// Upper-tail probability of χ² on `df` degrees of freedom.
     pub p: f64,
-    /// The largest miss of a point's median from the line, as a share of
-    /// that median.
+    /// The largest miss of a point's centre from the line beyond two of its
+    /// standard errors, as a share of that centre.
     pub worst_miss: f64,
     /// Where that miss is.
     pub worst_at: f64,
