@@ -24,6 +24,26 @@ pub struct Target {
 impl Target {
     /// Parse `url` and resolve its host.
     pub fn resolve(url: &str) -> Result<Target, HttpError> {
+        let mut target = Target::parse(url)?;
+        let addrs: Vec<SocketAddr> = (target.host.as_str(), target.port)
+            .to_socket_addrs()
+            .map_err(|e| HttpError::Resolve {
+                host: target.host.clone(),
+                why: e.to_string(),
+            })?
+            .collect();
+        if addrs.is_empty() {
+            return Err(HttpError::Resolve {
+                host: target.host,
+                why: "no addresses".into(),
+            });
+        }
+        target.addrs = addrs;
+        Ok(target)
+    }
+
+    /// Parse and check `url` without resolving its host (`addrs` is empty).
+    pub fn parse(url: &str) -> Result<Target, HttpError> {
         let bad = |why: &str| HttpError::BadUrl {
             url: url.to_string(),
             why: why.to_string(),
@@ -72,19 +92,6 @@ impl Target {
         } else {
             format!("{bracketed}:{port}")
         };
-        let addrs: Vec<SocketAddr> = (host.as_str(), port)
-            .to_socket_addrs()
-            .map_err(|e| HttpError::Resolve {
-                host: host.clone(),
-                why: e.to_string(),
-            })?
-            .collect();
-        if addrs.is_empty() {
-            return Err(HttpError::Resolve {
-                host,
-                why: "no addresses".into(),
-            });
-        }
         Ok(Target {
             url: url.to_string(),
             host,
@@ -92,7 +99,7 @@ impl Target {
             tls,
             path,
             host_header,
-            addrs,
+            addrs: Vec::new(),
         })
     }
 }

@@ -10,7 +10,8 @@ mod socket;
 use serde_json::Value;
 use std::fmt;
 use std::io::{self, Read, Write};
-use std::path::Path;
+use std::os::fd::RawFd;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Instant;
 
@@ -117,8 +118,24 @@ impl Pending {
     }
 }
 
-/// The worker's side: connect to the endpoint a `transfer` command names.
-pub fn connect(cmd: &Value) -> io::Result<Channel> {
+/// Where a `transfer` command tells the worker to connect (spec/wire.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Endpoint {
+    /// The inherited pipes' descriptors.
+    Pipe {
+        read_fd: RawFd,
+        write_fd: RawFd,
+    },
+    Unix(PathBuf),
+    Tcp {
+        host: String,
+        port: u16,
+    },
+    Shm(PathBuf),
+}
+
+/// Read the endpoint a `transfer` command names, touching nothing.
+pub fn endpoint(cmd: &Value) -> io::Result<Endpoint> {
     let field = |k: &str| {
         cmd.get(k).and_then(Value::as_str).ok_or_else(|| {
             io::Error::new(
@@ -130,7 +147,7 @@ pub fn connect(cmd: &Value) -> io::Result<Channel> {
     let transport: Transport = field("transport")?
         .parse()
         .map_err(|e: String| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    match transport {
+    Ok(match transport {
         Transport::Pipe => {
             let fd = |k: &str| {
                 cmd.get(k)
@@ -143,16 +160,32 @@ pub fn connect(cmd: &Value) -> io::Result<Channel> {
                         )
                     })
             };
-            pipe::connect(fd("read_fd")?, fd("write_fd")?)
+            Endpoint::Pipe {
+                read_fd: fd("read_fd")?,
+                write_fd: fd("write_fd")?,
+            }
         }
-        Transport::Unix => socket::connect_unix(Path::new(field("path")?)),
+        Transport::Unix => Endpoint::Unix(field("path")?.into()),
         Transport::Tcp => {
             let port = cmd.get("port").and_then(Value::as_u64).ok_or_else(|| {
                 io::Error::new(io::ErrorKind::InvalidInput, "transfer command lacks `port`")
             })?;
-            socket::connect_tcp(field("host")?, port as u16)
+            Endpoint::Tcp {
+                host: field("host")?.into(),
+                port: port as u16,
+            }
         }
-        Transport::Shm => shm::connect(Path::new(field("path")?)),
+        Transport::Shm => Endpoint::Shm(field("path")?.into()),
+    })
+}
+
+/// The worker's side: connect to the endpoint a `transfer` command names.
+pub fn connect(cmd: &Value) -> io::Result<Channel> {
+    match endpoint(cmd)? {
+        Endpoint::Pipe { read_fd, write_fd } => pipe::connect(read_fd, write_fd),
+        Endpoint::Unix(path) => socket::connect_unix(&path),
+        Endpoint::Tcp { host, port } => socket::connect_tcp(&host, port),
+        Endpoint::Shm(path) => shm::connect(&path),
     }
 }
 
