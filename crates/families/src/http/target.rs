@@ -69,19 +69,17 @@ impl Target {
         let default_port = if tls { 443 } else { 80 };
         let host = uri
             .host()
+            .map(|h| h.trim_start_matches('[').trim_end_matches(']'))
             .filter(|h| !h.is_empty())
-            .ok_or_else(|| bad("it has no host"))?;
-        let host = host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
+            .ok_or_else(|| bad("it has no host"))?
             .to_string();
         let port = uri.port_u16().unwrap_or(default_port);
-        let path = uri
-            .path_and_query()
-            .map(|p| p.as_str())
-            .filter(|p| !p.is_empty())
-            .unwrap_or("/")
-            .to_string();
+        // The request target: `uri.path()` is `/` where the URL has none, so
+        // `http://host?q` asks for `/?q`, not `?q`.
+        let path = match uri.query() {
+            Some(q) => format!("{}?{q}", uri.path()),
+            None => uri.path().to_string(),
+        };
         let bracketed = if host.contains(':') {
             format!("[{host}]")
         } else {
@@ -129,12 +127,27 @@ mod tests {
         );
     }
 
+    /// Found by fuzz/fuzz_targets/url.rs: the request line was `GET ?q HTTP/1.1`.
+    #[test]
+    fn a_query_without_a_path_asks_for_the_root() {
+        for (url, path) in [
+            ("http://user@ep?q#f", "/?q"),
+            ("http://127.0.0.1:8080?a=1&b", "/?a=1&b"),
+            ("http://h/?", "/?"),
+            ("http://h#f", "/"),
+        ] {
+            assert_eq!(Target::parse(url).unwrap().path, path, "{url}");
+        }
+    }
+
     #[test]
     fn refuses_what_it_cannot_load() {
         for (url, want) in [
             ("127.0.0.1:80/x", "no scheme"),
             ("ftp://127.0.0.1/", "not HTTP"),
             ("http://exa mple/", "invalid"),
+            // Found by fuzz/fuzz_targets/url.rs: an empty host went on to be resolved.
+            ("http://[]/", "no host"),
         ] {
             let e = Target::resolve(url).unwrap_err().to_string();
             assert!(e.contains(want), "{url}: {e}");
