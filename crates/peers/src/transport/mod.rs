@@ -167,12 +167,23 @@ pub fn endpoint(cmd: &Value) -> io::Result<Endpoint> {
         }
         Transport::Unix => Endpoint::Unix(field("path")?.into()),
         Transport::Tcp => {
-            let port = cmd.get("port").and_then(Value::as_u64).ok_or_else(|| {
-                io::Error::new(io::ErrorKind::InvalidInput, "transfer command lacks `port`")
-            })?;
+            let port = cmd
+                .get("port")
+                .and_then(Value::as_u64)
+                .and_then(|p| u16::try_from(p).ok())
+                .filter(|&p| p != 0)
+                .ok_or_else(|| {
+                    io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!(
+                            "transfer command lacks `port` (a port number, 1 to 65535): {}",
+                            cmd.get("port").unwrap_or(&Value::Null)
+                        ),
+                    )
+                })?;
             Endpoint::Tcp {
                 host: field("host")?.into(),
-                port: port as u16,
+                port,
             }
         }
         Transport::Shm => Endpoint::Shm(field("path")?.into()),
@@ -206,4 +217,37 @@ fn wait_step(deadline: Instant, alive: &Alive, what: &str) -> io::Result<()> {
     }
     std::thread::sleep(std::time::Duration::from_micros(500));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tcp(port: Value) -> Value {
+        json!({"op": "transfer", "transport": "tcp", "host": "127.0.0.1", "port": port})
+    }
+
+    /// Found by fuzz/fuzz_targets/control_message.rs: port 401203 was
+    /// taken as 7987 (401203 mod 65536) and the worker connected there.
+    #[test]
+    fn a_port_out_of_range_is_refused_not_wrapped() {
+        for port in [
+            json!(401203),
+            json!(65536),
+            json!(0),
+            json!(-1),
+            json!("80"),
+        ] {
+            let e = endpoint(&tcp(port.clone())).unwrap_err();
+            assert!(e.to_string().contains("1 to 65535"), "{port}: {e}");
+        }
+        assert_eq!(
+            endpoint(&tcp(json!(65535))).unwrap(),
+            Endpoint::Tcp {
+                host: "127.0.0.1".into(),
+                port: 65535
+            }
+        );
+    }
 }
