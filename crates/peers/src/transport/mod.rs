@@ -152,11 +152,15 @@ pub fn endpoint(cmd: &Value) -> io::Result<Endpoint> {
             let fd = |k: &str| {
                 cmd.get(k)
                     .and_then(Value::as_i64)
-                    .map(|v| v as i32)
+                    .and_then(|v| RawFd::try_from(v).ok())
+                    .filter(|&fd| fd >= 0)
                     .ok_or_else(|| {
                         io::Error::new(
                             io::ErrorKind::InvalidInput,
-                            format!("transfer command lacks `{k}`"),
+                            format!(
+                                "transfer command lacks `{k}` (a file descriptor, 0 or more): {}",
+                                cmd.get(k).unwrap_or(&Value::Null)
+                            ),
                         )
                     })
             };
@@ -224,6 +228,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn pipe(read_fd: Value) -> Value {
+        json!({"op": "transfer", "transport": "pipe", "read_fd": read_fd, "write_fd": 4})
+    }
+
     fn tcp(port: Value) -> Value {
         json!({"op": "transfer", "transport": "tcp", "host": "127.0.0.1", "port": port})
     }
@@ -247,6 +255,24 @@ mod tests {
             Endpoint::Tcp {
                 host: "127.0.0.1".into(),
                 port: 65535
+            }
+        );
+    }
+
+    /// Found by fuzz/fuzz_targets/control_message.rs: a negative descriptor
+    /// was accepted (and -1 panicked the worker in `BorrowedFd::borrow_raw`),
+    /// and 4294967299 was taken as descriptor 3.
+    #[test]
+    fn a_descriptor_out_of_range_is_refused_not_wrapped() {
+        for fd in [json!(-1), json!(-14), json!(4294967299u64), json!(3.0)] {
+            let e = connect(&pipe(fd.clone())).err().expect("refused");
+            assert!(e.to_string().contains("0 or more"), "{fd}: {e}");
+        }
+        assert_eq!(
+            endpoint(&pipe(json!(3))).unwrap(),
+            Endpoint::Pipe {
+                read_fd: 3,
+                write_fd: 4
             }
         );
     }
