@@ -28,8 +28,17 @@ fuzz_target!(|data: &[u8]| {
         Ok(r) => r,
         Err(e) => panic!("an export does not read back: {e}"),
     };
-    assert!(
-        export(&back, Format::Json) == json,
-        "an export reads back differently"
-    );
+    let again = export(&back, Format::Json);
+    if again != json {
+        let (a, b) = (
+            String::from_utf8_lossy(&json),
+            String::from_utf8_lossy(&again),
+        );
+        let (x, y) = a
+            .lines()
+            .zip(b.lines())
+            .find(|(x, y)| x != y)
+            .unwrap_or(("", ""));
+        panic!("an export reads back differently: {x:?} became {y:?}");
+    }
 });
