@@ -72,6 +72,15 @@ pub fn parse_sizes(spec: &str) -> Result<Vec<u64>, SizeError> {
             }
             _ => return Err(SizeError::BadRange(part.into())),
         }
+        // Refuse as soon as there are too many, so that many ranges (each
+        // within the limit) cannot make a list a thousand times the spec.
+        if out.len() > MAX_SIZES {
+            out.sort_unstable();
+            out.dedup();
+            if out.len() > MAX_SIZES {
+                return Err(SizeError::TooMany);
+            }
+        }
     }
     out.sort_unstable();
     out.dedup();
@@ -149,5 +158,16 @@ mod tests {
         assert_eq!(parse_sizes("1:2"), Err(SizeError::BadRange("1:2".into())));
         assert!(matches!(parse_sizes("1G"), Err(SizeError::TooLarge(_))));
         assert_eq!(parse_sizes("0:1000000:1"), Err(SizeError::TooMany));
+    }
+
+    /// Found by fuzz/fuzz_targets/sizes.rs (its allocation bound), as
+    /// `1:1K:01,,0,1:1K:01,,60`: each range was checked alone, so 16000
+    /// ranges of 1000 sizes (a 128 KiB argument) were all listed (128 MB)
+    /// before the list was refused.
+    #[test]
+    fn too_many_is_refused_before_the_list_grows() {
+        let spec = "0:999:1,".repeat(20) + &"1000:1999:1,".repeat(20);
+        assert_eq!(parse_sizes(&spec), Err(SizeError::TooMany));
+        assert_eq!(parse_sizes(&"0:999:1,".repeat(20)).unwrap().len(), 1000);
     }
 }

@@ -2,6 +2,7 @@
 //! built-in Rust worker and the registry of runtimes whose workers toll
 //! builds and starts.
 
+pub mod control;
 mod error;
 pub mod frame;
 mod peer;

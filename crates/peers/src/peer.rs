@@ -1,6 +1,7 @@
 //! A running worker: its process, its control plane, and a watchdog that
 //! stops it when it hangs.
 
+use crate::control::{self, Answer};
 use crate::runtime::{Launch, Runtime};
 use crate::transport::{self, Alive, PipePair, Transport};
 use crate::{PeerError, Session};
@@ -27,6 +28,34 @@ pub struct Hello {
     /// The units it can spawn and ring.
     pub units: Vec<String>,
     pub pid: u32,
+}
+
+impl Hello {
+    /// Read a worker's answer to `hello`; fields it lacks are left empty,
+    /// but it must speak wire 1.
+    pub fn from_answer(h: &Value) -> Result<Hello, &'static str> {
+        let string = |k: &str| h.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        let strings = |k: &str| -> Vec<String> {
+            h.get(k)
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        if h.get("wire").and_then(Value::as_u64) != Some(1) {
+            return Err("its hello does not say wire 1");
+        }
+        Ok(Hello {
+            runtime: string("runtime"),
+            version: string("version"),
+            transports: strings("transports"),
+            units: strings("units"),
+            pid: h.get("pid").and_then(Value::as_u64).unwrap_or(0) as u32,
+        })
+    }
 }
 
 /// Why the watchdog stopped the worker.
@@ -210,33 +239,9 @@ impl Peer {
             launch,
         };
         let h = peer.command(&json!({"op": "hello"}), "hello")?;
-        let strings = |k: &str| -> Vec<String> {
-            h.get(k)
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|v| v.as_str().map(String::from))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        peer.hello = Hello {
-            runtime: h
-                .get("runtime")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .into(),
-            version: h
-                .get("version")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .into(),
-            transports: strings("transports"),
-            units: strings("units"),
-            pid: h.get("pid").and_then(Value::as_u64).unwrap_or(0) as u32,
-        };
-        if h.get("wire").and_then(Value::as_u64) != Some(1) {
-            return Err(peer.protocol("its hello does not say wire 1"));
+        match Hello::from_answer(&h) {
+            Ok(hello) => peer.hello = hello,
+            Err(why) => return Err(peer.protocol(why)),
         }
         Ok(peer)
     }
@@ -344,36 +349,32 @@ impl Peer {
             None => self.watchdog.arm(CONTROL_TIMEOUT),
         }
         let mut line = String::new();
-        let read = self.stdout.read_line(&mut line);
+        let read = control::read_line(&mut self.stdout, &mut line);
         self.watchdog.disarm();
         match read {
-            Ok(0) | Err(_) => {
+            Ok(true) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                return Err(self.protocol(format!("answered `{op}` with {e}")))
+            }
+            Ok(false) | Err(_) => {
                 return Err(self.exit_error().unwrap_or_else(|| PeerError::Protocol {
                     peer: self.runtime.name(),
                     detail: format!("closed its stdout instead of answering `{op}`"),
                 }))
             }
-            Ok(_) => {}
         }
-        let v: Value = serde_json::from_str(line.trim()).map_err(|_| {
-            let shown: String = line.trim().chars().take(80).collect();
-            self.protocol(format!(
+        match control::parse_answer(&line) {
+            Answer::Ok(v) => Ok(v),
+            Answer::NotJson(shown) => Err(self.protocol(format!(
                 "answered `{op}` with a line that is not JSON: {shown:?}"
-            ))
-        })?;
-        if v.get("ok").and_then(Value::as_bool) != Some(true) {
-            let detail = v
-                .get("error")
-                .and_then(Value::as_str)
-                .unwrap_or("no reason given");
-            return Err(PeerError::Refused {
+            ))),
+            Answer::Refused { detail, limit } => Err(PeerError::Refused {
                 peer: self.runtime.name(),
                 op: op.into(),
-                detail: detail.into(),
-                limit: v.get("limit").and_then(Value::as_bool) == Some(true),
-            });
+                detail,
+                limit,
+            }),
         }
-        Ok(v)
     }
 
     /// Run one `spawn` or `ring` command (spec/wire.md) under `ceiling`: the

@@ -1,10 +1,11 @@
 //! The Rust worker, built into `toll` (`toll worker`): the control plane of
 //! spec/wire.md over stdin/stdout, serving transfers with [`crate::serve`].
 
+use crate::control;
 use crate::serve::{serve, Fault};
 use crate::transport::{self, Transport};
 use serde_json::{json, Value};
-use std::io::{self, BufRead, Write};
+use std::io::{self, Write};
 
 fn answer(out: &mut impl Write, v: &Value) -> io::Result<()> {
     writeln!(out, "{v}")?;
@@ -13,35 +14,36 @@ fn answer(out: &mut impl Write, v: &Value) -> io::Result<()> {
 
 /// Run the worker until `exit` or end of input; returns the exit status.
 pub fn run() -> i32 {
-    let stdin = io::stdin();
+    let mut stdin = io::stdin().lock();
     let mut out = io::stdout().lock();
     let fault = Fault::from_env();
-    for line in stdin.lock().lines() {
-        let Ok(line) = line else { return 1 };
-        if line.trim().is_empty() {
-            continue;
+    let mut line = String::new();
+    loop {
+        match control::read_line(&mut stdin, &mut line) {
+            Ok(true) => {}
+            Ok(false) => return 0,
+            Err(_) => return 1,
         }
-        let reply = match serde_json::from_str::<Value>(&line) {
-            Err(e) => json!({"ok": false, "error": format!("not JSON: {e}")}),
-            Ok(cmd) => match cmd.get("op").and_then(Value::as_str) {
-                Some("hello") => json!({
+        let reply = match control::parse_command(&line) {
+            None => continue,
+            Some(Err(e)) => json!({"ok": false, "error": e}),
+            Some(Ok((op, cmd))) => match op.as_str() {
+                "hello" => json!({
                     "ok": true, "runtime": "rust", "version": concat!("toll ", env!("CARGO_PKG_VERSION")),
                     "wire": 1, "pid": std::process::id(), "ops": ["transfer", "spawn", "ring"],
                     "units": crate::units::UNITS,
                     "transports": Transport::ALL.iter().map(|t| t.name()).collect::<Vec<_>>(),
                 }),
-                Some("transfer") => transfer(&cmd, &mut out, fault),
-                Some(op @ ("spawn" | "ring")) => units(op, &cmd, fault),
-                Some("exit") => return 0,
-                Some(op) => json!({"ok": false, "error": format!("unknown op `{op}`")}),
-                None => json!({"ok": false, "error": "command has no `op`"}),
+                "transfer" => transfer(&cmd, &mut out, fault),
+                "spawn" | "ring" => units(&op, &cmd, fault),
+                "exit" => return 0,
+                op => json!({"ok": false, "error": format!("unknown op `{op}`")}),
             },
         };
         if answer(&mut out, &reply).is_err() {
             return 1;
         }
     }
-    0
 }
 
 fn transfer(cmd: &Value, out: &mut impl Write, fault: Fault) -> Value {

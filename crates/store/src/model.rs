@@ -94,3 +94,31 @@ pub struct Run {
     pub tool_version: String,
     pub series: Vec<Series>,
 }
+
+#[cfg(test)]
+mod tests {
+    /// Found by fuzz/fuzz_targets/run_json.rs: serde_json's default float
+    /// parser read 1.5369223372036853 back as 1.536922337203685, so a run
+    /// stored or exported and read back was not quite the run measured
+    /// (the workspace now asks for serde_json's `float_roundtrip`).
+    #[test]
+    fn figures_read_back_bit_for_bit() {
+        for x in [
+            1.5369223372036853_f64,
+            0.1 + 0.2,
+            2.2250738585072014e-308,
+            1.7976931348623157e308,
+            5e-324,
+        ] {
+            let text = serde_json::to_string(&x).unwrap();
+            let back: f64 = serde_json::from_str(&text).unwrap();
+            assert_eq!(back.to_bits(), x.to_bits(), "{text}");
+            let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(
+                v.as_f64().map(f64::to_bits),
+                Some(x.to_bits()),
+                "{text} as a Value"
+            );
+        }
+    }
+}

@@ -52,7 +52,15 @@ pub enum Progress {
     Done(usize, Response),
 }
 
+/// Longest response head, and longest trailer line.
 const MAX_HEAD: usize = 64 * 1024;
+/// Longest chunk-size line, extensions included.
+const MAX_CHUNK_LINE: usize = 1024;
+
+// Each limit holds for a line or head however its bytes arrive: a partial
+// one of more bytes is refused, and so is a complete one whose bytes before
+// its final `\n` are more (they could have arrived as a partial one), so a
+// response is not refused or accepted by how the network split it.
 
 impl Parser {
     /// `no_body`: the request was HEAD.
@@ -104,6 +112,9 @@ impl Parser {
                         }
                         Err(_) => return Err("malformed response head"),
                         Ok(httparse::Status::Complete(n)) => {
+                            if n - 1 > MAX_HEAD {
+                                return Err("response head larger than 64 KiB");
+                            }
                             used += n;
                             let status = r.code.unwrap_or(0);
                             self.current.status = status;
@@ -171,6 +182,9 @@ impl Parser {
                     return Ok(Progress::More(used));
                 }
                 State::Body(Body::ChunkSize) => match httparse::parse_chunk_size(rest) {
+                    Ok(httparse::Status::Complete((n, _))) if n - 1 > MAX_CHUNK_LINE => {
+                        return Err("malformed chunk size line");
+                    }
                     Ok(httparse::Status::Complete((n, size))) => {
                         used += n;
                         self.current.wire_body_len += n as u64;
@@ -181,7 +195,7 @@ impl Parser {
                         });
                     }
                     Ok(httparse::Status::Partial) => {
-                        if rest.len() > 1024 {
+                        if rest.len() > MAX_CHUNK_LINE {
                             return Err("malformed chunk size line");
                         }
                         return Ok(Progress::More(used));
@@ -217,6 +231,9 @@ impl Parser {
                         }
                         return Ok(Progress::More(used));
                     };
+                    if eol + 1 > MAX_HEAD {
+                        return Err("trailer larger than 64 KiB");
+                    }
                     used += eol + 2;
                     self.current.wire_body_len += eol as u64 + 2;
                     if eol == 0 {
@@ -357,6 +374,66 @@ mod tests {
         assert!(parse_in_steps(b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n", 100).is_err());
         let bad_chunk = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n";
         assert!(parse_in_steps(bad_chunk, 100).is_err());
+    }
+
+    /// Found by fuzz/fuzz_targets/http_response.rs: a chunk-size line of
+    /// more than 1 KiB (a long extension) was refused when it arrived in
+    /// pieces and accepted when it arrived at once; heads and trailer lines
+    /// past 64 KiB did the same (seen in the code once the fuzzer had
+    /// pointed there). Each limit now holds however the bytes come.
+    #[test]
+    fn limits_hold_however_the_bytes_arrive() {
+        let chunked = |ext: usize| {
+            let mut b = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4;".to_vec();
+            b.extend(vec![b'x'; ext]);
+            b.extend_from_slice(b"\r\nWiki\r\n0\r\n\r\n");
+            b
+        };
+        let head = |pad: usize| {
+            let mut b = b"HTTP/1.1 200 OK\r\nX-Pad: ".to_vec();
+            b.extend(vec![b'x'; pad]);
+            b.extend_from_slice(b"\r\nContent-Length: 0\r\n\r\n");
+            b
+        };
+        let trailer = |pad: usize| {
+            let mut b = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: ".to_vec();
+            b.extend(vec![b'x'; pad]);
+            b.extend_from_slice(b"\r\n\r\n");
+            b
+        };
+        // The longest line or head that passes, and one byte more.
+        let head_fits = MAX_HEAD + 1 - head(0).len();
+        let trailer_fits = MAX_HEAD - 1 - b"X-T: ".len();
+        let chunk_fits = MAX_CHUNK_LINE + 1 - b"4;\r\n".len();
+        for (what, ok, too_long, steps) in [
+            (
+                "chunk line",
+                chunked(chunk_fits),
+                chunked(chunk_fits + 1),
+                [1, 7, 1000, usize::MAX],
+            ),
+            (
+                "head",
+                head(head_fits),
+                head(head_fits + 1),
+                [999, 4096, 65535, usize::MAX],
+            ),
+            (
+                "trailer",
+                trailer(trailer_fits),
+                trailer(trailer_fits + 1),
+                [999, 4096, 65535, usize::MAX],
+            ),
+        ] {
+            for step in steps {
+                let step = step.min(too_long.len());
+                assert!(parse_in_steps(&ok, step).is_ok(), "{what}, step {step}");
+                assert!(
+                    parse_in_steps(&too_long, step).is_err(),
+                    "{what} + 1, step {step}"
+                );
+            }
+        }
     }
 
     #[test]

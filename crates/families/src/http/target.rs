@@ -32,6 +32,26 @@ impl Target {
 
     /// Parse `url` and resolve its host.
     pub fn resolve(url: &str) -> Result<Target, HttpError> {
+        let mut target = Target::parse(url)?;
+        let addrs: Vec<SocketAddr> = (target.host.as_str(), target.port)
+            .to_socket_addrs()
+            .map_err(|e| HttpError::Resolve {
+                host: target.host.clone(),
+                why: e.to_string(),
+            })?
+            .collect();
+        if addrs.is_empty() {
+            return Err(HttpError::Resolve {
+                host: target.host,
+                why: "no addresses".into(),
+            });
+        }
+        target.addrs = addrs;
+        Ok(target)
+    }
+
+    /// Parse and check `url` without resolving its host (`addrs` is empty).
+    pub fn parse(url: &str) -> Result<Target, HttpError> {
         let bad = |why: &str| HttpError::BadUrl {
             url: url.to_string(),
             why: why.to_string(),
@@ -57,19 +77,17 @@ impl Target {
         let default_port = if tls { 443 } else { 80 };
         let host = uri
             .host()
+            .map(|h| h.trim_start_matches('[').trim_end_matches(']'))
             .filter(|h| !h.is_empty())
-            .ok_or_else(|| bad("it has no host"))?;
-        let host = host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
+            .ok_or_else(|| bad("it has no host"))?
             .to_string();
         let port = uri.port_u16().unwrap_or(default_port);
-        let path = uri
-            .path_and_query()
-            .map(|p| p.as_str())
-            .filter(|p| !p.is_empty())
-            .unwrap_or("/")
-            .to_string();
+        // The request target: `uri.path()` is `/` where the URL has none, so
+        // `http://host?q` asks for `/?q`, not `?q`.
+        let path = match uri.query() {
+            Some(q) => format!("{}?{q}", uri.path()),
+            None => uri.path().to_string(),
+        };
         let bracketed = if host.contains(':') {
             format!("[{host}]")
         } else {
@@ -80,19 +98,6 @@ impl Target {
         } else {
             format!("{bracketed}:{port}")
         };
-        let addrs: Vec<SocketAddr> = (host.as_str(), port)
-            .to_socket_addrs()
-            .map_err(|e| HttpError::Resolve {
-                host: host.clone(),
-                why: e.to_string(),
-            })?
-            .collect();
-        if addrs.is_empty() {
-            return Err(HttpError::Resolve {
-                host,
-                why: "no addresses".into(),
-            });
-        }
         Ok(Target {
             url: url.to_string(),
             host,
@@ -100,7 +105,7 @@ impl Target {
             tls,
             path,
             host_header,
-            addrs,
+            addrs: Vec::new(),
         })
     }
 }
@@ -130,6 +135,19 @@ mod tests {
         );
     }
 
+    /// Found by fuzz/fuzz_targets/url.rs: the request line was `GET ?q HTTP/1.1`.
+    #[test]
+    fn a_query_without_a_path_asks_for_the_root() {
+        for (url, path) in [
+            ("http://user@ep?q#f", "/?q"),
+            ("http://127.0.0.1:8080?a=1&b", "/?a=1&b"),
+            ("http://h/?", "/?"),
+            ("http://h#f", "/"),
+        ] {
+            assert_eq!(Target::parse(url).unwrap().path, path, "{url}");
+        }
+    }
+
     #[test]
     fn the_preferred_address_goes_first_and_the_rest_keep_their_order() {
         let mut t = Target::resolve("http://127.0.0.1:9/").unwrap();
@@ -150,6 +168,8 @@ mod tests {
             ("127.0.0.1:80/x", "no scheme"),
             ("ftp://127.0.0.1/", "not HTTP"),
             ("http://exa mple/", "invalid"),
+            // Found by fuzz/fuzz_targets/url.rs: an empty host went on to be resolved.
+            ("http://[]/", "no host"),
         ] {
             let e = Target::resolve(url).unwrap_err().to_string();
             assert!(e.contains(want), "{url}: {e}");

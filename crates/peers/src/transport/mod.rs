@@ -10,7 +10,8 @@ mod socket;
 use serde_json::Value;
 use std::fmt;
 use std::io::{self, Read, Write};
-use std::path::Path;
+use std::os::fd::RawFd;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Instant;
 
@@ -117,8 +118,24 @@ impl Pending {
     }
 }
 
-/// The worker's side: connect to the endpoint a `transfer` command names.
-pub fn connect(cmd: &Value) -> io::Result<Channel> {
+/// Where a `transfer` command tells the worker to connect (spec/wire.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Endpoint {
+    /// The inherited pipes' descriptors.
+    Pipe {
+        read_fd: RawFd,
+        write_fd: RawFd,
+    },
+    Unix(PathBuf),
+    Tcp {
+        host: String,
+        port: u16,
+    },
+    Shm(PathBuf),
+}
+
+/// Read the endpoint a `transfer` command names, touching nothing.
+pub fn endpoint(cmd: &Value) -> io::Result<Endpoint> {
     let field = |k: &str| {
         cmd.get(k).and_then(Value::as_str).ok_or_else(|| {
             io::Error::new(
@@ -130,29 +147,60 @@ pub fn connect(cmd: &Value) -> io::Result<Channel> {
     let transport: Transport = field("transport")?
         .parse()
         .map_err(|e: String| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    match transport {
+    Ok(match transport {
         Transport::Pipe => {
             let fd = |k: &str| {
                 cmd.get(k)
                     .and_then(Value::as_i64)
-                    .map(|v| v as i32)
+                    .and_then(|v| RawFd::try_from(v).ok())
+                    .filter(|&fd| fd >= 0)
                     .ok_or_else(|| {
                         io::Error::new(
                             io::ErrorKind::InvalidInput,
-                            format!("transfer command lacks `{k}`"),
+                            format!(
+                                "transfer command lacks `{k}` (a file descriptor, 0 or more): {}",
+                                cmd.get(k).unwrap_or(&Value::Null)
+                            ),
                         )
                     })
             };
-            pipe::connect(fd("read_fd")?, fd("write_fd")?)
+            Endpoint::Pipe {
+                read_fd: fd("read_fd")?,
+                write_fd: fd("write_fd")?,
+            }
         }
-        Transport::Unix => socket::connect_unix(Path::new(field("path")?)),
+        Transport::Unix => Endpoint::Unix(field("path")?.into()),
         Transport::Tcp => {
-            let port = cmd.get("port").and_then(Value::as_u64).ok_or_else(|| {
-                io::Error::new(io::ErrorKind::InvalidInput, "transfer command lacks `port`")
-            })?;
-            socket::connect_tcp(field("host")?, port as u16)
+            let port = cmd
+                .get("port")
+                .and_then(Value::as_u64)
+                .and_then(|p| u16::try_from(p).ok())
+                .filter(|&p| p != 0)
+                .ok_or_else(|| {
+                    io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!(
+                            "transfer command lacks `port` (a port number, 1 to 65535): {}",
+                            cmd.get("port").unwrap_or(&Value::Null)
+                        ),
+                    )
+                })?;
+            Endpoint::Tcp {
+                host: field("host")?.into(),
+                port,
+            }
         }
-        Transport::Shm => shm::connect(Path::new(field("path")?)),
+        Transport::Shm => Endpoint::Shm(field("path")?.into()),
+    })
+}
+
+/// The worker's side: connect to the endpoint a `transfer` command names.
+pub fn connect(cmd: &Value) -> io::Result<Channel> {
+    match endpoint(cmd)? {
+        Endpoint::Pipe { read_fd, write_fd } => pipe::connect(read_fd, write_fd),
+        Endpoint::Unix(path) => socket::connect_unix(&path),
+        Endpoint::Tcp { host, port } => socket::connect_tcp(&host, port),
+        Endpoint::Shm(path) => shm::connect(&path),
     }
 }
 
@@ -173,4 +221,59 @@ fn wait_step(deadline: Instant, alive: &Alive, what: &str) -> io::Result<()> {
     }
     std::thread::sleep(std::time::Duration::from_micros(500));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pipe(read_fd: Value) -> Value {
+        json!({"op": "transfer", "transport": "pipe", "read_fd": read_fd, "write_fd": 4})
+    }
+
+    fn tcp(port: Value) -> Value {
+        json!({"op": "transfer", "transport": "tcp", "host": "127.0.0.1", "port": port})
+    }
+
+    /// Found by fuzz/fuzz_targets/control_message.rs: port 401203 was
+    /// taken as 7987 (401203 mod 65536) and the worker connected there.
+    #[test]
+    fn a_port_out_of_range_is_refused_not_wrapped() {
+        for port in [
+            json!(401203),
+            json!(65536),
+            json!(0),
+            json!(-1),
+            json!("80"),
+        ] {
+            let e = endpoint(&tcp(port.clone())).unwrap_err();
+            assert!(e.to_string().contains("1 to 65535"), "{port}: {e}");
+        }
+        assert_eq!(
+            endpoint(&tcp(json!(65535))).unwrap(),
+            Endpoint::Tcp {
+                host: "127.0.0.1".into(),
+                port: 65535
+            }
+        );
+    }
+
+    /// Found by fuzz/fuzz_targets/control_message.rs: a negative descriptor
+    /// was accepted (and -1 panicked the worker in `BorrowedFd::borrow_raw`),
+    /// and 4294967299 was taken as descriptor 3.
+    #[test]
+    fn a_descriptor_out_of_range_is_refused_not_wrapped() {
+        for fd in [json!(-1), json!(-14), json!(4294967299u64), json!(3.0)] {
+            let e = connect(&pipe(fd.clone())).err().expect("refused");
+            assert!(e.to_string().contains("0 or more"), "{fd}: {e}");
+        }
+        assert_eq!(
+            endpoint(&pipe(json!(3))).unwrap(),
+            Endpoint::Pipe {
+                read_fd: 3,
+                write_fd: 4
+            }
+        );
+    }
 }
