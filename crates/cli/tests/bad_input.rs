@@ -189,12 +189,7 @@ fn huge_values_are_refused_before_any_work() {
         ),
         (&["spawn", "--trials", "4000000000"], "not in 1..=10000"),
     ];
-    for (args, needle) in cases {
-        let o = s.toll(args);
-        assert_one_line_error(&o, needle);
-        assert_eq!(o.status.code(), Some(2), "{args:?}");
-    }
-    assert!(!s.db().exists(), "a refused command creates nothing");
+    assert_usage_errors(&s, cases);
 }
 
 /// `--db` names a file toll can read back: a PostgreSQL URL, SQLite's
@@ -300,12 +295,7 @@ fn ci_targets_and_presets_are_checked_before_any_work() {
         ),
         (&["ring", "-n", "E1"], "spawn and ring take `--n e2`"),
     ];
-    for (args, needle) in cases {
-        let o = s.toll(args);
-        assert_one_line_error(&o, needle);
-        assert_eq!(o.status.code(), Some(2), "{args:?}");
-    }
-    assert!(!s.db().exists(), "nothing is stored for a refused command");
+    assert_usage_errors(&s, cases);
 }
 
 /// Issue: error chains printed the OS's text twice ("cannot create …: Not a

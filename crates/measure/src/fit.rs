@@ -540,22 +540,7 @@ fn groups(points: &[(f64, Vec<f64>)]) -> Vec<Group> {
 
 /// Ordinary least squares; None unless `xs` holds two different values.
 fn least_squares(xs: &[f64], ys: &[f64]) -> Option<Line> {
-    let len = xs.len() as f64;
-    let mean_x = xs.iter().sum::<f64>() / len;
-    let mean_y = ys.iter().sum::<f64>() / len;
-    let (mut sxy, mut sxx) = (0.0, 0.0);
-    for (x, y) in xs.iter().zip(ys) {
-        sxy += (x - mean_x) * (y - mean_y);
-        sxx += (x - mean_x) * (x - mean_x);
-    }
-    if sxx <= 0.0 || !sxx.is_finite() {
-        return None;
-    }
-    let beta = sxy / sxx;
-    Some(Line {
-        alpha: mean_y - beta * mean_x,
-        beta,
-    })
+    weighted_least_squares(xs, ys, &vec![1.0; xs.len()])
 }
 
 /// Theil–Sen over every pair with different x; `slopes` is scratch space.

@@ -84,3 +84,14 @@ pub fn assert_one_line_error(o: &Output, needle: &str) {
     assert!(lines[0].contains(needle), "`{needle}` not in: {}", lines[0]);
     assert!(!err.contains("panicked"), "panic: {err}");
 }
+
+/// Each case, run: a usage error (exit 2) in one line naming its needle,
+/// and no database created for any of them.
+pub fn assert_usage_errors(s: &Scratch, cases: &[(&[&str], &str)]) {
+    for (args, needle) in cases {
+        let o = s.toll(args);
+        assert_one_line_error(&o, needle);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+    }
+    assert!(!s.db().exists(), "a refused command creates nothing");
+}
