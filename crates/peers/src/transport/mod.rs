@@ -136,33 +136,30 @@ pub enum Endpoint {
 
 /// Read the endpoint a `transfer` command names, touching nothing.
 pub fn endpoint(cmd: &Value) -> io::Result<Endpoint> {
-    let field = |k: &str| {
-        cmd.get(k).and_then(Value::as_str).ok_or_else(|| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("transfer command lacks `{k}`"),
-            )
-        })
+    let lacks = |k: &str| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("transfer command lacks `{k}`"),
+        )
     };
+    let bad = |k: &str, what: &str, v: &Value| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("transfer command's `{k}` must be {what}, not {v}"),
+        )
+    };
+    let field = |k: &str| cmd.get(k).and_then(Value::as_str).ok_or_else(|| lacks(k));
     let transport: Transport = field("transport")?
         .parse()
         .map_err(|e: String| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     Ok(match transport {
         Transport::Pipe => {
             let fd = |k: &str| {
-                cmd.get(k)
-                    .and_then(Value::as_i64)
+                let v = cmd.get(k).ok_or_else(|| lacks(k))?;
+                v.as_i64()
                     .and_then(|v| RawFd::try_from(v).ok())
                     .filter(|&fd| fd >= 0)
-                    .ok_or_else(|| {
-                        io::Error::new(
-                            io::ErrorKind::InvalidInput,
-                            format!(
-                                "transfer command lacks `{k}` (a file descriptor, 0 or more): {}",
-                                cmd.get(k).unwrap_or(&Value::Null)
-                            ),
-                        )
-                    })
+                    .ok_or_else(|| bad(k, "a file descriptor, 0 or more", v))
             };
             Endpoint::Pipe {
                 read_fd: fd("read_fd")?,
@@ -171,20 +168,12 @@ pub fn endpoint(cmd: &Value) -> io::Result<Endpoint> {
         }
         Transport::Unix => Endpoint::Unix(field("path")?.into()),
         Transport::Tcp => {
-            let port = cmd
-                .get("port")
-                .and_then(Value::as_u64)
+            let v = cmd.get("port").ok_or_else(|| lacks("port"))?;
+            let port = v
+                .as_u64()
                 .and_then(|p| u16::try_from(p).ok())
                 .filter(|&p| p != 0)
-                .ok_or_else(|| {
-                    io::Error::new(
-                        io::ErrorKind::InvalidInput,
-                        format!(
-                            "transfer command lacks `port` (a port number, 1 to 65535): {}",
-                            cmd.get("port").unwrap_or(&Value::Null)
-                        ),
-                    )
-                })?;
+                .ok_or_else(|| bad("port", "a port number, 1 to 65535", v))?;
             Endpoint::Tcp {
                 host: field("host")?.into(),
                 port,
