@@ -116,7 +116,7 @@ pub struct UnitArgs {
     /// (java/virtual-thread) or a class (os-process, os-thread, green). Default: all.
     #[arg(long, value_name = "LIST")]
     pub unit: Option<String>,
-    /// Timed trials per N (1 to 10000).
+    /// Rounds, every N timed once a round in shuffled order (1 to 10000).
     #[arg(long, default_value_t = 5, value_name = "K",
           value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub trials: u32,

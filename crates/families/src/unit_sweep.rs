@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use toll_measure::fit::{cost_knee, fit_series};
+use toll_measure::rounds;
 use toll_measure::{Fingerprint, Sample, SeriesFit, Summary};
 use toll_peers::{Ceiling, Launch, Peer, PeerError, Runtime};
 use toll_store::{NewRun, Point, PointStatus, RunStatus, Store, StoreError};
@@ -225,17 +226,69 @@ struct Sweep<'a> {
     peer: Option<Peer>,
 }
 
-/// How one point ended.
-enum PointEnd {
-    Measured(Box<Figures>, Vec<Sample>, Option<Value>),
-    /// Failed; `blocks` when larger N would fail the same way.
-    Failed {
-        reason: String,
-        blocks: bool,
-    },
+/// One N while the rounds go on: its trials so far, and why it stopped
+/// taking more, if it has.
+#[derive(Debug, Clone, Default)]
+struct PointState {
+    samples: Vec<Sample>,
+    /// The machine's used memory after each trial, kB (spawn).
+    mems: Vec<f64>,
+    mem_how: Option<String>,
+    /// Time spent on its trials, against the point's ceiling.
+    spent: Duration,
+    /// Why it failed, and whether larger N would fail the same way.
+    failure: Option<(String, bool)>,
+    /// Another trial would likely cross the time ceiling.
+    full: bool,
+}
+
+impl PointState {
+    /// Takes no more trials.
+    fn closed(&self) -> bool {
+        self.failure.is_some() || self.full
+    }
+}
+
+/// The smaller N whose failure means N `i` would fail the same way.
+fn blocked_by(ns: &[u64], states: &[PointState], i: usize) -> Option<u64> {
+    ns.iter()
+        .zip(states)
+        .filter(|(&n, s)| n < ns[i] && matches!(s.failure, Some((_, true))))
+        .map(|(&n, _)| n)
+        .min()
+}
+
+/// Why a point with no trials has none.
+fn failure_reason(ns: &[u64], states: &[PointState], i: usize) -> String {
+    match (&states[i].failure, blocked_by(ns, states, i)) {
+        (Some((reason, _)), _) => reason.clone(),
+        (None, Some(n)) => format!("not tried: N = {n} already failed"),
+        (None, None) => "not measured: the run was interrupted".to_string(),
+    }
+}
+
+/// What a spawn point stores beside its timings: the memory readings, and
+/// the memory per unit or why it is not given (crates/report/schema.json).
+fn extra(figures: &Figures, state: &PointState) -> Option<Value> {
+    if state.mems.is_empty() {
+        return None;
+    }
+    let mut extra = json!({"mem_kb": state.mems, "mem_how": state.mem_how});
+    match (figures.mem_kb_per_unit, &figures.mem_note) {
+        (Some(per), _) => extra["mem_kb_per_unit"] = per.into(),
+        (None, Some(why)) => extra["mem_note"] = why.as_str().into(),
+        (None, None) => {}
+    }
+    Some(extra)
 }
 
 impl Sweep<'_> {
+    /// Every N of the series, measured in interleaved rounds: each round
+    /// takes one trial of every N still measuring (the first round
+    /// ascending, so a limit is met having measured every smaller N; later
+    /// rounds shuffled, seeded), so slow drift of the machine spreads over
+    /// every point instead of tilting the line. Every point is stored after
+    /// each round.
     fn series(&mut self, run_id: i64) -> Result<UnitSeries, UnitsError> {
         let label = self.target.label();
         let version = self
@@ -254,52 +307,52 @@ impl Sweep<'_> {
         let series_id = self.store.add_series(run_id, &label, &attrs)?;
         self.observer.series_started(&label, self.cfg.ns.len());
         self.warm_up();
-        let mut points: Vec<UnitPoint> = Vec::new();
-        let mut blocked: Option<String> = None;
-        for &n in &self.cfg.ns {
+        let ns = &self.cfg.ns;
+        let mut states: Vec<PointState> = vec![PointState::default(); ns.len()];
+        let mut ids: Vec<Option<i64>> = vec![None; ns.len()];
+        let seed = (run_id as u64) << 16 ^ series_id as u64;
+        let mut rounds_taken = 0;
+        for round in 0..self.cfg.trials as usize {
             if self.stop.load(Ordering::Relaxed) {
                 break;
             }
-            let end = match &blocked {
-                Some(why) => PointEnd::Failed {
-                    reason: format!("not tried: {why}"),
-                    blocks: false,
-                },
-                None => self.point(n),
-            };
-            let (point, result) = match end {
-                PointEnd::Measured(figures, samples, extra) => {
+            for i in rounds::order(ns.len(), round, seed) {
+                if self.stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                if states[i].closed() || blocked_by(ns, &states, i).is_some() {
+                    continue;
+                }
+                self.trial(ns[i], &mut states[i]);
+                if let Some((reason, _)) = &states[i].failure {
+                    self.observer
+                        .warning(&format!("{label} at N = {}: {reason}", ns[i]));
+                }
+            }
+            rounds_taken = round + 1;
+            self.save(series_id, &mut ids, &states)?;
+            self.observer.round_done(&label, rounds_taken);
+        }
+        self.save(series_id, &mut ids, &states)?;
+        let _ = self.store.set_series_attrs(series_id, &{
+            let mut a = attrs;
+            a["rounds"] = json!(rounds_taken);
+            a
+        });
+        let mut points: Vec<UnitPoint> = Vec::new();
+        for (i, &n) in ns.iter().enumerate() {
+            let result = match self.figures(n, &states[i]) {
+                Some(figures) => {
+                    if let Some(why) = &figures.mem_note {
+                        self.observer.warning(&format!(
+                            "{label} at N = {n}: memory per unit not measured: {why}"
+                        ));
+                    }
                     self.observer.point_done(&label, n, &figures.per_op);
-                    let point = Point {
-                        n,
-                        status: PointStatus::Ok,
-                        error: None,
-                        summary: Some(figures.per_op.clone()),
-                        samples,
-                        extra,
-                    };
-                    (point, Ok(*figures))
+                    Ok(figures)
                 }
-                PointEnd::Failed { reason, blocks } => {
-                    if blocked.is_none() {
-                        self.observer
-                            .warning(&format!("{label} at N = {n}: {reason}"));
-                    }
-                    if blocks {
-                        blocked = Some(format!("N = {n} already failed"));
-                    }
-                    let point = Point {
-                        n,
-                        status: PointStatus::Failed,
-                        error: Some(reason.clone()),
-                        summary: None,
-                        samples: vec![],
-                        extra: None,
-                    };
-                    (point, Err(reason))
-                }
+                None => Err(failure_reason(ns, &states, i)),
             };
-            self.store.add_point(series_id, &point)?;
             points.push(UnitPoint { n, result });
         }
         if let Some(peer) = self.peer.take() {
@@ -320,6 +373,45 @@ impl Sweep<'_> {
             fit,
             knee,
         })
+    }
+
+    /// Store every point as it stands, replacing what the last round stored.
+    fn save(
+        &self,
+        series_id: i64,
+        ids: &mut [Option<i64>],
+        states: &[PointState],
+    ) -> Result<(), UnitsError> {
+        let ns = &self.cfg.ns;
+        let points: Vec<Point> = ns
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| match self.figures(n, &states[i]) {
+                Some(figures) => Point {
+                    n,
+                    status: PointStatus::Ok,
+                    error: None,
+                    summary: Some(figures.per_op.clone()),
+                    samples: states[i].samples.clone(),
+                    extra: extra(&figures, &states[i]),
+                },
+                None => Point {
+                    n,
+                    status: PointStatus::Failed,
+                    error: Some(failure_reason(ns, states, i)),
+                    summary: None,
+                    samples: vec![],
+                    extra: None,
+                },
+            })
+            .collect();
+        let mut batch: Vec<(Option<i64>, &Point)> =
+            ids.iter().copied().zip(points.iter()).collect();
+        self.store.save_points(series_id, &mut batch)?;
+        for (id, (new, _)) in ids.iter_mut().zip(batch) {
+            *id = new;
+        }
+        Ok(())
     }
 
     /// The worker, started if it is not running; None if it cannot start.
@@ -360,102 +452,88 @@ impl Sweep<'_> {
         }
     }
 
-    /// Measure one N: `trials` commands, within the point's time ceiling.
-    fn point(&mut self, n: u64) -> PointEnd {
+    /// One trial of N, within what is left of the point's time ceiling; a
+    /// failure closes the point (its trials so far are kept).
+    fn trial(&mut self, n: u64, state: &mut PointState) {
         let cmd = self.command(n, None);
         let ceiling = self.cfg.ceiling;
+        let last = state
+            .samples
+            .last()
+            .map(|s: &Sample| Duration::from_nanos(s.total_ns))
+            .unwrap_or_default();
+        // No trial that would likely cross the ceiling.
+        if !state.samples.is_empty() && state.spent + last + last / 4 > ceiling.time {
+            state.full = true;
+            return;
+        }
+        let budget = Ceiling {
+            time: ceiling.time.saturating_sub(state.spent),
+            mem_kb: ceiling.mem_kb,
+        };
+        let Some(peer) = self.peer() else {
+            state.failure = Some((
+                format!("the {} worker did not start", self.target.runtime),
+                true,
+            ));
+            return;
+        };
         let started = Instant::now();
-        let mut samples = Vec::new();
-        let mut mems = Vec::new();
-        let mut mem_how = None;
-        for _ in 0..self.cfg.trials {
-            let spent = started.elapsed();
-            let last = samples
-                .last()
-                .map(|s: &Sample| Duration::from_nanos(s.total_ns))
-                .unwrap_or_default();
-            // Stop adding trials when the next one would likely cross the ceiling.
-            if !samples.is_empty() && spent + last + last / 4 > ceiling.time {
-                break;
+        let answer = peer.units(&cmd, budget);
+        state.spent += started.elapsed();
+        let answer = match answer {
+            Ok(a) => a,
+            Err(e) => {
+                state.failure = Some(self.failed(e, &ceiling));
+                return;
             }
-            let budget = Ceiling {
-                time: ceiling.time.saturating_sub(spent),
-                mem_kb: ceiling.mem_kb,
-            };
-            let Some(peer) = self.peer() else {
-                return PointEnd::Failed {
-                    reason: format!("the {} worker did not start", self.target.runtime),
-                    blocks: true,
-                };
-            };
-            let answer = match peer.units(&cmd, budget) {
-                Ok(a) => a,
-                Err(e) => return self.failed(e, &ceiling),
-            };
-            match check(self.cfg.op, self.target.runtime, &answer, n) {
-                Ok(sample) => samples.push(sample),
-                Err(reason) => {
-                    self.peer = None;
-                    return PointEnd::Failed {
-                        reason,
-                        blocks: false,
-                    };
-                }
-            }
-            if let Some(kb) = answer.get("mem_kb").and_then(Value::as_i64) {
-                mems.push(kb as f64);
-                mem_how = answer
-                    .get("mem_how")
-                    .and_then(Value::as_str)
-                    .map(String::from);
-            }
-            if self.stop.load(Ordering::Relaxed) {
-                break;
+        };
+        match check(self.cfg.op, self.target.runtime, &answer, n) {
+            Ok(sample) => state.samples.push(sample),
+            Err(reason) => {
+                self.peer = None;
+                state.failure = Some((reason, false));
+                return;
             }
         }
-        let per_op: Vec<f64> = samples.iter().map(Sample::per_op_ns).collect();
-        let totals: Vec<f64> = samples.iter().map(|s| s.total_ns as f64).collect();
-        let (mem_kb_per_unit, mem_note) = match mems.is_empty() {
+        if let Some(kb) = answer.get("mem_kb").and_then(Value::as_i64) {
+            state.mems.push(kb as f64);
+            state.mem_how = answer
+                .get("mem_how")
+                .and_then(Value::as_str)
+                .map(String::from);
+        }
+    }
+
+    /// A point's figures from its trials (None when it has none).
+    fn figures(&self, n: u64, state: &PointState) -> Option<Figures> {
+        if state.samples.is_empty() {
+            return None;
+        }
+        let per_op: Vec<f64> = state.samples.iter().map(Sample::per_op_ns).collect();
+        let totals: Vec<f64> = state.samples.iter().map(|s| s.total_ns as f64).collect();
+        let (mem_kb_per_unit, mem_note) = match state.mems.is_empty() {
             true => (None, None),
-            false => match unit_memory::per_unit(&mems, n) {
+            false => match unit_memory::per_unit(&state.mems, n) {
                 Ok(per) => (Some(per), None),
                 Err(why) => (None, Some(why)),
             },
         };
-        if let Some(why) = &mem_note {
-            let label = self.target.label();
-            self.observer.warning(&format!(
-                "{label} at N = {n}: memory per unit not measured: {why}"
-            ));
-        }
-        // mem_kb_per_unit when measured, else mem_note (crates/report/schema.json).
-        let extra = (!mems.is_empty()).then(|| {
-            let mut extra = json!({"mem_kb": mems, "mem_how": mem_how});
-            match (mem_kb_per_unit, &mem_note) {
-                (Some(per), _) => extra["mem_kb_per_unit"] = per.into(),
-                (None, Some(why)) => extra["mem_note"] = why.as_str().into(),
-                (None, None) => {}
-            }
-            extra
-        });
-        let figures = Figures {
+        Some(Figures {
             per_op: Summary::of(&per_op),
             total: Summary::of(&totals),
             trials_ns: totals,
             mem_kb_per_unit,
-            mem_how,
+            mem_how: state.mem_how.clone(),
             mem_note,
-        };
-        PointEnd::Measured(Box::new(figures), samples, extra)
+        })
     }
 
-    /// A failed command: say why, and restart the worker if it died.
-    fn failed(&mut self, e: PeerError, ceiling: &Ceiling) -> PointEnd {
+    /// A failed command: why, and whether larger N would fail the same way;
+    /// the worker is restarted if it died.
+    fn failed(&mut self, e: PeerError, ceiling: &Ceiling) -> (String, bool) {
         match e {
-            PeerError::Refused { detail, limit, .. } => PointEnd::Failed {
-                reason: detail,
-                blocks: limit,
-            },
+            PeerError::Refused { detail, limit, .. } => (detail, limit),
             PeerError::Ceiling { what, .. } => {
                 self.peer = None;
                 let reason = if what.starts_with("memory") {
@@ -469,17 +547,11 @@ impl Sweep<'_> {
                         ceiling.time.as_secs_f64()
                     )
                 };
-                PointEnd::Failed {
-                    reason,
-                    blocks: true,
-                }
+                (reason, true)
             }
             other => {
                 self.peer = None;
-                PointEnd::Failed {
-                    reason: other.to_string(),
-                    blocks: false,
-                }
+                (other.to_string(), false)
             }
         }
     }

@@ -210,7 +210,7 @@ fn render(cfg: &UnitsConfig, outcome: &UnitsOutcome) -> String {
         UnitOp::Ring { m } => format!("toll ring: N = {}, M = {m} rounds", ns.join(", ")),
     };
     s.push_str(&format!(
-        "; {} trials each; ceilings per point {} s, {} MiB\n\n",
+        "; {} rounds (every N once a round, shuffled); ceilings per point {} s, {} MiB\n\n",
         cfg.trials,
         cfg.ceiling.time.as_secs_f64(),
         cfg.ceiling.mem_kb / 1024
