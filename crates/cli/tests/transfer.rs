@@ -234,3 +234,36 @@ fn json_output_is_the_stored_run() {
     assert_eq!(v["schema_version"], 2);
     assert_eq!(v, export_json(&s, "last"));
 }
+
+#[test]
+fn cis_learn_run_to_run_variation_from_earlier_runs_of_the_same_series() {
+    let s = Scratch::new("run-to-run");
+    let fit_of = |run: &serde_json::Value| run["series"][0]["fit"].clone();
+    for _ in 0..3 {
+        let o = transfer(&s, &["--via", "pipe", "--pin", "same"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let runs: Vec<serde_json::Value> = (1..=3).map(|i| export_json(&s, &i.to_string())).collect();
+    for (i, run) in runs.iter().enumerate() {
+        let fit = fit_of(run);
+        let r = &fit["run_to_run"];
+        assert_eq!(r["earlier_runs"], i, "run {}: {r}", i + 1);
+        assert_eq!(r["source"], if i == 0 { "floor" } else { "history" });
+        // The shown CI holds this run's own, and is wider.
+        let (within, shown) = (&r["alpha_ci_within"], &fit["weighted"]["alpha_ci"]);
+        let f = |v: &serde_json::Value, k: usize| v[k].as_f64().unwrap();
+        assert!(
+            f(shown, 0) < f(within, 0) && f(shown, 1) > f(within, 1),
+            "{shown} vs {within}"
+        );
+        assert!(r["alpha_sd"].as_f64().unwrap() > 0.0);
+    }
+    // Another placement is another series' history.
+    let o = transfer(&s, &["--via", "pipe", "--pin", "split"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let split = export_json(&s, "last");
+    assert_eq!(fit_of(&split)["run_to_run"]["earlier_runs"], 0);
+    let out = stdout(&s.toll(&["show", "3"]));
+    assert!(out.contains("run to run: σ(α) = "), "{out}");
+    assert!(out.contains("from 2 earlier runs of this series"), "{out}");
+}

@@ -1,12 +1,14 @@
 //! `toll transfer` (E1): what it costs to send n int32 items to a peer process
 //! over each kind of link, fitted as t(n) = α + β·n.
 
+use crate::history::{self, Comparable};
 use crate::observer::Observer;
 use crate::placement::{last_cpu, Pin, Placement, PlacementError};
 use serde::Serialize;
 use serde_json::json;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
+use toll_measure::env::OthersBusy;
 use toll_measure::rounds::{self, Stop, Verdict};
 use toll_measure::{
     fit::fit_series, Engine, EngineConfig, Fingerprint, Sample, SeriesFit, Summary,
@@ -75,6 +77,18 @@ pub struct SeriesResult {
     pub rounds: usize,
     /// Sizes whose CI missed the `--ci` target when time ran out.
     pub missed: Vec<u64>,
+    /// Share of all CPUs that other processes kept busy while the series
+    /// was measured (see `toll_measure::env::OthersBusy`).
+    pub others_busy: f64,
+    /// The busiest of them, with its share of one CPU.
+    pub busiest: Option<(String, f64)>,
+}
+
+impl SeriesResult {
+    /// Other processes kept the machine busy while this series was measured.
+    pub fn busy(&self) -> bool {
+        self.others_busy > toll_measure::env::BUSY_SHARE
+    }
 }
 
 /// What a run produced.
@@ -141,6 +155,7 @@ pub fn run(
     if let Some(w) = env.busy_warning() {
         observer.warning(&w);
     }
+    let cpu_model = env.cpu_model.clone();
     let engine = Engine::new(cfg.engine.clone());
     let run_id = store.begin_run(&NewRun {
         family: "transfer".into(),
@@ -167,6 +182,7 @@ pub fn run(
         observer,
         stop,
         results: vec![],
+        cpu_model: &cpu_model,
     };
     let result = launches.into_iter().try_for_each(|(runtime, launch)| {
         let transports: Vec<Transport> = pairs
@@ -217,6 +233,8 @@ struct Sweep<'a> {
     observer: &'a mut dyn Observer,
     stop: &'a AtomicBool,
     results: Vec<SeriesResult>,
+    /// The machine's CPU model: earlier runs on another CPU are not history.
+    cpu_model: &'a str,
 }
 
 impl Sweep<'_> {
@@ -253,11 +271,12 @@ impl Sweep<'_> {
         let runtime = peer.runtime();
         let label = format!("{runtime}/{transport}");
         let p = self.placement;
+        let spin = self.cfg.spin && transport == Transport::Shm;
         let attrs = json!({
             "peer": runtime.name(), "transport": transport.name(),
             "peer_version": peer.hello.version, "unit": "items", "item_bytes": ITEM_BYTES,
             "pin": p.pin, "harness_cpu": p.harness_cpu, "peer_cpu": p.peer_cpu,
-            "spin": self.cfg.spin && transport == Transport::Shm,
+            "spin": spin,
         });
         let series_id = self.store.add_series(self.run_id, &label, &attrs)?;
         self.observer.series_started(&label, self.cfg.sizes.len());
@@ -265,25 +284,36 @@ impl Sweep<'_> {
         let mut fit_input: Vec<(f64, Vec<f64>)> = Vec::new();
         let peer_pid = peer.pid();
         let mut taken = Taken::default();
+        let others = OthersBusy::start();
         let measured = self.points(peer, transport, series_id, &label, &mut taken);
+        let (others_busy, busiest) = others.share(&[peer_pid]);
         for (n, summary, per_op) in taken.points {
             fit_input.push((n as f64, per_op));
             points.push((n, summary));
         }
+        let mut attrs = attrs;
         if self.placement.pin == Pin::None {
             // Unpinned: record where the scheduler last ran each end.
-            let observed = json!({"harness_cpu": last_cpu(0), "peer_cpu": last_cpu(peer_pid)});
-            let mut attrs = attrs;
-            attrs["observed_last_cpu"] = observed;
-            attrs["rounds"] = json!(taken.rounds);
-            self.store.set_series_attrs(series_id, &attrs)?;
-        } else {
-            let mut attrs = attrs;
-            attrs["rounds"] = json!(taken.rounds);
-            self.store.set_series_attrs(series_id, &attrs)?;
+            attrs["observed_last_cpu"] =
+                json!({"harness_cpu": last_cpu(0), "peer_cpu": last_cpu(peer_pid)});
         }
-        let fit = fit_series(&fit_input);
-        if let Some(f) = &fit {
+        attrs["rounds"] = json!(taken.rounds);
+        attrs["others_busy"] = json!(others_busy);
+        if let Some(b) = &busiest {
+            attrs["busiest"] = json!(b);
+        }
+        self.store.set_series_attrs(series_id, &attrs)?;
+        let mut fit = fit_series(&fit_input);
+        if let Some(f) = &mut fit {
+            let which = Comparable {
+                family: "transfer",
+                label: &label,
+                run_id: self.run_id,
+                cpu_model: self.cpu_model,
+                config: &[("sizes", json!(self.cfg.sizes))],
+                attrs: &[("pin", json!(p.pin)), ("spin", json!(spin))],
+            };
+            history::widen(self.store, &which, f);
             self.store.set_fit(series_id, f)?;
         }
         self.results.push(SeriesResult {
@@ -294,6 +324,8 @@ impl Sweep<'_> {
             fit,
             rounds: taken.rounds,
             missed: taken.missed,
+            others_busy,
+            busiest,
         });
         measured
     }

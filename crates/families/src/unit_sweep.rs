@@ -7,6 +7,7 @@
 //! reason, and the run goes on; a limit or a ceiling also marks the larger Ns
 //! of that series as not tried, since they would only fail the same way.
 
+use crate::history::{self, Comparable};
 use crate::observer::Observer;
 use crate::unit_memory;
 use crate::units::Target;
@@ -152,6 +153,7 @@ pub fn run(
     if let Some(w) = env.busy_warning() {
         observer.warning(&w);
     }
+    let cpu_model = env.cpu_model.clone();
     let run_id = store.begin_run(&NewRun {
         family: cfg.op.family().into(),
         config: json!({
@@ -177,6 +179,7 @@ pub fn run(
             target: *target,
             launch,
             peer: None,
+            cpu_model: &cpu_model,
         };
         match sweep.series(run_id) {
             Ok(s) => series.push(s),
@@ -224,6 +227,8 @@ struct Sweep<'a> {
     target: Target,
     launch: Launch,
     peer: Option<Peer>,
+    /// The machine's CPU model: earlier runs on another CPU are not history.
+    cpu_model: &'a str,
 }
 
 /// One N while the rounds go on: its trials so far, and why it stopped
@@ -358,8 +363,17 @@ impl Sweep<'_> {
         if let Some(peer) = self.peer.take() {
             peer.close();
         }
-        let fit = fit_series(&self.fit_input(&points));
-        if let Some(f) = &fit {
+        let mut fit = fit_series(&self.fit_input(&points));
+        if let Some(f) = &mut fit {
+            let which = Comparable {
+                family: self.cfg.op.family(),
+                label: &label,
+                run_id,
+                cpu_model: self.cpu_model,
+                config: &[("ns", json!(self.cfg.ns)), ("op", json!(self.cfg.op))],
+                attrs: &[],
+            };
+            history::widen(self.store, &which, f);
             self.store.set_fit(series_id, f)?;
         }
         let per_unit: Vec<(f64, f64)> = points

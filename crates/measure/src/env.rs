@@ -130,7 +130,7 @@ impl Fingerprint {
     /// busy just before the run, naming the busiest and the remedy. toll's
     /// own earlier run does not count: the window is short and starts now.
     pub fn busy_warning(&self) -> Option<String> {
-        if self.busy_fraction <= 0.25 {
+        if self.busy_fraction <= BUSY_SHARE {
             return None;
         }
         let cpus = self.logical_cpus.max(1);
@@ -144,6 +144,62 @@ impl Fingerprint {
              results will be noisy; let that work finish or stop it, then run again",
             self.busy_fraction * 100.0
         ))
+    }
+}
+
+/// Other processes' CPU use over a stretch of measuring (a series), so a
+/// table can say which rows were measured on a busy machine.
+#[derive(Debug, Clone)]
+pub struct OthersBusy {
+    stat: Option<CpuTimes>,
+    procs: std::collections::HashMap<u32, (String, u64)>,
+    started: std::time::Instant,
+}
+
+/// Other processes that kept more than this share of the CPUs busy make a
+/// measurement `busy`, as they make a run's start (see
+/// [`Fingerprint::busy_warning`]).
+pub const BUSY_SHARE: f64 = 0.25;
+
+impl OthersBusy {
+    /// Start watching.
+    pub fn start() -> OthersBusy {
+        OthersBusy {
+            stat: parse_stat_cpu(&read("/proc/stat")),
+            procs: process_times(),
+            started: std::time::Instant::now(),
+        }
+    }
+
+    /// Since the start: the share of all CPUs (0–1) that processes other
+    /// than toll and `ours` (its peer) kept busy, and the busiest of them
+    /// with its share of one CPU.
+    pub fn share(&self, ours: &[u32]) -> (f64, Option<(String, f64)>) {
+        let after = parse_stat_cpu(&read("/proc/stat"));
+        let procs = process_times();
+        let mine = std::process::id();
+        let own: u64 = ours
+            .iter()
+            .chain(std::iter::once(&mine))
+            .filter_map(|pid| {
+                let after = procs.get(pid)?.1;
+                Some(after.saturating_sub(self.procs.get(pid).map_or(0, |b| b.1)))
+            })
+            .sum();
+        let share = match (self.stat, after) {
+            (Some(a), Some(b)) => others_busy_between(a, b, own),
+            _ => 0.0,
+        };
+        let mut busiest = None;
+        let window = self.started.elapsed();
+        let others: std::collections::HashMap<_, _> = procs
+            .into_iter()
+            .filter(|(pid, _)| !ours.contains(pid))
+            .collect();
+        if window > Duration::ZERO {
+            busiest = busiest_process(&self.procs, &others, mine, window);
+        }
+        (share, busiest)
     }
 }
 

@@ -15,6 +15,7 @@ use crate::model::{
 };
 use crate::quantile::median_in_place;
 use crate::resample::{centre, Group, Replicates};
+use crate::run_to_run::RunToRun;
 use serde::{Deserialize, Serialize};
 
 /// How a line was fitted.
@@ -73,6 +74,11 @@ pub struct SeriesFit {
     /// in runs stored before they existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<ModelCheck>,
+    /// The between-run term the CIs were widened by, with the within-run
+    /// CIs (absent in runs stored before it existed, whose CIs are
+    /// within-run): see [`crate::run_to_run`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_to_run: Option<RunToRun>,
 }
 
 impl SeriesFit {
@@ -229,6 +235,7 @@ pub fn fit_series(points: &[(f64, Vec<f64>)]) -> Option<SeriesFit> {
         )),
         nonlinear: is_nonlinear(&ns, &medians) || !check.line_fits(),
         check: Some(check),
+        run_to_run: None,
     })
 }
 

@@ -21,6 +21,7 @@ pub mod outliers;
 pub mod quantile;
 mod resample;
 pub mod rounds;
+pub mod run_to_run;
 pub mod sample;
 pub mod summary;
 pub mod wakeup;

@@ -3,6 +3,7 @@
 pub mod ab;
 pub mod compare;
 pub mod export;
+pub mod legend;
 pub mod plot;
 pub mod show;
 pub mod table;

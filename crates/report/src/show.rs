@@ -179,6 +179,24 @@ pub fn render_run(run: &Run) -> String {
                         );
                     }
                 }
+                if let Some(r) = &fit.run_to_run {
+                    let from = match r.earlier_runs {
+                        0 => {
+                            "the floor (no earlier runs of this series on this machine)".to_string()
+                        }
+                        k => format!("{k} earlier runs of this series on this machine"),
+                    };
+                    let _ = writeln!(
+                        s,
+                        "  run to run: σ(α) = {}, σ(β) = {} ns/n, from {from}; the CIs above hold it; this run alone: α [{}, {}], β [{}, {}]",
+                        fmt_ns(r.alpha_sd),
+                        sig3(r.beta_sd),
+                        fmt_ns(r.alpha_ci_within.0),
+                        fmt_ns(r.alpha_ci_within.1),
+                        sig3(r.beta_ci_within.0),
+                        sig3(r.beta_ci_within.1),
+                    );
+                }
                 if !fit.line_fits() {
                     let _ = writeln!(
                         s,

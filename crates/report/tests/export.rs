@@ -59,6 +59,7 @@ fn run() -> Run {
                 nonlinear: false,
                 weighted: None,
                 check: None,
+                run_to_run: None,
             }),
             points: vec![
                 Point {

@@ -44,6 +44,16 @@ pub struct NewRun {
     pub tool_version: String,
 }
 
+/// A series' fit in an earlier run, with what it was measured under.
+#[derive(Debug, Clone)]
+pub struct EarlierFit {
+    /// The run's configuration.
+    pub config: serde_json::Value,
+    /// The series' attributes (placement, unit, …).
+    pub attrs: serde_json::Value,
+    pub fit: SeriesFit,
+}
+
 /// One line of `toll runs`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunRow {

@@ -2,7 +2,7 @@
 //! point being measured, and the file is always sound.
 
 use crate::migrate;
-use crate::{NewRun, Point, PointStatus, Run, RunRow, RunStatus, Series, StoreError};
+use crate::{EarlierFit, NewRun, Point, PointStatus, Run, RunRow, RunStatus, Series, StoreError};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -312,6 +312,61 @@ impl Store {
             })
             .map_err(|e| self.err(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
+    /// The fits of series `label` in earlier complete runs of `family` on
+    /// this host whose CPU model is `cpu_model`, newest first (at most
+    /// `limit`), each with its run's config and the series' attributes, for
+    /// the caller to keep the comparable ones. Fits that do not parse are
+    /// skipped: history is advice, never a reason to fail a run.
+    pub fn earlier_fits(
+        &self,
+        family: &str,
+        label: &str,
+        cpu_model: &str,
+        before_run: i64,
+        limit: usize,
+    ) -> Result<Vec<EarlierFit>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT r.config_json, r.env_json, s.attrs_json, s.fit_json
+                 FROM series s JOIN runs r ON s.run_id = r.id
+                 WHERE r.family = ?1 AND s.label = ?2 AND r.host = ?3 AND r.id < ?4
+                   AND r.status = 'complete' AND s.fit_json IS NOT NULL
+                 ORDER BY r.id DESC",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(params![family, label, hostname(), before_run], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                ))
+            })
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (config, env, attrs, fit) = row.map_err(|e| self.err(e))?;
+            let env: serde_json::Value = serde_json::from_str(&env).unwrap_or_default();
+            if env.get("cpu_model").and_then(|v| v.as_str()) != Some(cpu_model) {
+                continue;
+            }
+            let (Ok(config), Ok(attrs), Ok(fit)) = (
+                serde_json::from_str(&config),
+                serde_json::from_str(&attrs),
+                serde_json::from_str::<SeriesFit>(&fit),
+            ) else {
+                continue;
+            };
+            out.push(EarlierFit { config, attrs, fit });
+            if out.len() == limit {
+                break;
+            }
+        }
+        Ok(out)
     }
 
     /// The newest run's id, if any.

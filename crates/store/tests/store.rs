@@ -63,6 +63,7 @@ fn fit() -> SeriesFit {
         nonlinear: false,
         weighted: None,
         check: None,
+        run_to_run: None,
     }
 }
 

@@ -233,7 +233,12 @@ fn render(cfg: &TransferConfig, outcome: &TransferOutcome) -> String {
         &quote,
         "fit",
     ]);
-    let mut notes = Notes::default();
+    let mut notes = Notes {
+        run_to_run: toll_report::legend::run_to_run(
+            outcome.series.iter().filter_map(|r| r.fit.as_ref()),
+        ),
+        ..Notes::default()
+    };
     for r in &outcome.series {
         t.row(row(r, largest as f64, &mut notes));
         if !r.missed.is_empty() {
@@ -259,6 +264,9 @@ struct Notes {
     any_curve: bool,
     any_flat: bool,
     missed: Vec<String>,
+    busy: Vec<String>,
+    /// The legend of the CIs' run-to-run term.
+    run_to_run: String,
 }
 
 impl Notes {
@@ -266,8 +274,16 @@ impl Notes {
         let mut s = String::from(
             "fit: ok = one line fits every size within its noise; curve = it does not \
              (α from the small sizes, β from the large, break where they meet); flat = β \
-             not above 0; noisy = a size's spread is too wide to trust\n",
+             not above 0; noisy = a size's spread is too wide to trust; busy = other \
+             processes used over a quarter of the CPUs while it was measured\n",
         );
+        s.push_str(&self.run_to_run);
+        if !self.busy.is_empty() {
+            s.push_str(&format!(
+                "note: busy rows (share of all CPUs others used): {}; let that work finish and run again\n",
+                self.busy.join(", ")
+            ));
+        }
         if self.any_curve {
             s.push_str("note: curve rows: `toll show` has the lack-of-fit test and both segments; --plot draws the points\n");
         }
@@ -336,6 +352,21 @@ fn row(r: &SeriesResult, quote_at: f64, notes: &mut Notes) -> Vec<String> {
     if noisy {
         notes.noisy.push(r.label.clone());
     }
+    // Other work on the machine while measuring: said first, whatever else.
+    let verdict = if r.busy() {
+        notes.busy.push(format!(
+            "{} ({:.0}%{})",
+            r.label,
+            r.others_busy * 100.0,
+            r.busiest
+                .as_ref()
+                .map(|(name, _)| format!(", busiest {name}"))
+                .unwrap_or_default()
+        ));
+        format!("busy; {verdict}")
+    } else {
+        verdict
+    };
     // MB/s = bytes per item / ns per item × 1000; only for a β clearly above 0.
     let mbps = |b: f64| ITEM_BYTES as f64 / b * 1e3;
     let (rate, rate_ci) = if flat {

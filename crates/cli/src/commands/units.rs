@@ -386,6 +386,9 @@ fn models(op: UnitOp, series: &[UnitSeries]) -> String {
     }
     let mut out = format!("\nmodel {what}:\n{}", t.render());
     out.push_str("fit: ok = one line fits every N within its noise; curve = it does not (α and β from the two segments of a broken line)\n");
+    out.push_str(&toll_report::legend::run_to_run(
+        series.iter().filter_map(|s| s.fit.as_ref()),
+    ));
     if !below_zero.is_empty() {
         out.push_str(&format!(
             "note: α below 0 for {}: the line describes the Ns measured, not the fixed cost near N = 0 (add smaller Ns to measure it)\n",
