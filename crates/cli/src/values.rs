@@ -79,8 +79,19 @@ pub fn short_time(flag: &str, text: &str, max: Duration, longer: &str) -> anyhow
             show(max)
         )));
     }
+    // Positive but below what a Duration holds would become 0: no time at all.
+    if s < SHORTEST.as_secs_f64() {
+        return Err(usage(format!(
+            "{flag} {} is shorter than {}: give at least that",
+            text.trim(),
+            show(SHORTEST)
+        )));
+    }
     Ok(Duration::from_secs_f64(s))
 }
+
+/// The shortest time a flag takes: a microsecond, the finest unit it reads.
+const SHORTEST: Duration = Duration::from_micros(1);
 
 /// A real number from `min` to `max` (`what` says what it counts).
 pub fn real(flag: &str, text: &str, min: f64, max: f64, what: &str) -> anyhow::Result<f64> {
@@ -152,6 +163,19 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn a_positive_time_too_small_to_hold_is_refused_not_made_zero() {
+        // Found by fuzz/fuzz_targets/durations.rs: 9e-99 s became 0 ns.
+        assert_eq!(
+            err(short_time("--timeout", "9e-99", Duration::from_secs(60), "x")),
+            "--timeout 9e-99 is shorter than 1us: give at least that"
+        );
+        assert_eq!(
+            short_time("--timeout", "1us", Duration::from_secs(60), "x").unwrap(),
+            Duration::from_micros(1)
+        );
     }
 
     #[test]
