@@ -169,7 +169,12 @@ mod tests {
     fn a_positive_time_too_small_to_hold_is_refused_not_made_zero() {
         // Found by fuzz/fuzz_targets/durations.rs: 9e-99 s became 0 ns.
         assert_eq!(
-            err(short_time("--timeout", "9e-99", Duration::from_secs(60), "x")),
+            err(short_time(
+                "--timeout",
+                "9e-99",
+                Duration::from_secs(60),
+                "x"
+            )),
             "--timeout 9e-99 is shorter than 1us: give at least that"
         );
         assert_eq!(

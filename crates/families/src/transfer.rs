@@ -284,7 +284,7 @@ impl Sweep<'_> {
         let mut fit_input: Vec<(f64, Vec<f64>)> = Vec::new();
         let peer_pid = peer.pid();
         let mut taken = Taken::default();
-        let others = OthersBusy::start();
+        let others = OthersBusy::start(&[peer_pid]);
         let measured = self.points(peer, transport, series_id, &label, &mut taken);
         let (others_busy, busiest) = others.share(&[peer_pid]);
         for (n, summary, per_op) in taken.points {

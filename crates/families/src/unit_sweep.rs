@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+use toll_measure::env::OthersBusy;
 use toll_measure::fit::{cost_knee, fit_series};
 use toll_measure::rounds;
 use toll_measure::{Fingerprint, Sample, SeriesFit, Summary};
@@ -113,9 +114,19 @@ pub struct UnitSeries {
     pub fit: Option<SeriesFit>,
     /// (N, ratio) where the cost per unit first reached KNEE_FACTOR× its lowest.
     pub knee: Option<(f64, f64)>,
+    /// Share of all CPUs that other processes kept busy while the series
+    /// was measured (see `toll_measure::env::OthersBusy`).
+    pub others_busy: f64,
+    /// The busiest of them, with its share of one CPU.
+    pub busiest: Option<(String, f64)>,
 }
 
 impl UnitSeries {
+    /// Other processes kept the machine busy while this series was measured.
+    pub fn busy(&self) -> bool {
+        self.others_busy > toll_measure::env::BUSY_SHARE
+    }
+
     /// The smallest N that failed, with its reason.
     pub fn first_failure(&self) -> Option<(u64, &str)> {
         self.points
@@ -312,6 +323,8 @@ impl Sweep<'_> {
         let series_id = self.store.add_series(run_id, &label, &attrs)?;
         self.observer.series_started(&label, self.cfg.ns.len());
         self.warm_up();
+        let mut ours: Vec<u32> = self.peer.iter().map(Peer::pid).collect();
+        let others = OthersBusy::start(&ours);
         let ns = &self.cfg.ns;
         let mut states: Vec<PointState> = vec![PointState::default(); ns.len()];
         let mut ids: Vec<Option<i64>> = vec![None; ns.len()];
@@ -339,11 +352,15 @@ impl Sweep<'_> {
             self.observer.round_done(&label, rounds_taken);
         }
         self.save(series_id, &mut ids, &states)?;
-        let _ = self.store.set_series_attrs(series_id, &{
-            let mut a = attrs;
-            a["rounds"] = json!(rounds_taken);
-            a
-        });
+        ours.extend(self.peer.iter().map(Peer::pid));
+        let (others_busy, busiest) = others.share(&ours);
+        let mut attrs = attrs;
+        attrs["rounds"] = json!(rounds_taken);
+        attrs["others_busy"] = json!(others_busy);
+        if let Some(b) = &busiest {
+            attrs["busiest"] = json!(b);
+        }
+        self.store.set_series_attrs(series_id, &attrs)?;
         let mut points: Vec<UnitPoint> = Vec::new();
         for (i, &n) in ns.iter().enumerate() {
             let result = match self.figures(n, &states[i]) {
@@ -386,6 +403,8 @@ impl Sweep<'_> {
             points,
             fit,
             knee,
+            others_busy,
+            busiest,
         })
     }
 

@@ -153,6 +153,8 @@ impl Fingerprint {
 pub struct OthersBusy {
     stat: Option<CpuTimes>,
     procs: std::collections::HashMap<u32, (String, u64)>,
+    /// Reaped children's CPU ticks of toll and its peer at the start.
+    children: std::collections::HashMap<u32, u64>,
     started: std::time::Instant,
 }
 
@@ -162,11 +164,18 @@ pub struct OthersBusy {
 pub const BUSY_SHARE: f64 = 0.25;
 
 impl OthersBusy {
-    /// Start watching.
-    pub fn start() -> OthersBusy {
+    /// Start watching; `ours` are toll's peers (their reaped children, a
+    /// spawn's processes, are theirs too).
+    pub fn start(ours: &[u32]) -> OthersBusy {
+        let mine = std::process::id();
         OthersBusy {
             stat: parse_stat_cpu(&read("/proc/stat")),
             procs: process_times(),
+            children: ours
+                .iter()
+                .chain(std::iter::once(&mine))
+                .map(|&pid| (pid, children_ticks(pid)))
+                .collect(),
             started: std::time::Instant::now(),
         }
     }
@@ -182,8 +191,10 @@ impl OthersBusy {
             .iter()
             .chain(std::iter::once(&mine))
             .filter_map(|pid| {
-                let after = procs.get(pid)?.1;
-                Some(after.saturating_sub(self.procs.get(pid).map_or(0, |b| b.1)))
+                let after = procs.get(pid)?.1 + children_ticks(*pid);
+                let before = self.procs.get(pid).map_or(0, |b| b.1)
+                    + self.children.get(pid).copied().unwrap_or(0);
+                Some(after.saturating_sub(before))
             })
             .sum();
         let share = match (self.stat, after) {
@@ -223,6 +234,21 @@ fn process_times() -> std::collections::HashMap<u32, (String, u64)> {
         }
     }
     out
+}
+
+/// CPU ticks of a process's reaped children (cutime + cstime), 0 when unreadable.
+fn children_ticks(pid: u32) -> u64 {
+    parse_children_ticks(&read(&format!("/proc/{pid}/stat"))).unwrap_or(0)
+}
+
+/// cutime + cstime from one /proc/PID/stat line.
+fn parse_children_ticks(text: &str) -> Option<u64> {
+    let rest: Vec<&str> = text
+        .get(text.rfind(')')? + 1..)?
+        .split_whitespace()
+        .collect();
+    // After the name: … utime(11) stime(12) cutime(13) cstime(14).
+    Some(rest.get(13)?.parse::<u64>().ok()? + rest.get(14)?.parse::<u64>().ok()?)
 }
 
 /// (comm, utime + stime) from one /proc/PID/stat line. The command name is

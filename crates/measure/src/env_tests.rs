@@ -188,6 +188,9 @@ fn proc_stat_lines_give_name_and_cpu_ticks() {
     let line =
         "4974 (my (odd) prog) S 1 4974 4974 0 -1 4194560 100 0 0 0 250 31 0 0 20 0 1 0 77 0 0";
     assert_eq!(parse_proc_stat(line), Some(("my (odd) prog".into(), 281)));
+    assert_eq!(parse_children_ticks(line), Some(0));
+    let reaped = "4974 (sh) S 1 4974 4974 0 -1 4194560 100 0 0 0 250 31 40 2 20 0 1 0 77 0 0";
+    assert_eq!(parse_children_ticks(reaped), Some(42));
     assert_eq!(parse_proc_stat("12 (x) S 1 2"), None);
     assert_eq!(parse_proc_stat(""), None);
 }

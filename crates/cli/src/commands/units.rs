@@ -339,6 +339,7 @@ fn models(op: UnitOp, series: &[UnitSeries]) -> String {
         UnitOp::Ring { .. } => (1.0, 1),
     };
     let mut below_zero = Vec::new();
+    let (mut noisy_rows, mut busy_rows) = (Vec::new(), Vec::new());
     for (s, f) in fitted {
         let r = f.primary();
         let piece = (!f.line_fits())
@@ -348,11 +349,35 @@ fn models(op: UnitOp, series: &[UnitSeries]) -> String {
             Some(p) => (p.alpha, p.alpha_ci, p.beta, p.beta_ci),
             None => (r.alpha, r.alpha_ci, r.beta, r.beta_ci),
         };
+        // A spread so wide that β's interval reaches 0 is noise, not a
+        // measurement of a cost that may be negative.
+        let noisy = b_ci.0 <= 0.0
+            || s.points
+                .iter()
+                .any(|p| p.result.as_ref().is_ok_and(|f| f.per_op.too_noisy));
         let verdict = match (f.line_fits(), piece) {
             (false, Some(p)) => format!("curve, break ≈ {:.0}", p.break_n),
             (false, None) => "curve".into(),
+            (true, _) if noisy => "noisy".into(),
             (true, _) if alpha < 0.0 => "ok above the smallest N".into(),
             (true, _) => "ok".into(),
+        };
+        if noisy {
+            noisy_rows.push(s.target.label());
+        }
+        let verdict = if s.busy() {
+            busy_rows.push(format!(
+                "{} ({:.0}%{})",
+                s.target.label(),
+                s.others_busy * 100.0,
+                s.busiest
+                    .as_ref()
+                    .map(|(name, _)| format!(", busiest {name}"))
+                    .unwrap_or_default()
+            ));
+            format!("busy; {verdict}")
+        } else {
+            verdict
         };
         // A time is never shown below zero: the line does not reach N → 0.
         let (a_cell, a_ci) = if alpha < 0.0 {
@@ -374,10 +399,11 @@ fn models(op: UnitOp, series: &[UnitSeries]) -> String {
             a_cell,
             a_ci,
             format!("{:.*}", digits, b / scale),
+            // Never a negative cost per unit: a bound below 0 shows as 0.
             format!(
                 "[{:.*}, {:.*}]",
                 digits,
-                b_ci.0 / scale,
+                b_ci.0.max(0.0) / scale,
                 digits,
                 b_ci.1 / scale
             ),
@@ -385,10 +411,22 @@ fn models(op: UnitOp, series: &[UnitSeries]) -> String {
         ]);
     }
     let mut out = format!("\nmodel {what}:\n{}", t.render());
-    out.push_str("fit: ok = one line fits every N within its noise; curve = it does not (α and β from the two segments of a broken line)\n");
+    out.push_str("fit: ok = one line fits every N within its noise; curve = it does not (α and β from the two segments of a broken line); noisy = the spread is too wide to trust (β's CI reaches 0); busy = other processes used over a quarter of the CPUs while it was measured\n");
     out.push_str(&toll_report::legend::run_to_run(
         series.iter().filter_map(|s| s.fit.as_ref()),
     ));
+    if !noisy_rows.is_empty() {
+        out.push_str(&format!(
+            "note: noisy rows: {}: more --trials or a quieter machine would narrow them\n",
+            noisy_rows.join(", ")
+        ));
+    }
+    if !busy_rows.is_empty() {
+        out.push_str(&format!(
+            "note: busy rows (share of all CPUs others used): {}; let that work finish and run again\n",
+            busy_rows.join(", ")
+        ));
+    }
     if !below_zero.is_empty() {
         out.push_str(&format!(
             "note: α below 0 for {}: the line describes the Ns measured, not the fixed cost near N = 0 (add smaller Ns to measure it)\n",
