@@ -41,6 +41,10 @@ pub enum Command {
     Rm(RmArgs),
     /// Which runtimes this machine has, what each can do, and how to add the rest.
     Doctor,
+    /// Print a shell completion script: `toll completions bash > /etc/bash_completion.d/toll`.
+    Completions(CompletionsArgs),
+    /// Print toll's manual page (roff), or write one per command to a directory.
+    Man(ManArgs),
     /// Run the built-in Rust worker on stdin/stdout (toll starts it itself).
     #[command(hide = true)]
     Worker,
@@ -412,4 +416,19 @@ mod tests {
             }
         }
     }
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write toll.1 and one toll-COMMAND.1 per command here (made if missing)
+    /// instead of printing toll.1.
+    #[arg(short, long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
 }

@@ -29,6 +29,8 @@ fn main() -> ExitCode {
         Command::Rm(a) if dry => commands::runs::dry_remove(a, db),
         Command::Rm(a) => commands::runs::remove(a, db),
         Command::Doctor => commands::doctor::run(),
+        Command::Completions(a) => commands::manual::completions(a),
+        Command::Man(a) => commands::manual::man(a),
         Command::Worker => return ExitCode::from(toll_peers::worker::run() as u8),
     };
     match result {

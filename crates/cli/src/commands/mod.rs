@@ -4,6 +4,7 @@ pub mod db;
 pub mod doctor;
 pub mod http;
 pub mod http_compare;
+pub mod manual;
 pub mod runs;
 pub mod runtimes;
 pub mod transfer;
