@@ -135,6 +135,11 @@ pub struct ExecReport {
     /// The shell's start-up subtracted from every run, ns (None with -N).
     pub shell: Option<(String, f64)>,
     pub counters_missing: Option<String>,
+    /// toll's own peak resident set, KiB: the kernel counts it as the
+    /// program's at exec, so a maximum RSS at or below it only bounds the
+    /// program's.
+    #[serde(default)]
+    pub rss_floor_kb: u64,
     /// The stored run compared against, if any.
     pub baseline: Option<i64>,
     pub notes: Vec<String>,
@@ -213,11 +218,18 @@ pub fn render(r: &ExecReport) -> String {
             sig3(b.mean.lo / scale),
             sig3(b.mean.hi / scale)
         );
-        let mut extra = format!(
-            "  Max RSS:             {} (largest {})",
-            mem(b.max_rss_kb_median),
-            mem(b.max_rss_kb_max as f64)
-        );
+        let mut extra = if b.max_rss_kb_max as f64 <= r.rss_floor_kb as f64 * 1.02 {
+            format!(
+                "  Max RSS:             at most {} (toll's own; the kernel counts the spawner's at exec)",
+                mem(r.rss_floor_kb as f64)
+            )
+        } else {
+            format!(
+                "  Max RSS:             {} (largest {})",
+                mem(b.max_rss_kb_median),
+                mem(b.max_rss_kb_max as f64)
+            )
+        };
         if let (Some(c), Some(i)) = (b.cycles_mean, b.instructions_mean) {
             let ipc = if c > 0.0 { i / c } else { 0.0 };
             let _ = write!(
@@ -246,10 +258,14 @@ pub fn render(r: &ExecReport) -> String {
     }
     let ratios: Vec<&BenchFigures> = r.benches.iter().filter(|b| b.vs_first.is_some()).collect();
     if !ratios.is_empty() {
+        let against = if r.benches[0].params.is_empty() {
+            format!("`{}`", r.benches[0].label)
+        } else {
+            "the first command at the same parameter values".into()
+        };
         let _ = writeln!(
             s,
-            "\nSummary: median time against `{}` (95% CI; Mann–Whitney U)",
-            r.benches[0].label
+            "\nSummary: median time against {against} (95% CI; Mann–Whitney U)"
         );
         let mut tb = Table::new(&["command", "ratio", "95% CI", "p", "verdict"]);
         for b in ratios {

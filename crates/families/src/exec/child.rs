@@ -44,6 +44,20 @@ pub struct Measured {
     pub instructions: Option<u64>,
 }
 
+/// toll's own peak resident set, KiB (VmHWM): the kernel records the
+/// spawning process's image as the child's at exec, so a program's
+/// maximum RSS never reads below this.
+pub fn own_peak_rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
 /// Why a run has no figures.
 #[derive(Debug)]
 pub enum RunError {

@@ -185,6 +185,8 @@ pub struct ExecOutcome {
     pub shell: Option<ShellCost>,
     /// Why there are no cycles and instructions, when there are none.
     pub counters_missing: Option<String>,
+    /// toll's own peak resident set, KiB (see [`child::own_peak_rss_kb`]).
+    pub rss_floor_kb: u64,
     pub rounds: usize,
     pub ended: Ended,
     pub elapsed: Duration,
@@ -439,6 +441,7 @@ pub fn run(
         series,
         shell,
         counters_missing,
+        rss_floor_kb: child::own_peak_rss_kb(),
         rounds,
         ended,
         elapsed: started.elapsed(),

@@ -216,6 +216,7 @@ pub fn report(o: &ExecOutcome, shell_name: Option<&str>) -> ExecReport {
             _ => None,
         },
         counters_missing: o.counters_missing.clone(),
+        rss_floor_kb: o.rss_floor_kb,
         baseline: None,
         notes: vec![],
     }
