@@ -403,7 +403,12 @@ pub struct ExecArgs {
     #[arg(short = 'M', long, value_name = "N")]
     pub max_runs: Option<String>,
     /// Bound on the whole measurement, e.g. 30s, 10m: a run still going then is killed.
-    #[arg(long, value_name = "TIME", default_value = "10m", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        value_name = "TIME",
+        default_value = "10m",
+        allow_hyphen_values = true
+    )]
     pub max_time: String,
     /// Keep adding runs until every command's median has a 95% CI within
     /// this share of it, e.g. 2% (or until --max-time).
@@ -431,7 +436,13 @@ pub struct ExecArgs {
     #[arg(short = 'P', long, value_names = ["NAME", "LO", "HI"], num_args = 3, allow_hyphen_values = true)]
     pub parameter_scan: Vec<String>,
     /// The step of --parameter-scan (default 1).
-    #[arg(short = 'D', long = "step", value_name = "STEP", requires = "parameter_scan", allow_hyphen_values = true)]
+    #[arg(
+        short = 'D',
+        long = "step",
+        value_name = "STEP",
+        requires = "parameter_scan",
+        allow_hyphen_values = true
+    )]
     pub step: Option<String>,
     /// Time a command even when it exits with a failing status.
     #[arg(short = 'i', long = "ignore-failure")]

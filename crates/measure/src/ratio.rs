@@ -78,6 +78,9 @@ mod tests {
         let other: Vec<f64> = base.iter().map(|v| v * 1.5).collect();
         let (_, plo, phi) = median_ratio(&base, &other, true).unwrap();
         let (_, ulo, uhi) = median_ratio(&base, &other, false).unwrap();
-        assert!(phi - plo < uhi - ulo, "paired [{plo}, {phi}] unpaired [{ulo}, {uhi}]");
+        assert!(
+            phi - plo < uhi - ulo,
+            "paired [{plo}, {phi}] unpaired [{ulo}, {uhi}]"
+        );
     }
 }

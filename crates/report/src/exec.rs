@@ -324,7 +324,11 @@ pub fn p_text(p: f64) -> String {
 }
 
 /// hyperfine's JSON export (times in seconds), with toll's figures beside.
-pub fn hyperfine_json(r: &ExecReport, times: &[Vec<f64>], exit_codes: &[Vec<i32>]) -> serde_json::Value {
+pub fn hyperfine_json(
+    r: &ExecReport,
+    times: &[Vec<f64>],
+    exit_codes: &[Vec<i32>],
+) -> serde_json::Value {
     let results: Vec<serde_json::Value> = r
         .benches
         .iter()

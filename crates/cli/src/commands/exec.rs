@@ -73,7 +73,11 @@ fn config(a: &ExecArgs) -> anyhow::Result<ExecConfig> {
         "null" => Output::Null,
         "pipe" => Output::Pipe,
         "inherit" => Output::Inherit,
-        "" => return Err(usage("--output is empty: give null, pipe, inherit or a file")),
+        "" => {
+            return Err(usage(
+                "--output is empty: give null, pipe, inherit or a file",
+            ))
+        }
         file => Output::File(file.into()),
     };
     if let Some(p) = &a.input {
@@ -89,6 +93,9 @@ fn config(a: &ExecArgs) -> anyhow::Result<ExecConfig> {
         .as_deref()
         .map(|p| whole("--pin", p, 0, 4095).map(|v| v as usize))
         .transpose()?;
+    if let Some(cpu) = pin {
+        exec::check_pin(cpu).map_err(family_error)?;
+    }
     let order = match a.order.as_str() {
         "alternate" => Order::Alternate,
         "shuffle" => Order::Shuffle,
@@ -106,7 +113,9 @@ fn config(a: &ExecArgs) -> anyhow::Result<ExecConfig> {
         )));
     }
     if a.shell.trim().is_empty() {
-        return Err(usage("--shell is empty: give a shell such as sh or bash, or -N for none"));
+        return Err(usage(
+            "--shell is empty: give a shell such as sh or bash, or -N for none",
+        ));
     }
     Ok(ExecConfig {
         commands: a.commands.clone(),
@@ -205,7 +214,9 @@ pub fn run(a: ExecArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         eprintln!("\nstopping after the current run (Ctrl-C again to quit at once)");
     });
     let bar = ProgressBar::new_spinner();
-    bar.set_style(ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}").expect("valid"));
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}").expect("valid"),
+    );
     bar.enable_steady_tick(Duration::from_millis(120));
     let mut observer = Bar(bar);
     let outcome = exec::run(&cfg, &store, &mut observer, &STOP);
@@ -316,8 +327,7 @@ fn compare_baseline(report: &mut ExecReport, o: &exec::ExecOutcome, base: &Basel
 }
 
 fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
-    std::fs::write(path, text)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
+    std::fs::write(path, text).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
 }
 
 fn exports(a: &ExecArgs, report: &ExecReport, o: &exec::ExecOutcome) -> anyhow::Result<()> {
@@ -370,7 +380,10 @@ fn plot(path: &Path, run: &toll_store::Run, o: &exec::ExecOutcome) -> anyhow::Re
         .to_string();
     toll_report::plot::series_svg(
         path,
-        &format!("toll exec — run {}: t({parameter}) = α + β·{parameter}", run.id),
+        &format!(
+            "toll exec — run {}: t({parameter}) = α + β·{parameter}",
+            run.id
+        ),
         &parameter,
         "time per run (ms)",
         &series,

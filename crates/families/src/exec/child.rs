@@ -113,7 +113,11 @@ impl Runner {
     }
 
     /// Run `argv` once, killed at `deadline`.
-    pub fn run(&mut self, argv: &[String], deadline: Option<Instant>) -> Result<Measured, RunError> {
+    pub fn run(
+        &mut self,
+        argv: &[String],
+        deadline: Option<Instant>,
+    ) -> Result<Measured, RunError> {
         let mut cmd = Command::new(&argv[0]);
         cmd.args(&argv[1..]).process_group(0);
         let spawn_err = |e| RunError::Spawn(argv[0].clone(), e);
@@ -215,7 +219,9 @@ fn wait(
                         if left.is_zero() {
                             return Err(kill(pid));
                         }
-                        (left + Duration::from_micros(999)).as_millis().min(i32::MAX as u128) as i32
+                        (left + Duration::from_micros(999))
+                            .as_millis()
+                            .min(i32::MAX as u128) as i32
                     }
                 };
                 let mut fds = [
@@ -290,7 +296,9 @@ mod tests {
     #[test]
     fn a_run_reports_its_time_status_and_stderr() {
         let mut r = Runner::new(None, Output::Null, None).unwrap();
-        let m = r.run(&sh("sleep 0.05; echo oops >&2; exit 3"), None).unwrap();
+        let m = r
+            .run(&sh("sleep 0.05; echo oops >&2; exit 3"), None)
+            .unwrap();
         assert!(m.wall_ns >= 50e6 && m.wall_ns < 2e9, "{m:?}");
         assert_eq!(m.exit_code, 3);
         assert!(m.max_rss_kb > 0);
@@ -319,11 +327,16 @@ mod tests {
         let mut r = Runner::new(None, Output::Null, None).unwrap();
         let t = Instant::now();
         let e = r
-            .run(&sh("sleep 5 & sleep 5"), Some(Instant::now() + Duration::from_millis(200)))
+            .run(
+                &sh("sleep 5 & sleep 5"),
+                Some(Instant::now() + Duration::from_millis(200)),
+            )
             .unwrap_err();
         assert!(matches!(e, RunError::TimedOut));
         assert!(t.elapsed() < Duration::from_secs(2));
         let e = r.run(&["/no/such/program".into()], None).unwrap_err();
-        assert!(matches!(e, RunError::Spawn(_, ref io) if io.kind() == std::io::ErrorKind::NotFound));
+        assert!(
+            matches!(e, RunError::Spawn(_, ref io) if io.kind() == std::io::ErrorKind::NotFound)
+        );
     }
 }

@@ -55,7 +55,12 @@ impl Parameter {
 
     /// `--parameter-scan name lo hi` with `--step` (default 1): whole
     /// numbers, or decimals when any of the three has a point.
-    pub fn scan(name: &str, lo: &str, hi: &str, step: Option<&str>) -> Result<Parameter, ExecError> {
+    pub fn scan(
+        name: &str,
+        lo: &str,
+        hi: &str,
+        step: Option<&str>,
+    ) -> Result<Parameter, ExecError> {
         check_name("--parameter-scan", name)?;
         let num = |what: &str, t: &str| {
             t.trim()

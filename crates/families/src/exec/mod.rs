@@ -99,7 +99,9 @@ pub enum ExecError {
     BadParameter(String),
     #[error("`{command}`: command not found{detail}: check its name or give its path")]
     NotFound { command: String, detail: String },
-    #[error("`{command}` failed with exit status {code}{stderr}: fix it, or pass -i to time it anyway")]
+    #[error(
+        "`{command}` failed with exit status {code}{stderr}: fix it, or pass -i to time it anyway"
+    )]
     Failed {
         command: String,
         code: i32,
@@ -454,23 +456,31 @@ pub fn wall(runs: &[Measured]) -> Vec<f64> {
     runs.iter().map(|r| r.wall_ns).collect()
 }
 
-fn pin(cpu: usize) -> Result<(), ExecError> {
-    use nix::sched::{sched_getaffinity, sched_setaffinity, CpuSet};
+/// `--pin CPU`: a CPU this process may run on.
+pub fn check_pin(cpu: usize) -> Result<(), ExecError> {
+    use nix::sched::{sched_getaffinity, CpuSet};
     use nix::unistd::Pid;
     let allowed = sched_getaffinity(Pid::from_raw(0)).map_err(|e| ExecError::Pin {
         cpu,
         why: e.to_string(),
     })?;
+    if cpu < CpuSet::count() && allowed.is_set(cpu).unwrap_or(false) {
+        return Ok(());
+    }
     let ok: Vec<String> = (0..CpuSet::count())
         .filter(|&c| allowed.is_set(c).unwrap_or(false))
         .map(|c| c.to_string())
         .collect();
-    if !allowed.is_set(cpu).unwrap_or(false) {
-        return Err(ExecError::Usage(format!(
-            "--pin {cpu}: no such CPU here: give one of {}",
-            ok.join(", ")
-        )));
-    }
+    Err(ExecError::Usage(format!(
+        "--pin {cpu}: no such CPU here: give one of {}",
+        ok.join(", ")
+    )))
+}
+
+fn pin(cpu: usize) -> Result<(), ExecError> {
+    use nix::sched::{sched_setaffinity, CpuSet};
+    use nix::unistd::Pid;
+    check_pin(cpu)?;
     let mut set = CpuSet::new();
     set.set(cpu).map_err(|e| ExecError::Pin {
         cpu,
@@ -552,7 +562,12 @@ impl Measurement<'_> {
         result
     }
 
-    fn rounds(&mut self, store: &Store, series_ids: &[i64], run_id: i64) -> Result<Ended, ExecError> {
+    fn rounds(
+        &mut self,
+        store: &Store,
+        series_ids: &[i64],
+        run_id: i64,
+    ) -> Result<Ended, ExecError> {
         let k = self.benches.len();
         for w in 0..self.cfg.warmup {
             for i in self.order(w) {

@@ -249,12 +249,18 @@ mod tests {
         assert!((first - 282.5).abs() < 1e-9 && rest < 102.0);
         let runs: Vec<Measured> = t.iter().map(|&x| run(x)).collect();
         let w = warnings(&runs, None);
-        assert!(matches!(w[0], Warning::SettledAfter { runs: 4, .. }), "{w:?}");
+        assert!(
+            matches!(w[0], Warning::SettledAfter { runs: 4, .. }),
+            "{w:?}"
+        );
         // One cold first run: caches.
         let mut t = vec![300.0];
         t.extend((0..9).map(|i| 100.0 + (i % 2) as f64));
         let runs: Vec<Measured> = t.iter().map(|&x| run(x)).collect();
-        assert!(matches!(warnings(&runs, None)[0], Warning::FirstRunSlow { .. }));
+        assert!(matches!(
+            warnings(&runs, None)[0],
+            Warning::FirstRunSlow { .. }
+        ));
         // Steady runs: nothing to say.
         let runs: Vec<Measured> = (0..10).map(|i| run(100.0 + (i % 3) as f64)).collect();
         assert!(warnings(&runs, None).is_empty());
