@@ -22,7 +22,7 @@ pub fn median_ratio(base: &[f64], other: &[f64], paired: bool) -> Option<(f64, f
     }
     let m = |v: &[f64]| median_in_place(&mut v.to_vec());
     let (mb, mo) = (m(base), m(other));
-    if !(mb > 0.0) || !mo.is_finite() {
+    if mb.is_nan() || mb <= 0.0 || !mo.is_finite() {
         return None;
     }
     let paired = paired && base.len() == other.len();
