@@ -320,8 +320,10 @@ pub fn check_programs(benches: &[Bench]) -> Result<(), ExecError> {
     Ok(())
 }
 
-/// How often the runs are saved while rounds go on.
-const SAVE_EVERY: Duration = Duration::from_millis(250);
+/// How often the runs are saved while rounds go on: after a round, once this
+/// long has passed (a save rewrites every run so far and bootstraps its CI,
+/// so it is kept out of the rounds and off the runs' caches).
+const SAVE_EVERY: Duration = Duration::from_secs(1);
 
 /// Run a `toll exec`, storing everything as it goes. Errors before the
 /// first run come back as `Err`; a failure mid-run in the outcome.
@@ -593,19 +595,19 @@ impl Measurement<'_> {
                     return Ok(Ended::Interrupted);
                 }
                 self.one(i, true)?;
-                if last_save.elapsed() >= SAVE_EVERY {
-                    save_points(
-                        store,
-                        self.benches,
-                        series_ids,
-                        &self.runs,
-                        &mut self.ids,
-                        self.shell,
-                    )?;
-                    last_save = Instant::now();
-                }
             }
             self.rounds += 1;
+            if last_save.elapsed() >= SAVE_EVERY {
+                save_points(
+                    store,
+                    self.benches,
+                    series_ids,
+                    &self.runs,
+                    &mut self.ids,
+                    self.shell,
+                )?;
+                last_save = Instant::now();
+            }
             self.observer.round_done("exec", self.rounds);
             let round_time = round_start.elapsed();
             if self.rounds == 1 {
@@ -621,7 +623,14 @@ impl Measurement<'_> {
                 ci_target: self.cfg.ci_target,
                 max_time: self.cfg.max_time,
             };
-            let so_far: Vec<Summary> = (0..k).map(|i| Summary::of(&wall(&self.runs[i]))).collect();
+            // Each summary bootstraps its CI: only --ci needs them between rounds
+            // (and without it they would cost more than a short run).
+            let so_far: Vec<Summary> = match self.cfg.ci_target {
+                Some(_) if self.rounds >= target => {
+                    (0..k).map(|i| Summary::of(&wall(&self.runs[i]))).collect()
+                }
+                _ => Vec::new(),
+            };
             let verdict = rule.after(self.rounds, started.elapsed(), &so_far);
             match verdict {
                 Verdict::Done => return Ok(Ended::Done),
