@@ -21,8 +21,29 @@ fn tour() -> Vec<Vec<String>> {
         .lines()
         .map(|l| l.split(" #").next().unwrap().trim())
         .filter(|l| l.starts_with("toll "))
-        .map(|l| l.split_whitespace().skip(1).map(String::from).collect())
+        .map(|l| words(l).into_iter().skip(1).collect())
         .collect()
+}
+
+/// A tour line's words as the shell reads them ('…' keeps blanks).
+fn words(line: &str) -> Vec<String> {
+    let (mut out, mut word, mut quoted, mut any) = (vec![], String::new(), false, false);
+    for c in line.chars() {
+        match c {
+            '\'' => (quoted, any) = (!quoted, true),
+            ' ' if !quoted => {
+                if any {
+                    out.push(std::mem::take(&mut word));
+                }
+                any = false;
+            }
+            c => (word, any) = (word + &c.to_string(), true),
+        }
+    }
+    if any {
+        out.push(word);
+    }
+    out
 }
 
 /// A default sweep, every runtime, or a comparison that runs until its CIs
@@ -41,6 +62,14 @@ fn every_tour_command_runs_as_written() {
     let nginx = nginx::start(&s, &["", "", "http2"]);
     // The tour loads `/` too.
     std::fs::write(s.0.join("www").join("index.html"), [b'x'; 92]).unwrap();
+    // `toll exec` times E5's loop from examples/: built, and reachable from
+    // the scratch directory the tour runs in.
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let built = std::process::Command::new(repo.join("examples/e5-loop/build"))
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{}", stderr(&built));
+    std::os::unix::fs::symlink(repo.join("examples"), s.0.join("examples")).unwrap();
     let lines = tour();
     assert!(lines.len() >= 15, "the tour has its commands: {lines:?}");
     let mut dry = 0;
@@ -85,4 +114,5 @@ fn every_tour_command_runs_as_written() {
         "only the long runs are dry runs ({dry})"
     );
     assert!(s.0.join("spawn.svg").is_file(), "the tour's spawn plot");
+    assert!(s.0.join("loop.svg").is_file(), "the tour's exec plot");
 }

@@ -1,6 +1,7 @@
 //! toll's measurement families: each turns a validated config into a plan of
 //! points, probes them through the engine, and stores every sample.
 
+pub mod exec;
 pub mod history;
 pub mod http;
 pub mod observer;

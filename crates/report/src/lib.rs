@@ -2,6 +2,7 @@
 
 pub mod ab;
 pub mod compare;
+pub mod exec;
 pub mod export;
 pub mod legend;
 pub mod plot;

@@ -2,6 +2,7 @@
 
 pub mod db;
 pub mod doctor;
+pub mod exec;
 pub mod http;
 pub mod http_compare;
 pub mod manual;

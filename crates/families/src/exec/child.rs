@@ -1,0 +1,342 @@
+//! One timed run of a program: spawned, waited for with `wait4` so the
+//! kernel hands back its user and system time and its peak resident set,
+//! killed (with its whole process group) if it runs past the deadline.
+//!
+//! The wall clock starts just before the spawn and stops when `wait4`
+//! returns, as hyperfine's does. Waiting is a poll on a pidfd, so a
+//! deadline costs no thread and no sleep loop; `--output pipe` drains the
+//! program's stdout in the same poll.
+
+use super::perf::Counters;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Where a program's stdout goes (hyperfine's `--output`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Output {
+    /// /dev/null (the default).
+    Null,
+    /// A pipe toll reads and discards, as a program piped into another sees.
+    Pipe,
+    /// toll's own stdout and stderr.
+    Inherit,
+    /// This file, truncated before each run.
+    File(PathBuf),
+}
+
+/// What one run measured.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Measured {
+    pub wall_ns: f64,
+    pub user_ns: f64,
+    pub sys_ns: f64,
+    pub max_rss_kb: u64,
+    /// Exit status, or 128 + signal when killed by one.
+    pub exit_code: i32,
+    pub signal: Option<i32>,
+    pub cycles: Option<u64>,
+    pub instructions: Option<u64>,
+}
+
+/// toll's own peak resident set, KiB (VmHWM): the kernel records the
+/// spawning process's image as the child's at exec, so a program's
+/// maximum RSS never reads below this.
+pub fn own_peak_rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Why a run has no figures.
+#[derive(Debug)]
+pub enum RunError {
+    /// The program could not be started: its name and why.
+    Spawn(String, std::io::Error),
+    /// Past the deadline: killed.
+    TimedOut,
+}
+
+/// Runs programs with the same stdin, stdout and counters every time.
+pub struct Runner {
+    input: Option<PathBuf>,
+    output: Output,
+    /// The last run's stderr (O_APPEND, truncated before each run).
+    stderr: Option<File>,
+    counters: Option<Counters>,
+}
+
+impl Runner {
+    /// A runner; `counters` when the kernel gave them.
+    pub fn new(
+        input: Option<PathBuf>,
+        output: Output,
+        counters: Option<Counters>,
+    ) -> std::io::Result<Runner> {
+        let stderr = if output == Output::Inherit {
+            None
+        } else {
+            let path = std::env::temp_dir().join(format!(
+                "toll-exec-stderr-{}-{}",
+                std::process::id(),
+                fastrand::u64(..)
+            ));
+            let f = std::fs::OpenOptions::new()
+                .create_new(true)
+                .read(true)
+                .append(true)
+                .open(&path)?;
+            let _ = std::fs::remove_file(&path);
+            Some(f)
+        };
+        Ok(Runner {
+            input,
+            output,
+            stderr,
+            counters,
+        })
+    }
+
+    /// Whether cycles and instructions are counted.
+    pub fn counts(&self) -> bool {
+        self.counters.is_some()
+    }
+
+    /// Run `argv` once, killed at `deadline`.
+    pub fn run(
+        &mut self,
+        argv: &[String],
+        deadline: Option<Instant>,
+    ) -> Result<Measured, RunError> {
+        let mut cmd = Command::new(&argv[0]);
+        cmd.args(&argv[1..]).process_group(0);
+        let spawn_err = |e| RunError::Spawn(argv[0].clone(), e);
+        match &self.input {
+            Some(p) => cmd.stdin(File::open(p).map_err(spawn_err)?),
+            None => cmd.stdin(Stdio::null()),
+        };
+        match &self.output {
+            Output::Null => cmd.stdout(Stdio::null()),
+            Output::Pipe => cmd.stdout(Stdio::piped()),
+            Output::Inherit => cmd.stdout(Stdio::inherit()),
+            Output::File(p) => cmd.stdout(File::create(p).map_err(spawn_err)?),
+        };
+        if let Some(err) = &self.stderr {
+            if err.metadata().map(|m| m.len() > 0).unwrap_or(true) {
+                let _ = err.set_len(0);
+            }
+            cmd.stderr(err.try_clone().map_err(spawn_err)?);
+        }
+        if let Some(c) = &self.counters {
+            c.reset();
+        }
+        let start = Instant::now();
+        let mut child = cmd.spawn().map_err(spawn_err)?;
+        let pid = child.id() as libc::pid_t;
+        let pipe = child.stdout.take();
+        let waited = wait(pid, deadline, pipe);
+        let wall = start.elapsed();
+        drop(child); // already reaped by wait4
+        let (status, ru) = waited?;
+        let (cycles, instructions) = match &self.counters {
+            Some(c) => c.read(),
+            None => (None, None),
+        };
+        let tv = |t: libc::timeval| t.tv_sec as f64 * 1e9 + t.tv_usec as f64 * 1e3;
+        let (exit_code, signal) = if libc::WIFEXITED(status) {
+            (libc::WEXITSTATUS(status), None)
+        } else if libc::WIFSIGNALED(status) {
+            (128 + libc::WTERMSIG(status), Some(libc::WTERMSIG(status)))
+        } else {
+            (-1, None)
+        };
+        Ok(Measured {
+            wall_ns: wall.as_nanos() as f64,
+            user_ns: tv(ru.ru_utime),
+            sys_ns: tv(ru.ru_stime),
+            max_rss_kb: ru.ru_maxrss.max(0) as u64,
+            exit_code,
+            signal,
+            cycles,
+            instructions,
+        })
+    }
+
+    /// The last run's stderr, its last non-blank lines joined (at most
+    /// `max` characters, the end kept).
+    pub fn last_stderr(&mut self, max: usize) -> String {
+        let Some(f) = &mut self.stderr else {
+            return String::new();
+        };
+        let mut text = String::new();
+        let _ = f.seek(SeekFrom::Start(0));
+        let _ = f.read_to_string(&mut text);
+        let lines: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        let joined = lines.join(" / ");
+        let count = joined.chars().count();
+        if count > max {
+            let tail: String = joined.chars().skip(count - max).collect();
+            format!("…{tail}")
+        } else {
+            joined
+        }
+    }
+}
+
+/// Wait for `pid`: its status and resource use; killed with its group at
+/// `deadline`. `pipe` (its stdout) is drained meanwhile.
+fn wait(
+    pid: libc::pid_t,
+    deadline: Option<Instant>,
+    mut pipe: Option<std::process::ChildStdout>,
+) -> Result<(i32, libc::rusage), RunError> {
+    // SAFETY: pidfd_open on our own child; a negative result is an error.
+    let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    // SAFETY: a fresh descriptor we own.
+    let pidfd = (raw >= 0).then(|| unsafe { OwnedFd::from_raw_fd(raw as i32) });
+    if let Some(pidfd) = &pidfd {
+        if deadline.is_some() || pipe.is_some() {
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                let timeout = match deadline {
+                    None => -1,
+                    Some(d) => {
+                        let left = d.saturating_duration_since(Instant::now());
+                        if left.is_zero() {
+                            return Err(kill(pid));
+                        }
+                        (left + Duration::from_micros(999))
+                            .as_millis()
+                            .min(i32::MAX as u128) as i32
+                    }
+                };
+                let mut fds = [
+                    libc::pollfd {
+                        fd: pidfd.as_raw_fd(),
+                        events: libc::POLLIN,
+                        revents: 0,
+                    },
+                    libc::pollfd {
+                        fd: pipe.as_ref().map_or(-1, |p| p.as_raw_fd()),
+                        events: libc::POLLIN,
+                        revents: 0,
+                    },
+                ];
+                // SAFETY: two valid pollfd entries (fd −1 is ignored).
+                let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, timeout) };
+                if n < 0 {
+                    if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                        continue;
+                    }
+                    break;
+                }
+                if fds[1].revents != 0 {
+                    if let Some(p) = &mut pipe {
+                        if matches!(p.read(&mut buf), Ok(0) | Err(_)) {
+                            pipe = None;
+                        }
+                    }
+                }
+                if fds[0].revents != 0 {
+                    break;
+                }
+            }
+        }
+    }
+    drop(pipe);
+    reap(pid)
+}
+
+fn reap(pid: libc::pid_t) -> Result<(i32, libc::rusage), RunError> {
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; wait4 fills it.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: waiting for our own child with valid out-pointers.
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+        if r == pid {
+            return Ok((status, ru));
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(RunError::Spawn("wait4".into(), e));
+        }
+    }
+}
+
+fn kill(pid: libc::pid_t) -> RunError {
+    // SAFETY: signalling the process group we created for the child.
+    unsafe { libc::kill(-pid, libc::SIGKILL) };
+    let _ = reap(pid);
+    RunError::TimedOut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(cmd: &str) -> Vec<String> {
+        vec!["sh".into(), "-c".into(), cmd.into()]
+    }
+
+    #[test]
+    fn a_run_reports_its_time_status_and_stderr() {
+        let mut r = Runner::new(None, Output::Null, None).unwrap();
+        let m = r
+            .run(&sh("sleep 0.05; echo oops >&2; exit 3"), None)
+            .unwrap();
+        assert!(m.wall_ns >= 50e6 && m.wall_ns < 2e9, "{m:?}");
+        assert_eq!(m.exit_code, 3);
+        assert!(m.max_rss_kb > 0);
+        assert_eq!(r.last_stderr(100), "oops");
+        let m = r.run(&sh("true"), None).unwrap();
+        assert_eq!((m.exit_code, r.last_stderr(100).as_str()), (0, ""));
+    }
+
+    #[test]
+    fn user_time_and_memory_are_the_programs() {
+        let mut r = Runner::new(None, Output::Pipe, None).unwrap();
+        // A busy loop of ~0.2 s of CPU, printing a lot into the pipe.
+        let m = r
+            .run(
+                &sh("i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; seq 1 100000"),
+                None,
+            )
+            .unwrap();
+        assert_eq!(m.exit_code, 0);
+        assert!(m.user_ns > 10e6, "{m:?}");
+        assert!(m.user_ns + m.sys_ns <= m.wall_ns * 1.05 + 5e6, "{m:?}");
+    }
+
+    #[test]
+    fn a_deadline_kills_the_whole_group() {
+        let mut r = Runner::new(None, Output::Null, None).unwrap();
+        let t = Instant::now();
+        let e = r
+            .run(
+                &sh("sleep 5 & sleep 5"),
+                Some(Instant::now() + Duration::from_millis(200)),
+            )
+            .unwrap_err();
+        assert!(matches!(e, RunError::TimedOut));
+        assert!(t.elapsed() < Duration::from_secs(2));
+        let e = r.run(&["/no/such/program".into()], None).unwrap_err();
+        assert!(
+            matches!(e, RunError::Spawn(_, ref io) if io.kind() == std::io::ErrorKind::NotFound)
+        );
+    }
+}
