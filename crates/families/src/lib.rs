@@ -1,6 +1,7 @@
 //! toll's measurement families: each turns a validated config into a plan of
 //! points, probes them through the engine, and stores every sample.
 
+pub mod file;
 pub mod http;
 pub mod observer;
 pub mod placement;
