@@ -52,7 +52,8 @@ pub fn clap_error(e: clap::Error) -> ExitCode {
             }
             let cmd = std::env::args().skip(1).find(|a| {
                 [
-                    "transfer", "spawn", "ring", "http", "runs", "show", "export", "rm", "doctor",
+                    "transfer", "spawn", "ring", "http", "file", "runs", "show", "export", "rm",
+                    "doctor",
                 ]
                 .contains(&a.as_str())
             });

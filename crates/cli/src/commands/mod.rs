@@ -2,6 +2,7 @@
 
 pub mod db;
 pub mod doctor;
+pub mod file;
 pub mod http;
 pub mod http_compare;
 pub mod runs;

@@ -45,7 +45,9 @@ pub enum DataError {
         free: u64,
         need: u64,
     },
-    #[error("cannot make toll's file in {dir}: {cause}: pass --dir with a directory you may write")]
+    #[error(
+        "cannot make toll's file in {dir}: {cause}: pass --dir with a directory you may write"
+    )]
     Make { dir: PathBuf, cause: io::Error },
 }
 
@@ -173,7 +175,11 @@ pub fn make(located: &Located) -> Result<(), DataError> {
         cause,
     };
     std::fs::create_dir_all(dir).map_err(fail)?;
-    let tmp = dir.join(format!(".{}.{}", own_name(located.size), std::process::id()));
+    let tmp = dir.join(format!(
+        ".{}.{}",
+        own_name(located.size),
+        std::process::id()
+    ));
     let result = (|| {
         let mut f = File::create(&tmp)?;
         let mut rng = fastrand::Rng::with_seed(FILE_SEED);
@@ -258,7 +264,11 @@ mod tests {
         .unwrap_err();
         assert!(matches!(e, DataError::NoSpace { .. }), "{e}");
         assert!(e.to_string().contains("free some space"), "{e}");
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "nothing written");
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            0,
+            "nothing written"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -784,7 +784,11 @@ pub fn summary_line(series: &[FileSeries]) -> String {
 /// Where toll's own file would go, for `--dry-run` and the heading.
 pub fn describe_file(f: &Located) -> String {
     match (f.own, f.to_make) {
-        (true, true) => format!("{} (toll's; to be made, {} bytes)", f.path.display(), f.size),
+        (true, true) => format!(
+            "{} (toll's; to be made, {} bytes)",
+            f.path.display(),
+            f.size
+        ),
         (true, false) => format!("{} (toll's, {} bytes)", f.path.display(), f.size),
         (false, _) => format!("{} ({} bytes, read-only)", f.path.display(), f.size),
     }

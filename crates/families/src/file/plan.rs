@@ -111,10 +111,7 @@ impl Reads {
     pub fn bytes(&self) -> u64 {
         let k = self.lens.len() as u64;
         let whole: u64 = self.lens.iter().sum::<u64>() * (self.count / k);
-        whole
-            + self.lens[..(self.count % k) as usize]
-                .iter()
-                .sum::<u64>()
+        whole + self.lens[..(self.count % k) as usize].iter().sum::<u64>()
     }
 
     /// Call `f(offset, len)` for every read, in order; `offsets` is the
@@ -346,7 +343,10 @@ mod tests {
         assert_eq!(a, random_offsets(7, 10_000, 450, 5000));
         assert_ne!(a, random_offsets(8, 10_000, 450, 5000));
         assert!(a.iter().all(|&o| o + 450 <= 5000));
-        assert!(a.contains(&0) && a.contains(&4550), "both ends are reachable");
+        assert!(
+            a.contains(&0) && a.contains(&4550),
+            "both ends are reachable"
+        );
     }
 
     #[test]
@@ -389,6 +389,9 @@ mod tests {
             parse_read_sizes("--sizes", "1:1000:1"),
             Err(BytesError::TooMany { .. })
         ));
-        assert_eq!(parse_bytes("--file-size", "100M", u64::MAX), Ok(E4_FILE_SIZE));
+        assert_eq!(
+            parse_bytes("--file-size", "100M", u64::MAX),
+            Ok(E4_FILE_SIZE)
+        );
     }
 }

@@ -127,8 +127,7 @@ fn unescape(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(u8::is_ascii_digit)
-        {
+        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(u8::is_ascii_digit) {
             let v = (b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0');
             out.push(v);
             i += 4;
@@ -200,7 +199,9 @@ mod tests {
 
     #[test]
     fn the_storage_of_a_real_file_names_its_filesystem() {
-        let s = of(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml").as_path());
+        let s = of(Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("Cargo.toml")
+            .as_path());
         assert!(!s.fs_type.is_empty(), "{s:?}");
         assert!(s.dev.contains(':'));
         assert!(s.statfs_type.starts_with("0x"));
