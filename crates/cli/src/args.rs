@@ -192,7 +192,7 @@ pub struct FileArgs {
     #[arg(long, value_name = "PATH", conflicts_with_all = ["dir", "file_size"])]
     pub file: Option<PathBuf>,
     /// Where toll keeps its own file of random bytes, made once and reused
-    /// (default: the user's cache directory).
+    /// (default: file/ in toll's cache directory, $TOLL_CACHE_DIR or ~/.cache/toll).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
     /// Size of toll's own file, e.g. 100M (E4's), 4Mi.

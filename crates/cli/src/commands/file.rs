@@ -90,8 +90,14 @@ fn config(a: &FileArgs) -> anyhow::Result<FileConfig> {
         Some(p) => Source::User(p.clone()),
         None => Source::Own {
             dir: a.dir.clone().unwrap_or_else(data::default_dir),
-            size: plan::parse_bytes("--file-size", &a.file_size, MAX_FILE_SIZE)
-                .map_err(|e| usage(e.to_string()))?,
+            size: plan::parse_bytes("--file-size", &a.file_size, MAX_FILE_SIZE).map_err(
+                |e| match e {
+                    plan::BytesError::Zero { .. } => usage(
+                        "--file-size 0 makes an empty file: give a size such as 100M (E4's) or 4Mi",
+                    ),
+                    e => usage(e.to_string()),
+                },
+            )?,
         },
     };
     let longest = match &sizes {

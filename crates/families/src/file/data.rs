@@ -62,11 +62,11 @@ pub struct Located {
     pub to_make: bool,
 }
 
-/// The default directory of toll's own file: the user's cache directory.
+/// The default directory of toll's own file: `file/` in toll's cache
+/// directory (`$TOLL_CACHE_DIR`, else the user's cache directory), beside
+/// the built workers.
 pub fn default_dir() -> PathBuf {
-    dirs::cache_dir()
-        .map(|d| d.join("toll").join("file"))
-        .unwrap_or_else(|| std::env::temp_dir().join("toll-file"))
+    toll_peers::runtime::cache_dir().join("file")
 }
 
 /// The name of toll's own file of `size` bytes.

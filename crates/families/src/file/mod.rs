@@ -793,3 +793,58 @@ pub fn describe_file(f: &Located) -> String {
         (false, _) => format!("{} ({} bytes, read-only)", f.path.display(), f.size),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn e4s_figures_go_beside_e4s_cells_only() {
+        let py = |name| Method {
+            runtime: Runtime::Python,
+            name,
+        };
+        let seq = Reads::e4_seq(plan::E4_FILE_SIZE);
+        let random = Reads::sized(Pattern::Random, 450, 200_000, plan::E4_FILE_SIZE);
+        let fig = |m, p, c, r: &Reads, size| e4_figure(&m, p, c, r, size);
+        let big = plan::E4_FILE_SIZE;
+        assert_eq!(
+            fig(py("read"), Pattern::Seq, Cache::Cold, &seq, big),
+            Some((501.0, "ms"))
+        );
+        assert_eq!(
+            fig(py("mmap-slice"), Pattern::Random, Cache::Cold, &random, big),
+            Some((10.3, "µs"))
+        );
+        // E4 dropped the cache: no figure for warm cells, other runtimes,
+        // another file's sequential pass or another read size.
+        assert_eq!(fig(py("read"), Pattern::Seq, Cache::Warm, &seq, big), None);
+        let c = Method {
+            runtime: Runtime::C,
+            name: "pread",
+        };
+        assert_eq!(fig(c, Pattern::Random, Cache::Cold, &random, big), None);
+        let small = Reads::e4_seq(1 << 20);
+        assert_eq!(
+            fig(py("read"), Pattern::Seq, Cache::Cold, &small, 1 << 20),
+            None
+        );
+        let sized = Reads::sized(Pattern::Random, 4096, 1000, big);
+        assert_eq!(
+            fig(py("read"), Pattern::Random, Cache::Cold, &sized, big),
+            None
+        );
+    }
+
+    #[test]
+    fn every_runtime_with_file_methods_names_them() {
+        assert_eq!(methods(Runtime::Rust).len(), 5);
+        assert_eq!(methods(Runtime::C), &["pread", "mmap"]);
+        assert_eq!(
+            methods(Runtime::Python),
+            &["read", "mmap-read", "mmap-slice"]
+        );
+        assert!(methods(Runtime::Go).is_empty());
+        assert_eq!(sum_of(Runtime::Python), SumOf::LastByte);
+    }
+}

@@ -32,8 +32,12 @@ pub struct Done {
 }
 
 /// Why the kernel refuses io_uring here (a sysctl, a seccomp filter, an old
-/// kernel), or None when it gives a ring.
+/// kernel), or None when it gives a ring. `TOLL_IO_URING_REFUSED=REASON`
+/// makes toll act as if the kernel had refused, for tests.
 pub fn io_uring_refusal() -> Option<String> {
+    if let Some(why) = std::env::var_os("TOLL_IO_URING_REFUSED") {
+        return Some(why.to_string_lossy().into_owned());
+    }
     match io_uring::IoUring::new(8) {
         Ok(_) => None,
         Err(e) => Some(e.to_string()),

@@ -206,7 +206,7 @@ pub fn expected_sum(data: &[u8], reads: &Reads, offsets: &[u64], kind: SumOf) ->
 pub enum BytesError {
     #[error("{flag} is empty: give bytes such as 4Ki, or a list such as 64,512,4Ki,64Ki")]
     Empty { flag: String },
-    #[error("{flag}: `{text}` is not a number of bytes: use digits with an optional k, M, G, Ki, Mi or Gi suffix, or ranges start:end:step")]
+    #[error("{flag}: `{text}` is not a number of bytes: use digits with an optional k, M, G, T, Ki, Mi, Gi or Ti suffix, or ranges start:end:step")]
     Bad { flag: String, text: String },
     #[error("{flag}: a read size of 0 reads nothing: give sizes of 1 byte or more")]
     Zero { flag: String },
@@ -216,8 +216,8 @@ pub enum BytesError {
     TooMany { flag: String },
 }
 
-/// One byte count: digits with an optional k, M, G (powers of 1000) or Ki,
-/// Mi, Gi (powers of 1024) suffix, from 1 to `max`.
+/// One byte count: digits with an optional k, M, G, T (powers of 1000) or
+/// Ki, Mi, Gi, Ti (powers of 1024) suffix, from 1 to `max`.
 pub fn parse_bytes(flag: &str, text: &str, max: u64) -> Result<u64, BytesError> {
     let t = text.trim();
     let bad = || BytesError::Bad {
@@ -228,10 +228,12 @@ pub fn parse_bytes(flag: &str, text: &str, max: u64) -> Result<u64, BytesError> 
         ("Ki", 1u64 << 10),
         ("Mi", 1 << 20),
         ("Gi", 1 << 30),
+        ("Ti", 1 << 40),
         ("k", 1_000),
         ("K", 1_000),
         ("M", 1_000_000),
         ("G", 1_000_000_000),
+        ("T", 1_000_000_000_000),
     ]
     .iter()
     .find_map(|(suffix, m)| t.strip_suffix(suffix).map(|d| (d, *m)))
