@@ -22,9 +22,22 @@ static uint64_t now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/* The sum of n bytes; with SSE2 (every x86-64), psadbw adds 16 at a time. */
 static uint64_t sum_bytes(const unsigned char *p, size_t n) {
     uint64_t s = 0;
-    for (size_t i = 0; i < n; i++) s += p[i];
+    size_t i = 0;
+#ifdef __SSE2__
+    __m128i acc = _mm_setzero_si128(), zero = _mm_setzero_si128();
+    for (; i + 16 <= n; i += 16) acc = _mm_add_epi64(acc, _mm_sad_epu8(_mm_loadu_si128((const __m128i *)(p + i)), zero));
+    uint64_t lanes[2];
+    _mm_storeu_si128((__m128i *)lanes, acc);
+    s = lanes[0] + lanes[1];
+#endif
+    for (; i < n; i++) s += p[i];
     return s;
 }
 
