@@ -352,9 +352,10 @@ fn render(cfg: &FileConfig, outcome: &FileOutcome) -> String {
         outcome.storage.describe()
     );
     s.push_str(&format!(
-        "reads: {}; {} trials each\ncache: {}, checked by mincore before every trial\n\n",
+        "reads: {}; {} trial{} each\ncache: {}, checked by mincore before every trial\n\n",
         describe_reads(cfg),
         cfg.trials,
+        if cfg.trials == 1 { "" } else { "s" },
         describe_cache(cfg)
     ));
     if cfg.sizes.is_some() {
