@@ -347,6 +347,47 @@ static void units(worker *w) {
     expect(w, "{\"ok\":false,\"error\":\"unknown unit `fiber`", "e2e-unknown-unit");
 }
 
+/* file: pread and mmap, seq and random, sum every byte read (spec/wire.md, `file`). */
+static void file_methods(worker *w, const char *dir) {
+    char path[256], offs_path[256], cmd[800], want[64];
+    unsigned char data[5000];
+    uint64_t offs[3] = {7, 4000, 123}, seq_sum = 0, rnd_sum = 0;
+    for (int i = 0; i < 5000; i++) data[i] = (unsigned char)(i * 7 + 3);
+    for (int i = 0; i < 5000; i++) seq_sum += data[i]; /* 10 reads of 50 and 450 = all 5000 bytes */
+    for (int r = 0; r < 3; r++)
+        for (int i = 0; i < 450; i++) rnd_sum += data[offs[r] + (uint64_t)i];
+    snprintf(path, sizeof path, "%s/file", dir);
+    snprintf(offs_path, sizeof offs_path, "%s/offsets", dir);
+    FILE *f = fopen(path, "wb"), *o = fopen(offs_path, "wb");
+    check(f && o && fwrite(data, 1, sizeof data, f) == sizeof data && fwrite(offs, 8, 3, o) == 3, "write", "e2e-file-setup");
+    fclose(f);
+    fclose(o);
+    const char *methods[] = {"pread", "mmap"};
+    for (int m = 0; m < 2; m++) {
+        snprintf(cmd, sizeof cmd,
+                 "{\"op\":\"file\",\"method\":\"%s\",\"path\":\"%s\",\"pattern\":\"seq\",\"lens\":[50,450],\"reads\":20}",
+                 methods[m], path);
+        send_line(w, cmd);
+        char *got = recv_line(w);
+        snprintf(want, sizeof want, "\"sum\":%llu,\"sum_of\":\"bytes\"", (unsigned long long)seq_sum);
+        check(strstr(got, "\"ok\":true") && strstr(got, "\"bytes\":5000,") && strstr(got, want), got, "e2e-file-seq");
+        snprintf(cmd, sizeof cmd,
+                 "{\"op\":\"file\",\"method\":\"%s\",\"path\":\"%s\",\"pattern\":\"random\",\"lens\":[450],"
+                 "\"reads\":3,\"offsets\":\"%s\"}",
+                 methods[m], path, offs_path);
+        send_line(w, cmd);
+        got = recv_line(w);
+        snprintf(want, sizeof want, "\"sum\":%llu,", (unsigned long long)rnd_sum);
+        check(strstr(got, "\"ok\":true") && strstr(got, want), got, "e2e-file-random");
+    }
+    snprintf(cmd, sizeof cmd,
+             "{\"op\":\"file\",\"method\":\"mmap-read\",\"path\":\"%s\",\"pattern\":\"seq\",\"lens\":[5],\"reads\":1}", path);
+    send_line(w, cmd);
+    expect(w, "{\"ok\":false,\"error\":\"no method mmap-read: the c worker has pread, mmap\"}", "e2e-file-unknown-method");
+    unlink(path);
+    unlink(offs_path);
+}
+
 static void end_to_end(const char *exe) {
     signal(SIGPIPE, SIG_IGN);
     signal(SIGALRM, timed_out); /* a dead or hung worker fails the test rather than hanging it */
@@ -366,6 +407,7 @@ static void end_to_end(const char *exe) {
     send_line(&w, "{\"op\":\"nonsense\"}");
     expect(&w, "{\"ok\":false,\"error\":\"", "e2e-unknown-op");
     units(&w);
+    file_methods(&w, dir);
 
     stream tx = {&w.req, fd_read, fd_write}, rx = {&w.rep, fd_read, fd_write};
     for (int i = 0; i < 2; i++) { /* the pipes stay open from one transfer to the next */

@@ -1,5 +1,6 @@
 /* toll's C worker: the control plane of spec/wire.md on stdin/stdout, serving
-   transfers over inherited pipes, unix sockets, loopback TCP and shared memory. */
+   transfers over inherited pipes, unix sockets, loopback TCP and shared memory;
+   spawn and ring are in units.c, file in file.c. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "file.h"
 #include "shm.h"
 #include "units.h"
 #include "wire.h"
@@ -167,6 +169,35 @@ static void transfer(const char *line, fault f) {
                (unsigned long long)s.items);
 }
 
+/* The numbers of the array value of "key" (at most `max`), or -1. */
+static int json_nums(const char *line, const char *key, long *out, int max) {
+    const char *p = json_value(line, key);
+    if (!p || *p++ != '[') return -1;
+    int n = 0;
+    for (;;) {
+        while (*p == ' ' || *p == ',') p++;
+        if (*p == ']') return n;
+        if (*p < '0' || *p > '9' || n == max) return -1;
+        out[n++] = strtol(p, (char **)&p, 10);
+    }
+}
+
+/* One `file` trial (file.c). */
+static void file(const char *line) {
+    char method[32] = "", pattern[16] = "", path[4096] = "", offsets[4096] = "", out[512];
+    long lens[16];
+    json_str(line, "method", method, sizeof method);
+    json_str(line, "pattern", pattern, sizeof pattern);
+    int nlens = json_nums(line, "lens", lens, 16), random = strcmp(pattern, "random") == 0;
+    if (!json_str(line, "path", path, sizeof path) || nlens < 1 || (!random && strcmp(pattern, "seq") != 0) ||
+        (random && !json_str(line, "offsets", offsets, sizeof offsets))) {
+        answer_error("file command lacks path, pattern, lens or offsets", "");
+        return;
+    }
+    file_run(method, path, random, lens, nlens, json_num(line, "reads"), offsets, out, sizeof out);
+    answer("%s", out);
+}
+
 /* spawn and ring; exit:K makes the worker exit instead when n >= K. */
 static void units(const char *op, const char *line, fault f) {
     char unit[64] = "", out[512];
@@ -197,11 +228,13 @@ int main(void) {
             answer_error("command has no `op`", "");
         } else if (strcmp(op, "hello") == 0) {
             answer("{\"ok\":true,\"runtime\":\"c\",\"version\":\"%s\",\"wire\":1,\"pid\":%d,"
-                   "\"ops\":[\"transfer\",\"spawn\",\"ring\"],\"transports\":[\"pipe\",\"unix\",\"tcp\",\"shm\"],"
+                   "\"ops\":[\"transfer\",\"spawn\",\"ring\",\"file\"],\"file_methods\":" FILE_METHODS_JSON ",\"transports\":[\"pipe\",\"unix\",\"tcp\",\"shm\"],"
                    "\"units\":" UNITS_JSON "}",
                    COMPILER, (int)getpid());
         } else if (strcmp(op, "spawn") == 0 || strcmp(op, "ring") == 0) {
             units(op, line, f);
+        } else if (strcmp(op, "file") == 0) {
+            file(line);
         } else if (strcmp(op, "transfer") == 0) {
             transfer(line, f);
         } else if (strcmp(op, "exit") == 0) {

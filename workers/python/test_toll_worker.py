@@ -191,8 +191,8 @@ class EndToEnd(unittest.TestCase):
         hello = h.recv()
         self.assertEqual(hello, {
             "ok": True, "runtime": "python", "version": platform.python_version(), "wire": 1,
-            "pid": h.p.pid, "ops": ["transfer", "spawn", "ring"], "transports": ["pipe", "unix", "tcp"],
-            "units": ["thread", "asyncio-task"],
+            "pid": h.p.pid, "ops": ["transfer", "spawn", "ring", "file"], "transports": ["pipe", "unix", "tcp"],
+            "units": ["thread", "asyncio-task"], "file_methods": ["read", "mmap-read", "mmap-slice"],
         })
         for bad in ({"op": "nonsense"}, [1], {"op": "transfer", "transport": "shm", "path": "/x"},
                     {"op": "transfer", "transport": "unix"}):

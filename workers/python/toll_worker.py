@@ -4,7 +4,8 @@
 The harness starts it, says `hello`, then asks for `transfer`s over a pipe
 (two anonymous pipes it inherits as fds 3 and 4), a unix socket or loopback
 TCP; each transfer serves request frames until END, answering each with the
-sum of its int32 items.
+sum of its int32 items. `spawn` and `ring` are in toll_units.py, `file` in
+toll_file.py.
 """
 import io
 import json
@@ -15,6 +16,7 @@ import struct
 import sys
 from array import array
 
+import toll_file
 import toll_units
 
 REQUEST_MAGIC = b"TOLL"
@@ -189,8 +191,8 @@ def main():
         if op == "hello":
             answer({
                 "ok": True, "runtime": "python", "version": platform.python_version(), "wire": 1,
-                "pid": os.getpid(), "ops": ["transfer", "spawn", "ring"], "transports": ["pipe", "unix", "tcp"],
-                "units": toll_units.UNITS,
+                "pid": os.getpid(), "ops": ["transfer", "spawn", "ring", "file"], "transports": ["pipe", "unix", "tcp"],
+                "units": toll_units.UNITS, "file_methods": toll_file.METHODS,
             })
         elif op == "transfer":
             answer(transfer(cmd, fault))
@@ -200,6 +202,8 @@ def main():
                 os._exit(3)
             unit = cmd.get("unit")
             answer(toll_units.spawn(unit, n) if op == "spawn" else toll_units.ring(unit, n, cmd.get("m")))
+        elif op == "file":
+            answer(toll_file.run(cmd))
         elif op == "exit":
             return 0
         else:

@@ -24,6 +24,7 @@ fn main() -> ExitCode {
         Command::Ring(a) => commands::units::ring(a, db, dry),
         Command::Http(a) => commands::http::run(*a, db, dry),
         Command::Exec(a) => commands::exec::run(*a, db, dry),
+        Command::File(a) => commands::file::run(a, db, dry),
         Command::Runs(a) => commands::runs::list(a, db),
         Command::Show(a) => commands::runs::show(a, db),
         Command::Export(a) => commands::runs::export(a, db),

@@ -52,7 +52,18 @@ pub fn clap_error(e: clap::Error) -> ExitCode {
             }
             let cmd = std::env::args().skip(1).find(|a| {
                 [
-                    "transfer", "spawn", "ring", "http", "exec", "runs", "show", "export", "rm",
+                    "transfer",
+                    "spawn",
+                    "ring",
+                    "http",
+                    "exec",
+                    "file",
+                    "runs",
+                    "show",
+                    "export",
+                    "rm",
+                    "completions",
+                    "man",
                     "doctor",
                 ]
                 .contains(&a.as_str())

@@ -2,6 +2,7 @@
 //! points, probes them through the engine, and stores every sample.
 
 pub mod exec;
+pub mod file;
 pub mod history;
 pub mod http;
 pub mod observer;

@@ -147,6 +147,11 @@ impl Fingerprint {
     }
 }
 
+/// This machine's CPU model, as the fingerprint records it.
+pub fn cpu_model() -> String {
+    parse_cpuinfo(&read("/proc/cpuinfo")).model
+}
+
 /// Other processes' CPU use over a stretch of measuring (a series), so a
 /// table can say which rows were measured on a busy machine.
 #[derive(Debug, Clone)]

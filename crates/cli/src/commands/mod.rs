@@ -3,6 +3,7 @@
 pub mod db;
 pub mod doctor;
 pub mod exec;
+pub mod file;
 pub mod http;
 pub mod http_compare;
 pub mod manual;

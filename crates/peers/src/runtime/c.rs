@@ -7,7 +7,7 @@ use std::process::Command;
 
 pub(super) const INSTALL: &str = "apt-get install gcc";
 
-const SOURCES: [(&str, &str); 7] = [
+const SOURCES: [(&str, &str); 9] = [
     ("worker.c", include_str!("../../../../workers/c/worker.c")),
     ("wire.c", include_str!("../../../../workers/c/wire.c")),
     ("wire.h", include_str!("../../../../workers/c/wire.h")),
@@ -15,6 +15,8 @@ const SOURCES: [(&str, &str); 7] = [
     ("shm.h", include_str!("../../../../workers/c/shm.h")),
     ("units.c", include_str!("../../../../workers/c/units.c")),
     ("units.h", include_str!("../../../../workers/c/units.h")),
+    ("file.c", include_str!("../../../../workers/c/file.c")),
+    ("file.h", include_str!("../../../../workers/c/file.h")),
 ];
 
 /// `$CC`, else `cc`.
@@ -51,7 +53,7 @@ pub(super) fn prepare(cc: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Launc
             .current_dir(&src)
             .args(["-O2", "-std=gnu11", "-Wall", "-Wextra", "-pthread", "-o"])
             .arg(&tmp)
-            .args(["worker.c", "wire.c", "shm.c", "units.c"])
+            .args(["worker.c", "wire.c", "shm.c", "units.c", "file.c"])
             .output()
             .map_err(|e| PeerError::io(format!("running {}", cc.program.display()), e))?;
         if !out.status.success() {

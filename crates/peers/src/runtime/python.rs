@@ -6,6 +6,7 @@ use crate::PeerError;
 pub(super) const INSTALL: &str = "apt-get install python3";
 const WORKER: &str = include_str!("../../../../workers/python/toll_worker.py");
 const UNITS: &str = include_str!("../../../../workers/python/toll_units.py");
+const FILE: &str = include_str!("../../../../workers/python/toll_file.py");
 
 /// `$TOLL_PYTHON`, else `python3`.
 pub(super) fn detect() -> Result<Toolchain, PeerError> {
@@ -13,13 +14,17 @@ pub(super) fn detect() -> Result<Toolchain, PeerError> {
 }
 
 pub(super) fn prepare(python: Toolchain) -> Result<Launch, PeerError> {
-    let dir = keyed_dir("python", &[WORKER, UNITS]);
+    let dir = keyed_dir("python", &[WORKER, UNITS, FILE]);
     let script = dir.join("toll_worker.py");
     if !script.is_file() {
-        // The units first: a worker script present means a complete directory.
+        // Its modules first: a worker script present means a complete directory.
         write_sources(
             &dir,
-            &[("toll_units.py", UNITS), ("toll_worker.py", WORKER)],
+            &[
+                ("toll_units.py", UNITS),
+                ("toll_file.py", FILE),
+                ("toll_worker.py", WORKER),
+            ],
         )?;
     }
     Ok(Launch {

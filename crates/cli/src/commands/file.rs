@@ -1,0 +1,517 @@
+//! `toll file` (E4): validate the arguments, check the file, run the rounds,
+//! print µs per read per (runtime, method, pattern, cache) with E4's 2010
+//! figures beside its cells, or α and β per method for a `--sizes` sweep.
+
+use super::{db, runtimes};
+use crate::args::FileArgs;
+use crate::progress::Progress;
+use crate::usage::usage;
+use crate::values;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use toll_families::file::cache::Cache;
+use toll_families::file::data::{self, Source};
+use toll_families::file::plan::{self, Pattern};
+use toll_families::file::{
+    self as family, describe_file, e4_figure, methods, native, FileConfig, FileOutcome, Method,
+    RUNTIMES,
+};
+use toll_peers::Runtime;
+use toll_report::table::Table;
+use toll_store::RunStatus;
+
+/// Set by Ctrl-C: the run stops after the current trial and is stored as partial.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// The largest file toll makes: 1 TiB (the free-space check comes first).
+const MAX_FILE_SIZE: u64 = 1 << 40;
+
+/// `toll file`.
+pub fn run(args: FileArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
+    let cfg = config(&args)?;
+    if dry_run {
+        return dry(&cfg, db);
+    }
+    measure(cfg, &args, db)
+}
+
+fn config(a: &FileArgs) -> anyhow::Result<FileConfig> {
+    let runtimes = chosen_runtimes(&a.runtime)?;
+    let mut chosen = chosen_methods(&runtimes, a.method.as_deref())?;
+    if chosen.iter().any(|m| m.name == "io_uring") {
+        if let Some(why) = native::io_uring_refusal() {
+            if a.method.as_deref().is_some_and(|m| m.contains("io_uring")) {
+                return Err(usage(format!(
+                    "io_uring: the kernel refuses it here ({why}; kernel.io_uring_disabled or a seccomp filter): drop io_uring from --method"
+                )));
+            }
+            eprintln!("note: io_uring skipped: the kernel refuses it here ({why})");
+            chosen.retain(|m| m.name != "io_uring");
+        }
+    }
+    let mut patterns = vec![];
+    for p in list(&a.pattern, "--pattern")? {
+        let p = Pattern::parse(p).ok_or_else(|| {
+            usage(format!(
+                "unknown pattern `{p}` in --pattern: give seq, random or both (seq,random)"
+            ))
+        })?;
+        if !patterns.contains(&p) {
+            patterns.push(p);
+        }
+    }
+    let caches = match a.cache.trim() {
+        "cold" => vec![Cache::Cold],
+        "warm" => vec![Cache::Warm],
+        "both" => vec![Cache::Cold, Cache::Warm],
+        other => return Err(usage(format!("--cache `{other}`: give cold, warm or both"))),
+    };
+    if a.drop_caches && !caches.contains(&Cache::Cold) {
+        return Err(usage(
+            "--drop-caches applies to cold trials: add --cache cold or both, or leave it out",
+        ));
+    }
+    if a.drop_caches && !family::cache::may_drop_caches() {
+        return Err(usage(
+            "--drop-caches needs root (it writes /proc/sys/vm/drop_caches): run as root, or leave it out (posix_fadvise evicts the file without it)",
+        ));
+    }
+    let sizes = a
+        .sizes
+        .as_deref()
+        .map(|s| plan::parse_read_sizes("--sizes", s))
+        .transpose()
+        .map_err(|e| usage(e.to_string()))?;
+    let reads = values::whole("--reads", &a.reads, 1, 100_000_000)?;
+    let trials = values::whole("--trials", &a.trials, 1, 1000)? as u32;
+    let source = match &a.file {
+        Some(p) => Source::User(p.clone()),
+        None => Source::Own {
+            dir: a.dir.clone().unwrap_or_else(data::default_dir),
+            size: plan::parse_bytes("--file-size", &a.file_size, MAX_FILE_SIZE).map_err(
+                |e| match e {
+                    plan::BytesError::Zero { .. } => usage(
+                        "--file-size 0 makes an empty file: give a size such as 100M (E4's) or 4Mi",
+                    ),
+                    e => usage(e.to_string()),
+                },
+            )?,
+        },
+    };
+    let longest = match &sizes {
+        None => plan::E4_RANDOM_LEN,
+        Some(ns) => ns.iter().copied().max().unwrap_or(1),
+    };
+    let file = data::locate(&source, longest).map_err(|e| usage(e.to_string()))?;
+    Ok(FileConfig {
+        file,
+        methods: chosen,
+        patterns,
+        sizes,
+        caches,
+        trials,
+        reads,
+        seed: a.seed,
+        drop_caches: a.drop_caches,
+    })
+}
+
+fn list<'a>(text: &'a str, flag: &str) -> anyhow::Result<Vec<&'a str>> {
+    let items: Vec<&str> = text
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    if items.is_empty() {
+        return Err(usage(format!(
+            "{flag} is empty: give a comma-separated list"
+        )));
+    }
+    Ok(items)
+}
+
+/// `all`: rust, c and python where this machine has them; or those named.
+fn chosen_runtimes(text: &str) -> anyhow::Result<Vec<Runtime>> {
+    let names = || RUNTIMES.map(Runtime::name).join(", ");
+    if text.trim() == "all" {
+        let (found, missing): (Vec<Runtime>, Vec<Runtime>) =
+            RUNTIMES.into_iter().partition(|r| r.detect().is_ok());
+        if let Some(line) = runtimes::skipped_line(&missing) {
+            eprintln!("{line}");
+        }
+        return Ok(found);
+    }
+    let mut out = vec![];
+    for name in list(text, "--runtime")? {
+        let r = name.parse::<Runtime>().map_err(|_| {
+            usage(format!(
+                "unknown runtime `{name}` in --runtime: toll file reads with {}, or all",
+                names()
+            ))
+        })?;
+        if !RUNTIMES.contains(&r) {
+            return Err(usage(format!(
+                "the {r} runtime has no file methods: toll file reads with {}",
+                names()
+            )));
+        }
+        if !out.contains(&r) {
+            out.push(r);
+        }
+    }
+    Ok(out)
+}
+
+/// Each named method on every chosen runtime that has it; a method none of
+/// them has is an error that lists what each has.
+fn chosen_methods(runtimes: &[Runtime], text: Option<&str>) -> anyhow::Result<Vec<Method>> {
+    let Some(text) = text else {
+        return Ok(runtimes
+            .iter()
+            .flat_map(|&r| {
+                methods(r)
+                    .iter()
+                    .map(move |&name| Method { runtime: r, name })
+            })
+            .collect());
+    };
+    let names = list(text, "--method")?;
+    let has = |r: Runtime| format!("{r} has {}", methods(r).join(", "));
+    let mut out = vec![];
+    for name in &names {
+        if !runtimes.iter().any(|&r| methods(r).contains(name)) {
+            return Err(usage(match runtimes {
+                [r] => format!(
+                    "the {r} runtime has no method `{name}`: it has {}",
+                    methods(*r).join(", ")
+                ),
+                _ => format!(
+                    "no chosen runtime has the method `{name}`: {}",
+                    runtimes
+                        .iter()
+                        .map(|&r| has(r))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
+            }));
+        }
+    }
+    for &r in runtimes {
+        for &name in methods(r) {
+            if names.contains(&name) {
+                out.push(Method { runtime: r, name });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What a trial reads, in words.
+fn describe_reads(cfg: &FileConfig) -> String {
+    let mut parts = vec![];
+    for &p in &cfg.patterns {
+        let points = cfg.points(p);
+        let text = match (&cfg.sizes, p) {
+            (None, Pattern::Seq) => format!(
+                "seq = {} reads of 50 and 450 bytes in turn through the file",
+                points[0].count
+            ),
+            (None, Pattern::Random) => format!(
+                "random = {} reads of 450 bytes at random offsets (seed {})",
+                points[0].count, cfg.seed
+            ),
+            (Some(ns), _) => format!(
+                "{p} = {}{} reads of each of {} bytes{}",
+                if p == Pattern::Seq { "up to " } else { "" },
+                cfg.reads,
+                ns.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
+                if p == Pattern::Random {
+                    format!(" (seed {})", cfg.seed)
+                } else {
+                    String::new()
+                }
+            ),
+        };
+        parts.push(text);
+    }
+    parts.join("; ")
+}
+
+fn describe_cache(cfg: &FileConfig) -> String {
+    cfg.caches
+        .iter()
+        .map(|c| match c {
+            Cache::Cold if cfg.drop_caches => "cold = the page cache dropped before each trial",
+            Cache::Cold => "cold = the file's pages evicted (posix_fadvise) before each trial",
+            Cache::Warm => "warm = the file read once first",
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `--dry-run`: what would be measured; nothing is made, read or stored.
+fn dry(cfg: &FileConfig, db: Option<&Path>) -> anyhow::Result<ExitCode> {
+    if let Some(p) = db {
+        db::check_name(p)?;
+    }
+    for r in RUNTIMES {
+        if cfg.methods.iter().any(|m| m.runtime == r) {
+            r.detect()?;
+        }
+    }
+    let methods: Vec<String> = cfg.methods.iter().map(Method::label).collect();
+    let series = cfg.series().len();
+    println!("would read {}", describe_file(&cfg.file));
+    println!(
+        "would measure {series} series ({} × {} × {}), {} trials each",
+        methods.join(", "),
+        cfg.patterns
+            .iter()
+            .map(|p| p.name())
+            .collect::<Vec<_>>()
+            .join(", "),
+        cfg.caches
+            .iter()
+            .map(|c| c.name())
+            .collect::<Vec<_>>()
+            .join(", "),
+        cfg.trials
+    );
+    println!("reads: {}", describe_reads(cfg));
+    println!("cache: {}", describe_cache(cfg));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn measure(cfg: FileConfig, a: &FileArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let store = db::open(db)?;
+    let _ = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("\nstopping after the current trial (Ctrl-C again to quit at once)");
+    });
+    let cells: usize = cfg
+        .series()
+        .iter()
+        .map(|(_, p, _)| cfg.points(*p).len())
+        .sum();
+    let mut progress = Progress::new((cells * cfg.trials as usize) as u64);
+    let outcome = family::run(&cfg, &store, &mut progress, &STOP);
+    progress.finish();
+    let outcome = outcome?;
+    let run = store.load_run(outcome.run_id)?;
+    let mut out = std::io::stdout().lock();
+    let printed = if a.json {
+        toll_report::export::exporter(toll_report::export::Format::Json).export(&run, &mut out)
+    } else {
+        let id = outcome.run_id;
+        write!(out, "{}", render(&cfg, &outcome))
+            .and_then(|_| writeln!(out, "{}", db::stored_line(&store, id, outcome.status)))
+    };
+    match printed {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
+        _ => drop(out),
+    }
+    if let Some(path) = &a.plot {
+        let series = toll_report::plot::plot_series_from_run(&run);
+        toll_report::plot::per_unit_svg(
+            path,
+            &format!("toll file — run {}", run.id),
+            "bytes per read",
+            "µs per read",
+            &series,
+        )
+        .map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", path.display()))?;
+        eprintln!("plot written to {}", path.display());
+    }
+    match (&outcome.error, outcome.status) {
+        (_, RunStatus::Partial) if STOP.load(Ordering::Relaxed) => {
+            eprintln!("interrupted: run {} stored as partial", outcome.run_id);
+            Ok(ExitCode::from(130))
+        }
+        (Some(e), status) => Err(anyhow::anyhow!(
+            "{e} — run {} stored as {} (`toll show {}`)",
+            outcome.run_id,
+            status.as_str(),
+            outcome.run_id
+        )),
+        (None, _) => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// The heading, the table of cells, and for a sweep the model per series.
+fn render(cfg: &FileConfig, outcome: &FileOutcome) -> String {
+    let mut file = cfg.file.clone();
+    file.to_make = false;
+    let mut s = format!(
+        "toll file: {}{} on {}\n",
+        describe_file(&file),
+        if outcome.made_file { ", made now" } else { "" },
+        outcome.storage.describe()
+    );
+    s.push_str(&format!(
+        "reads: {}; {} trial{} each\ncache: {}, checked by mincore before every trial\n\n",
+        describe_reads(cfg),
+        cfg.trials,
+        if cfg.trials == 1 { "" } else { "s" },
+        describe_cache(cfg)
+    ));
+    if cfg.sizes.is_some() {
+        s.push_str(&sweep_table(outcome));
+        s.push_str(&models(outcome));
+    } else {
+        s.push_str(&e4_table(cfg, outcome));
+    }
+    for series in &outcome.series {
+        for p in &series.points {
+            if let Err(why) = &p.result {
+                s.push_str(&format!(
+                    "note: {} at {} B: {why}\n",
+                    series.label(),
+                    p.reads.mean_len()
+                ));
+            }
+        }
+    }
+    s
+}
+
+/// A median's 95% CI in µs, or a dash for a single trial.
+fn ci_us(m: &toll_measure::Summary) -> String {
+    if m.count < 2 {
+        return "–".into();
+    }
+    format!("[{:.3}, {:.3}]", m.ci_low / 1e3, m.ci_high / 1e3)
+}
+
+/// The resident share before the trials: one figure, or the range.
+fn resident(r: &[f64]) -> String {
+    let lo = r.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = r.iter().copied().fold(0.0, f64::max);
+    if r.is_empty() {
+        "–".into()
+    } else if (hi - lo) * 100.0 < 0.5 {
+        format!("{:.0}%", hi * 100.0)
+    } else {
+        format!("{:.0}–{:.0}%", lo * 100.0, hi * 100.0)
+    }
+}
+
+fn e4_table(cfg: &FileConfig, outcome: &FileOutcome) -> String {
+    let mut t = Table::new(&[
+        "runtime", "method", "pattern", "cache", "resident", "µs/read", "95% CI", "total ms",
+        "MB/s", "E4 2010",
+    ]);
+    let mut any_e4 = false;
+    for series in &outcome.series {
+        let p = &series.points[0];
+        let m = series.method;
+        let mut cells = vec![
+            m.runtime.to_string(),
+            m.name.to_string(),
+            series.pattern.to_string(),
+            series.cache.to_string(),
+        ];
+        match &p.result {
+            Ok(f) => cells.extend([
+                resident(&f.resident),
+                format!("{:.3}", f.per_read.median / 1e3),
+                ci_us(&f.per_read),
+                format!("{:.1}", f.total.median / 1e6),
+                format!("{:.0}", f.mb_per_s()),
+            ]),
+            Err(_) => cells.extend(["failed", "–", "–", "–", "–"].map(String::from)),
+        }
+        let e4 = e4_figure(&m, series.pattern, series.cache, &p.reads, cfg.file.size);
+        any_e4 |= e4.is_some();
+        cells.push(match e4 {
+            Some((v, unit)) => format!("{v} {unit}"),
+            None => String::new(),
+        });
+        t.row(cells);
+    }
+    let mut s = t.render();
+    if any_e4 {
+        s.push_str("E4 2010: Python 2.6.6 on an SSD, the page cache dropped before each test; seq: the whole pass (against total ms), random: per read (against µs/read)\n");
+    }
+    s
+}
+
+fn sweep_table(outcome: &FileOutcome) -> String {
+    let mut t = Table::new(&[
+        "runtime", "method", "pattern", "cache", "bytes", "reads", "resident", "µs/read", "95% CI",
+        "MB/s",
+    ]);
+    for series in &outcome.series {
+        for p in &series.points {
+            let m = series.method;
+            let mut cells = vec![
+                m.runtime.to_string(),
+                m.name.to_string(),
+                series.pattern.to_string(),
+                series.cache.to_string(),
+                p.reads.mean_len().to_string(),
+                p.reads.count.to_string(),
+            ];
+            match &p.result {
+                Ok(f) => cells.extend([
+                    resident(&f.resident),
+                    format!("{:.3}", f.per_read.median / 1e3),
+                    ci_us(&f.per_read),
+                    format!("{:.0}", f.mb_per_s()),
+                ]),
+                Err(_) => cells.extend(["failed", "–", "–", "–"].map(String::from)),
+            }
+            t.row(cells);
+        }
+    }
+    t.render()
+}
+
+/// t(n) = α + β·n per read, for each series of a sweep.
+fn models(outcome: &FileOutcome) -> String {
+    let mut t = Table::new(&[
+        "runtime",
+        "method",
+        "pattern",
+        "cache",
+        "α µs/read",
+        "α 95% CI",
+        "β ns/byte",
+        "β 95% CI",
+        "MB/s",
+        "fit",
+    ]);
+    let mut any = false;
+    for s in &outcome.series {
+        let Some(f) = &s.fit else { continue };
+        any = true;
+        let r = f.primary();
+        let verdict = if f.line_fits() { "ok" } else { "curve" };
+        t.row(vec![
+            s.method.runtime.to_string(),
+            s.method.name.to_string(),
+            s.pattern.to_string(),
+            s.cache.to_string(),
+            format!("{:.3}", r.alpha / 1e3),
+            format!("[{:.3}, {:.3}]", r.alpha_ci.0 / 1e3, r.alpha_ci.1 / 1e3),
+            format!("{:.4}", r.beta),
+            format!("[{:.4}, {:.4}]", r.beta_ci.0, r.beta_ci.1),
+            if r.beta > 0.0 {
+                format!("{:.0}", 1e3 / r.beta)
+            } else {
+                "–".into()
+            },
+            verdict.into(),
+        ]);
+    }
+    if !any {
+        return String::new();
+    }
+    format!(
+        "\nmodel t(n) = α + β·n per read of n bytes (MB/s = 1/β):\n{}fit: ok = one line fits every size within its noise; curve = it does not (`toll show` has the test)\n",
+        t.render()
+    )
+}
