@@ -351,10 +351,7 @@ fn models(op: UnitOp, series: &[UnitSeries]) -> String {
         };
         // A spread so wide that β's interval reaches 0 is noise, not a
         // measurement of a cost that may be negative.
-        let noisy = b_ci.0 <= 0.0
-            || s.points
-                .iter()
-                .any(|p| p.result.as_ref().is_ok_and(|f| f.per_op.too_noisy));
+        let noisy = b_ci.0 <= 0.0;
         let verdict = match (f.line_fits(), piece) {
             (false, Some(p)) => format!("curve, break ≈ {:.0}", p.break_n),
             (false, None) => "curve".into(),
