@@ -47,12 +47,19 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Ok(v) = values::whole("--n", text, 1, 1_000_000) {
         assert!((1..=1_000_000).contains(&v), "{text:?} gave {v}");
-        assert_eq!(values::whole("--n", &v.to_string(), 1, 1_000_000).ok(), Some(v));
+        assert_eq!(
+            values::whole("--n", &v.to_string(), 1, 1_000_000).ok(),
+            Some(v)
+        );
     }
     if let Ok(v) = values::real("--r", text, 0.001, 1e9, "per second") {
         assert!((0.001..=1e9).contains(&v), "{text:?} gave {v}");
     }
     let peak = peak_alloc::take_peak();
     // Error messages quote the text a few times; nothing grows past that.
-    assert!(peak <= 16 * text.len() + 4096, "{peak} bytes for {} bytes", text.len());
+    assert!(
+        peak <= 16 * text.len() + 4096,
+        "{peak} bytes for {} bytes",
+        text.len()
+    );
 });
