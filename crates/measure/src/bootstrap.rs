@@ -7,14 +7,11 @@
 //! The generator is seeded with a constant so the same samples always give the
 //! same interval.
 
-use crate::quantile::{median_in_place, quantile};
+use crate::quantile::quantile;
 use fastrand::Rng;
 
 /// Seed of every bootstrap in this crate, so results are reproducible.
 pub const SEED: u64 = 0x7011_b007_5eed;
-
-/// Resamples for the confidence interval of a point's median.
-pub const MEDIAN_RESAMPLES: usize = 2000;
 
 /// Confidence level of every interval toll reports.
 pub const LEVEL: f64 = 0.95;
@@ -53,13 +50,6 @@ pub fn percentile_ci(
     interval(&mut stats, level)
 }
 
-/// The 95% percentile-bootstrap interval of the median of `values`
-/// ([`MEDIAN_RESAMPLES`] resamples, fixed [`SEED`]). One value gives (v, v).
-pub fn median_ci(values: &[f64]) -> (f64, f64) {
-    let mut rng = Rng::with_seed(SEED);
-    percentile_ci(values, MEDIAN_RESAMPLES, LEVEL, &mut rng, median_in_place)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,23 +65,6 @@ mod tests {
         );
         assert_eq!(interval(&mut vec![f64::NAN, 2.0], 0.95), (2.0, 2.0));
         let (lo, hi) = interval(&mut Vec::new(), 0.95);
-        assert!(lo.is_nan() && hi.is_nan());
-    }
-
-    #[test]
-    fn median_ci_brackets_the_median_and_is_deterministic() {
-        let values: Vec<f64> = (1..=21).map(f64::from).collect();
-        let (lo, hi) = median_ci(&values);
-        assert!(lo < 11.0 && 11.0 < hi, "({lo}, {hi})");
-        assert!(lo >= 1.0 && hi <= 21.0);
-        assert_eq!(median_ci(&values), (lo, hi));
-    }
-
-    #[test]
-    fn degenerate_inputs() {
-        assert_eq!(median_ci(&[42.0]), (42.0, 42.0));
-        assert_eq!(median_ci(&[3.0; 7]), (3.0, 3.0));
-        let (lo, hi) = median_ci(&[]);
         assert!(lo.is_nan() && hi.is_nan());
     }
 

@@ -17,6 +17,8 @@ pub mod engine;
 pub mod env;
 pub mod fit;
 pub mod mann_whitney;
+pub mod mean_ci;
+pub mod median_ci;
 pub mod model;
 pub mod outliers;
 pub mod quantile;

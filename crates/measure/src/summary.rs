@@ -1,7 +1,7 @@
 //! Summary statistics of one point's samples.
 
 use crate::quantile::{median_in_place, quantile, sorted};
-use crate::{bootstrap, outliers};
+use crate::{median_ci, outliers};
 use serde::{Deserialize, Serialize};
 
 /// Counts of Tukey outliers (mild: beyond 1.5 IQR; severe: beyond 3 IQR).
@@ -66,8 +66,8 @@ impl Summary {
     /// - median, mean, sample stddev, min, max;
     /// - MAD: the median of |x − median|, unscaled (multiply by 1.4826 for a
     ///   normal-consistent σ estimate);
-    /// - CI: 95% percentile bootstrap of the median, 2000 resamples, fixed
-    ///   seed ([`bootstrap::median_ci`]); one value gives (v, v);
+    /// - CI: the median's exact 95% interval from order statistics
+    ///   ([`median_ci`](crate::median_ci)); one value gives (v, v);
     /// - cv = stddev / mean (0 when the mean is 0);
     /// - outliers by Tukey's fences ([`outliers`]);
     /// - `too_noisy` by [`Summary::is_too_noisy`].
@@ -92,7 +92,7 @@ impl Summary {
         };
         let mut deviations: Vec<f64> = values.iter().map(|v| (v - median).abs()).collect();
         let mad = median_in_place(&mut deviations);
-        let (ci_low, ci_high) = bootstrap::median_ci(values);
+        let (ci_low, ci_high) = median_ci::median_ci(values);
         let cv = if mean == 0.0 {
             0.0
         } else {

@@ -4,7 +4,7 @@
 //! the runs, so the tests below feed them made-up times.
 
 use super::{Bench, ExecOutcome, Measured};
-use toll_measure::bootstrap::{percentile_ci, LEVEL, SEED};
+use toll_measure::mean_ci::mean_ci;
 use toll_measure::quantile::median;
 use toll_measure::{mann_whitney, ratio, Summary};
 use toll_report::exec::{BenchFigures, ExecReport, FitFigures, Interval, Ratio, Warning};
@@ -99,13 +99,6 @@ pub fn warnings(runs: &[Measured], shell_ns: Option<f64>) -> Vec<Warning> {
         });
     }
     w
-}
-
-fn mean_ci(values: &[f64]) -> (f64, f64) {
-    let mut rng = fastrand::Rng::with_seed(SEED);
-    percentile_ci(values, 2000, LEVEL, &mut rng, |v| {
-        v.iter().sum::<f64>() / v.len() as f64
-    })
 }
 
 /// One benchmark's figures (None without runs).

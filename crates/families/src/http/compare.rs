@@ -12,8 +12,8 @@
 //!   neither the order nor slow drift of the machine favours one side; round
 //!   i of every server forms a pair with round i of the first.
 //! - **Ratio**: per pair, rate(X)ᵢ / rate(A)ᵢ; the report gives the median of
-//!   these ratios with a 95% percentile-bootstrap CI (toll_measure's
-//!   [`median_ci`]).
+//!   these ratios with its exact 95% CI from order statistics
+//!   (toll_measure's [`median_ci`]).
 //! - **Stopping**: the CIs are looked at after [`Rules::min_rounds`] pairs
 //!   and at each doubling of that (5, 10, 20 …: a handful of looks, not one
 //!   a cycle, so a CI narrow by chance rarely ends the comparison — see
@@ -29,7 +29,7 @@ use super::{HttpConfig, HttpError};
 use serde::Serialize;
 use serde_json::json;
 use std::time::Duration;
-use toll_measure::bootstrap::median_ci;
+use toll_measure::median_ci::median_ci;
 use toll_measure::quantile::median;
 use toll_measure::{Fingerprint, Sample, Summary};
 use toll_report::ab::HttpReport;
