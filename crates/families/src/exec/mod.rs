@@ -321,10 +321,15 @@ pub fn check_programs(benches: &[Bench]) -> Result<(), ExecError> {
     Ok(())
 }
 
-/// How often the runs are saved while rounds go on: after a round, once this
-/// long has passed (a save rewrites every run so far and bootstraps its CI,
-/// so it is kept out of the rounds and off the runs' caches).
-const SAVE_EVERY: Duration = Duration::from_secs(1);
+/// How often the runs are saved while rounds go on: after a round, once
+/// this long has passed since the last save, the wait doubling after each
+/// save up to [`SAVE_EVERY_MOST`]. A save rewrites every run so far, so
+/// evenly spaced saves would cost each run more the longer a benchmark
+/// goes; doubling keeps the rows written below about twice the runs, and a
+/// toll killed outright loses at most the runs of the last wait.
+const SAVE_EVERY_FIRST: Duration = Duration::from_secs(1);
+/// The longest wait between saves.
+const SAVE_EVERY_MOST: Duration = Duration::from_secs(10);
 
 /// Run a `toll exec`, storing everything as it goes. Errors before the
 /// first run come back as `Err`; a failure mid-run in the outcome.
@@ -603,6 +608,7 @@ impl Measurement<'_> {
         let mut target = min;
         let started = Instant::now();
         let mut last_save = Instant::now();
+        let mut save_every = SAVE_EVERY_FIRST;
         loop {
             let round_start = Instant::now();
             for i in self.order(self.rounds + self.cfg.warmup) {
@@ -612,7 +618,7 @@ impl Measurement<'_> {
                 self.one(i, true)?;
             }
             self.rounds += 1;
-            if last_save.elapsed() >= SAVE_EVERY {
+            if last_save.elapsed() >= save_every {
                 save_points(
                     store,
                     self.benches,
@@ -622,6 +628,7 @@ impl Measurement<'_> {
                     self.shell,
                 )?;
                 last_save = Instant::now();
+                save_every = (save_every * 2).min(SAVE_EVERY_MOST);
             }
             self.observer.round_done("exec", self.rounds);
             let round_time = round_start.elapsed();
