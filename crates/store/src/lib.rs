@@ -18,4 +18,4 @@ mod time;
 
 pub use error::StoreError;
 pub use model::*;
-pub use store::{is_postgres_url, Store};
+pub use store::{display_name, is_postgres_url, Store};

@@ -69,6 +69,16 @@ pub fn is_postgres_url(name: &Path) -> bool {
     lower.starts_with("postgres://") || lower.starts_with("postgresql://")
 }
 
+/// How to name the store at `name` in a message: the path, or the URL with
+/// its password hidden.
+pub fn display_name(name: &Path) -> String {
+    if is_postgres_url(name) {
+        crate::pg::redact(&name.to_string_lossy())
+    } else {
+        name.display().to_string()
+    }
+}
+
 impl Store {
     /// Where results go by default: `$TOLL_DB`, else `<data dir>/toll/toll.db`.
     /// `$TOLL_DB` may be a `postgres://` URL.
@@ -377,7 +387,8 @@ impl Store {
     /// Store a whole run measured elsewhere (`toll import`), in one
     /// transaction: it keeps its machine's fingerprint and host, times,
     /// status, every series, fit, point and sample, gets a new id, and
-    /// records `origin` (where it came from). A run that was still
+    /// records `origin` (where it came from; an object gets `imported_at`
+    /// added). A run that was still
     /// `running` when it was exported is stored partial: nothing here will
     /// finish it.
     pub fn import_run(&self, run: &Run, origin: &serde_json::Value) -> Result<i64, StoreError> {
@@ -405,6 +416,10 @@ impl Store {
                 points: s.points.iter().map(point_insert).collect(),
             })
             .collect();
+        let mut origin = origin.clone();
+        if let Some(o) = origin.as_object_mut() {
+            o.insert("imported_at".into(), crate::time::now().into());
+        }
         self.db.insert_run(
             &RunInsert {
                 fields: RunFields {
