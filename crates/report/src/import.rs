@@ -48,9 +48,9 @@ pub fn read_run(text: &str) -> Result<Run, ImportError> {
     {
         return Err(ImportError::NotTollRun);
     }
-    let version = obj["schema_version"].as_i64().ok_or_else(|| {
-        ImportError::Invalid("$.schema_version: not an integer".into())
-    })?;
+    let version = obj["schema_version"]
+        .as_i64()
+        .ok_or_else(|| ImportError::Invalid("$.schema_version: not an integer".into()))?;
     if version > i64::from(SCHEMA_VERSION) {
         return Err(ImportError::TooNew {
             found: version,
@@ -101,7 +101,10 @@ fn check(schema: &Value, defs: &Value, value: &Value, at: &str) -> Result<(), St
     }
     if let Some(allowed) = schema.get("enum").and_then(Value::as_array) {
         if !allowed.contains(value) {
-            return Err(format!("{at}: {value} is not one of {}", Value::from(allowed.clone())));
+            return Err(format!(
+                "{at}: {value} is not one of {}",
+                Value::from(allowed.clone())
+            ));
         }
     }
     if let (Some(req), Some(obj)) = (
