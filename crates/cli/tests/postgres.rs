@@ -208,7 +208,7 @@ fn import_refuses_what_is_not_a_toll_run_and_writes_nothing() {
     );
     let family = write(
         "family.json",
-        &r#"{"schema_version": 1, "id": 1, "family": "teleport", "started_at": "x", "status": "complete",
+        r#"{"schema_version": 1, "id": 1, "family": "teleport", "started_at": "x", "status": "complete",
             "summary": "", "config": {}, "tool_version": "9", "series": [],
             "env": {"hostname": "h", "cpu_model": "c", "logical_cpus": 1, "physical_cores": 1, "kernel": "k",
                     "distribution": "d", "memory_bytes": 1, "load_average": [0, 0, 0], "busy_fraction": 0, "toolchains": []}}"#,
