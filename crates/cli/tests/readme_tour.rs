@@ -49,6 +49,9 @@ fn words(line: &str) -> Vec<String> {
 /// A default sweep, every runtime, or a comparison that runs until its CIs
 /// are narrow: minutes of measuring (each has its own end-to-end tests).
 fn long(args: &[String]) -> bool {
+    if args.iter().any(|a| a == "--dry-run") {
+        return false; // a dry run already
+    }
     let family = args
         .iter()
         .find(|a| !a.starts_with("--") && !a.contains("://"))
