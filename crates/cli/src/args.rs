@@ -8,8 +8,9 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "toll", version, about, max_term_width = 100)]
 pub struct Cli {
-    /// Results database (default: $TOLL_DB, else the user's data directory).
-    #[arg(long, global = true, value_name = "PATH")]
+    /// Results database: a SQLite file, or a postgres://USER@HOST/DB URL for a
+    /// shared store (default: $TOLL_DB, else the user's data directory).
+    #[arg(long, global = true, value_name = "PATH|URL")]
     pub db: Option<PathBuf>,
 
     /// Check the arguments and the toolchains, say what would be measured,
@@ -41,6 +42,8 @@ pub enum Command {
     Show(ShowArgs),
     /// Export a stored run as JSON or CSV (every sample).
     Export(ExportArgs),
+    /// Load runs exported elsewhere (`toll export --format json`, `--json`) into this store.
+    Import(ImportArgs),
     /// Delete stored runs.
     Rm(RmArgs),
     /// Which runtimes this machine has, what each can do, and how to add the rest.
@@ -280,6 +283,13 @@ pub struct ExportArgs {
     /// Write to this file instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// JSON files, each one run as `toll export RUN --format json` writes it.
+    #[arg(required = true, value_name = "FILE.json")]
+    pub files: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]

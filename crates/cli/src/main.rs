@@ -28,6 +28,7 @@ fn main() -> ExitCode {
         Command::Runs(a) => commands::runs::list(a, db),
         Command::Show(a) => commands::runs::show(a, db),
         Command::Export(a) => commands::runs::export(a, db),
+        Command::Import(a) => commands::runs::import(a, db, dry),
         Command::Rm(a) if dry => commands::runs::dry_remove(a, db),
         Command::Rm(a) => commands::runs::remove(a, db),
         Command::Doctor => commands::doctor::run(),

@@ -192,14 +192,14 @@ fn huge_values_are_refused_before_any_work() {
     assert_usage_errors(&s, cases);
 }
 
-/// `--db` names a file toll can read back: a PostgreSQL URL, SQLite's
-/// in-memory names and `file:` URIs are refused before any work, and nothing
-/// is created for them.
+/// `--db` names a file toll can read back or a PostgreSQL URL
+/// (tests/postgres.rs): SQLite's in-memory names, `file:` URIs and URLs of
+/// other stores are refused before any work, and nothing is created for them.
 #[test]
 fn stores_that_would_not_keep_results_are_refused() {
     let s = Scratch::new("db-names");
     for (db, needle) in [
-        ("postgres://host/db", "SQLite files only"),
+        ("mysql://host/db", "`mysql://` is not a store toll speaks"),
         (":memory:", "lose the run at exit"),
         ("file:x?mode=memory", "lose the run at exit"),
     ] {

@@ -4,6 +4,7 @@ pub mod ab;
 pub mod compare;
 pub mod exec;
 pub mod export;
+pub mod import;
 pub mod legend;
 pub mod plot;
 pub mod show;

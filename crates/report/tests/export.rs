@@ -222,3 +222,36 @@ fn a_run_with_the_checks_and_the_probe_matches_the_schema() {
     let back: Run = serde_json::from_value(v).unwrap();
     assert_eq!(back.series[0].fit, r.series[0].fit);
 }
+
+/// What `toll export --format json` writes, `toll import` reads back whole;
+/// a newer schema_version and JSON that is not a run are refused.
+#[test]
+fn an_exported_run_is_read_back_by_import_and_other_json_is_not() {
+    use toll_report::import::{read_run, ImportError};
+    let mut out = Vec::new();
+    exporter(Format::Json).export(&run(), &mut out).unwrap();
+    let back = read_run(std::str::from_utf8(&out).unwrap()).unwrap();
+    assert_eq!(
+        serde_json::to_value(&back).unwrap(),
+        serde_json::to_value(run()).unwrap()
+    );
+    let mut v: Value = serde_json::from_slice(&out).unwrap();
+    v["schema_version"] = (toll_report::export::SCHEMA_VERSION + 1).into();
+    assert!(matches!(
+        read_run(&v.to_string()),
+        Err(ImportError::TooNew { .. })
+    ));
+    v["schema_version"] = toll_report::export::SCHEMA_VERSION.into();
+    v["series"][0]["points"][0]["samples"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("iters");
+    let e = read_run(&v.to_string()).unwrap_err().to_string();
+    assert!(
+        e.contains("$.series[0].points[0].samples[0]: `iters` is missing"),
+        "{e}"
+    );
+    for other in ["[1, 2]", r#"{"name": "x"}"#] {
+        assert_eq!(read_run(other).err(), Some(ImportError::NotTollRun));
+    }
+}

@@ -35,6 +35,23 @@ pub enum StoreError {
     },
     #[error("database {}: a stored record does not parse ({detail}): the file may be damaged", .path.display())]
     Corrupt { path: PathBuf, detail: String },
+    #[error("--db {url}: not a PostgreSQL URL toll can use ({detail}): write it as postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE")]
+    BadUrl { url: String, detail: String },
+    #[error("--db {url}: this toll connects to PostgreSQL without TLS, so sslmode={mode} cannot be met: use sslmode=disable or prefer on a trusted network, or reach the server through an ssh tunnel")]
+    TlsUnsupported { url: String, mode: String },
+    #[error("cannot reach PostgreSQL at {url}: {cause}: start the server, or check the host and port in --db or TOLL_DB")]
+    Unreachable { url: String, cause: String },
+    #[error("PostgreSQL at {url} refused the connection: {cause}: check the user, password and database in --db or TOLL_DB")]
+    Refused { url: String, cause: String },
+    #[error("PostgreSQL database {url} is not toll's (it has tables of its own and no toll_schema): give toll an empty database of its own (createdb toll) in --db or TOLL_DB")]
+    NotTollDatabase { url: String },
+    /// A PostgreSQL database without toll's tables, opened to read: nothing
+    /// stored there yet.
+    #[error("no runs stored yet in {url} (toll's tables are not there): measure something into it first, e.g. `toll transfer --db {url}`")]
+    NoTables { url: String },
+    /// The server's text is in the message, not also a `source`.
+    #[error("PostgreSQL {url}: {cause}")]
+    Postgres { url: String, cause: String },
 }
 
 impl StoreError {

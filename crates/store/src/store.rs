@@ -1,25 +1,46 @@
-//! The SQLite store: one transaction per point, so a crash loses at most the
-//! point being measured, and the file is always sound.
+//! The store: the same records on either backend, chosen by the name given
+//! to `Store::open` — a file path for SQLite, a `postgres://` URL for a
+//! team's shared PostgreSQL. Callers never see which.
 
-use crate::migrate;
+use crate::backend::{Backend, PointInsert, RunFields, RunInsert, SeriesInsert};
+use crate::pg::Postgres;
+use crate::sqlite::Sqlite;
 use crate::{EarlierFit, NewRun, Point, PointStatus, Run, RunRow, RunStatus, Series, StoreError};
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 use toll_measure::{Sample, SeriesFit};
 
 /// An open results database.
 pub struct Store {
-    conn: Connection,
+    db: Box<dyn Backend>,
+    /// The file, or the URL with its password hidden.
     path: PathBuf,
 }
 
-fn parse_status(s: &str) -> RunStatus {
+pub(crate) fn parse_status(s: &str) -> RunStatus {
     match s {
         "running" => RunStatus::Running,
         "complete" => RunStatus::Complete,
         "partial" => RunStatus::Partial,
         _ => RunStatus::Failed,
+    }
+}
+
+fn point_status(p: &Point) -> &'static str {
+    match p.status {
+        PointStatus::Ok => "ok",
+        PointStatus::Failed => "failed",
+    }
+}
+
+fn point_insert(point: &Point) -> PointInsert<'_> {
+    PointInsert {
+        point,
+        status: point_status(point),
+        summary_json: point
+            .summary
+            .as_ref()
+            .map(|s| serde_json::to_string(s).expect("summary serialises")),
+        extra_json: point.extra.as_ref().map(|e| e.to_string()),
     }
 }
 
@@ -34,14 +55,33 @@ fn pid_alive(pid: i64) -> bool {
     let Ok(pid) = i32::try_from(pid) else {
         return false;
     };
-    !matches!(
-        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
-        Err(nix::errno::Errno::ESRCH)
-    )
+    pid > 0
+        && !matches!(
+            nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
+            Err(nix::errno::Errno::ESRCH)
+        )
+}
+
+/// Whether `name` is a PostgreSQL URL (`postgres://…` or `postgresql://…`)
+/// rather than a file path.
+pub fn is_postgres_url(name: &Path) -> bool {
+    let lower = name.to_string_lossy().to_ascii_lowercase();
+    lower.starts_with("postgres://") || lower.starts_with("postgresql://")
+}
+
+/// How to name the store at `name` in a message: the path, or the URL with
+/// its password hidden.
+pub fn display_name(name: &Path) -> String {
+    if is_postgres_url(name) {
+        crate::pg::redact(&name.to_string_lossy())
+    } else {
+        name.display().to_string()
+    }
 }
 
 impl Store {
     /// Where results go by default: `$TOLL_DB`, else `<data dir>/toll/toll.db`.
+    /// `$TOLL_DB` may be a `postgres://` URL.
     pub fn default_path() -> PathBuf {
         std::env::var_os("TOLL_DB")
             .filter(|v| !v.is_empty())
@@ -50,122 +90,106 @@ impl Store {
             .unwrap_or_else(|| PathBuf::from("toll.db"))
     }
 
-    fn err(&self, e: rusqlite::Error) -> StoreError {
-        StoreError::from_sqlite(&self.path, e)
-    }
-
-    /// Open (creating and migrating as needed) the database at `path`.
-    /// Runs left `running` by a process of this host that no longer exists
-    /// are marked partial.
+    /// Open (creating and migrating as needed) the database at `path`: a
+    /// SQLite file, or a PostgreSQL database when `path` is a `postgres://`
+    /// URL. Runs left `running` by a process of this host that no longer
+    /// exists are marked partial.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|cause| StoreError::CreateDir {
-                path: dir.to_path_buf(),
-                cause,
-            })?;
-        }
-        let conn = Connection::open(path).map_err(|e| StoreError::from_sqlite(path, e))?;
-        let mut store = Store {
-            conn,
-            path: path.to_path_buf(),
+        let store = if is_postgres_url(path) {
+            let pg = Postgres::open(&path.to_string_lossy(), true)?;
+            Store {
+                path: PathBuf::from(pg.display_url()),
+                db: Box::new(pg),
+            }
+        } else {
+            Store {
+                db: Box::new(Sqlite::open(path)?),
+                path: path.to_path_buf(),
+            }
         };
-        store.check()?;
-        migrate::migrate(&mut store.conn).map_err(|e| StoreError::from_sqlite(path, e))?;
         store.mark_stale_runs()?;
         Ok(store)
     }
 
-    /// Open for reading only (`toll runs`, `show`, `export` on a read-only file).
+    /// Open for reading only (`toll runs`, `show`, `export` on a read-only
+    /// file). A PostgreSQL store is opened as by [`Store::open`], without
+    /// creating its tables.
     pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
-        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .map_err(|e| StoreError::from_sqlite(path, e))?;
-        let store = Store {
-            conn,
-            path: path.to_path_buf(),
-        };
-        let found = store.check()?;
-        if found < migrate::LATEST {
-            return Err(StoreError::ReadOnly {
-                path: path.to_path_buf(),
+        if is_postgres_url(path) {
+            let pg = Postgres::open(&path.to_string_lossy(), false)?;
+            return Ok(Store {
+                path: PathBuf::from(pg.display_url()),
+                db: Box::new(pg),
             });
         }
-        Ok(store)
+        Ok(Store {
+            db: Box::new(Sqlite::open_read_only(path)?),
+            path: path.to_path_buf(),
+        })
     }
 
-    /// Refuse a file that is not toll's, or from a newer toll; set the
-    /// connection up. Returns the schema version found.
-    fn check(&self) -> Result<i64, StoreError> {
-        self.conn
-            .busy_timeout(Duration::from_secs(5))
-            .map_err(|e| self.err(e))?;
-        if !migrate::is_toll(&self.conn).map_err(|e| self.err(e))? {
-            return Err(StoreError::NotToll {
-                path: self.path.clone(),
-            });
+    /// Open a store that already holds toll's tables, for a command that
+    /// reads (and may remove) runs: `None` when there is none yet (no file;
+    /// a PostgreSQL database without toll's tables), so that reading never
+    /// creates anything. A read-only file is opened read-only.
+    pub fn open_if_present(path: &Path) -> Result<Option<Store>, StoreError> {
+        if is_postgres_url(path) {
+            return match Postgres::open(&path.to_string_lossy(), false) {
+                Ok(pg) => {
+                    let store = Store {
+                        path: PathBuf::from(pg.display_url()),
+                        db: Box::new(pg),
+                    };
+                    store.mark_stale_runs()?;
+                    Ok(Some(store))
+                }
+                Err(StoreError::NoTables { .. }) => Ok(None),
+                Err(e) => Err(e),
+            };
         }
-        self.conn
-            .execute_batch("PRAGMA foreign_keys = ON;")
-            .map_err(|e| self.err(e))?;
-        let found = migrate::version(&self.conn).map_err(|e| self.err(e))?;
-        if found > migrate::LATEST {
-            return Err(StoreError::TooNew {
-                path: self.path.clone(),
-                found,
-                known: migrate::LATEST,
-            });
+        if !path.exists() {
+            return Ok(None);
         }
-        Ok(found)
+        match Store::open(path) {
+            Err(StoreError::ReadOnly { .. }) => Store::open_read_only(path).map(Some),
+            other => other.map(Some),
+        }
     }
 
     fn mark_stale_runs(&self) -> Result<(), StoreError> {
-        let host = hostname();
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id, pid FROM runs WHERE status = 'running' AND host = ?1")
-            .map_err(|e| self.err(e))?;
-        let stale: Vec<i64> = stmt
-            .query_map([&host], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
-            .map_err(|e| self.err(e))?
-            .filter_map(Result::ok)
-            .filter(|(_, pid)| *pid != i64::from(std::process::id()) && !pid_alive(*pid))
-            .map(|(id, _)| id)
-            .collect();
-        for id in stale {
-            self.conn
-                .execute(
-                    "UPDATE runs SET status = 'partial', finished_at = ?2,
-                     error = 'interrupted: the process measuring it stopped' WHERE id = ?1",
-                    params![id, crate::time::now()],
-                )
-                .map_err(|e| self.err(e))?;
+        let me = i64::from(std::process::id());
+        for (id, pid) in self.db.running_on(&hostname())? {
+            if pid != me && !pid_alive(pid) {
+                self.db.mark_interrupted(id, &crate::time::now())?;
+            }
         }
         Ok(())
     }
 
-    /// The database file.
+    /// The database file, or the PostgreSQL URL without its password.
     pub fn path(&self) -> &Path {
         &self.path
     }
 
     /// Record a new run in status `running`; returns its id.
     pub fn begin_run(&self, run: &NewRun) -> Result<i64, StoreError> {
-        let env = serde_json::to_string(&run.env).expect("fingerprint serialises");
-        self.conn
-            .execute(
-                "INSERT INTO runs (family, started_at, status, config_json, env_json, tool_version, pid, host)
-                 VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6, ?7)",
-                params![
-                    run.family,
-                    crate::time::now(),
-                    run.config.to_string(),
-                    env,
-                    run.tool_version,
-                    std::process::id(),
-                    hostname()
-                ],
-            )
-            .map_err(|e| self.err(e))?;
-        Ok(self.conn.last_insert_rowid())
+        let host = hostname();
+        self.db.begin_run(&RunInsert {
+            fields: RunFields {
+                family: run.family.clone(),
+                started_at: crate::time::now(),
+                finished_at: None,
+                status: RunStatus::Running.as_str().into(),
+                summary: String::new(),
+                error: None,
+                config_json: run.config.to_string(),
+                env_json: serde_json::to_string(&run.env).expect("fingerprint serialises"),
+                tool_version: run.tool_version.clone(),
+            },
+            pid: i64::from(std::process::id()),
+            host: &host,
+            origin_json: None,
+        })
     }
 
     /// Add a series to a run; returns its id.
@@ -175,13 +199,7 @@ impl Store {
         label: &str,
         attrs: &serde_json::Value,
     ) -> Result<i64, StoreError> {
-        self.conn
-            .execute(
-                "INSERT INTO series (run_id, label, attrs_json) VALUES (?1, ?2, ?3)",
-                params![run_id, label, attrs.to_string()],
-            )
-            .map_err(|e| self.err(e))?;
-        Ok(self.conn.last_insert_rowid())
+        self.db.add_series(run_id, label, &attrs.to_string())
     }
 
     /// Replace a series' attributes (e.g. to add what was observed while measuring).
@@ -190,13 +208,7 @@ impl Store {
         series_id: i64,
         attrs: &serde_json::Value,
     ) -> Result<(), StoreError> {
-        self.conn
-            .execute(
-                "UPDATE series SET attrs_json = ?2 WHERE id = ?1",
-                params![series_id, attrs.to_string()],
-            )
-            .map(|_| ())
-            .map_err(|e| self.err(e))
+        self.db.set_series_attrs(series_id, &attrs.to_string())
     }
 
     /// Add one point with all its samples, in one transaction.
@@ -215,66 +227,21 @@ impl Store {
         series_id: i64,
         points: &mut [(Option<i64>, &Point)],
     ) -> Result<(), StoreError> {
-        let tx = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
-        for (id, point) in points.iter_mut() {
-            let status = match point.status {
-                PointStatus::Ok => "ok",
-                PointStatus::Failed => "failed",
-            };
-            let summary = point
-                .summary
-                .as_ref()
-                .map(|s| serde_json::to_string(s).expect("summary serialises"));
-            let extra = point.extra.as_ref().map(|e| e.to_string());
-            let point_id = match *id {
-                Some(pid) => {
-                    tx.execute(
-                        "UPDATE points SET n = ?2, status = ?3, error = ?4, summary_json = ?5, extra_json = ?6 WHERE id = ?1",
-                        params![pid, point.n as i64, status, point.error, summary, extra],
-                    )
-                    .map_err(|e| self.err(e))?;
-                    tx.execute("DELETE FROM samples WHERE point_id = ?1", params![pid])
-                        .map_err(|e| self.err(e))?;
-                    pid
-                }
-                None => {
-                    tx.execute(
-                        "INSERT INTO points (series_id, n, status, error, summary_json, extra_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                        params![series_id, point.n as i64, status, point.error, summary, extra],
-                    )
-                    .map_err(|e| self.err(e))?;
-                    tx.last_insert_rowid()
-                }
-            };
-            *id = Some(point_id);
-            let mut stmt = tx
-                .prepare_cached(
-                    "INSERT INTO samples (point_id, trial, iters, total_ns) VALUES (?1, ?2, ?3, ?4)",
-                )
-                .map_err(|e| self.err(e))?;
-            for (trial, s) in point.samples.iter().enumerate() {
-                stmt.execute(params![
-                    point_id,
-                    trial as i64,
-                    s.iters as i64,
-                    s.total_ns as i64
-                ])
-                .map_err(|e| self.err(e))?;
-            }
+        let mut rows: Vec<(Option<i64>, PointInsert)> = points
+            .iter()
+            .map(|(id, p)| (*id, point_insert(p)))
+            .collect();
+        self.db.save_points(series_id, &mut rows)?;
+        for ((id, _), (new, _)) in points.iter_mut().zip(rows) {
+            *id = new;
         }
-        tx.commit().map_err(|e| self.err(e))
+        Ok(())
     }
 
     /// Store the fit of a series.
     pub fn set_fit(&self, series_id: i64, fit: &SeriesFit) -> Result<(), StoreError> {
         let json = serde_json::to_string(fit).expect("fit serialises");
-        self.conn
-            .execute(
-                "UPDATE series SET fit_json = ?2 WHERE id = ?1",
-                params![series_id, json],
-            )
-            .map(|_| ())
-            .map_err(|e| self.err(e))
+        self.db.set_fit(series_id, &json)
     }
 
     /// Mark a run finished with its status, one-line summary and error.
@@ -285,33 +252,13 @@ impl Store {
         summary: &str,
         error: Option<&str>,
     ) -> Result<(), StoreError> {
-        self.conn
-            .execute(
-                "UPDATE runs SET status = ?2, summary = ?3, error = ?4, finished_at = ?5 WHERE id = ?1",
-                params![run_id, status.as_str(), summary, error, crate::time::now()],
-            )
-            .map(|_| ())
-            .map_err(|e| self.err(e))
+        self.db
+            .finish_run(run_id, status.as_str(), summary, error, &crate::time::now())
     }
 
     /// All runs, newest first.
     pub fn list_runs(&self) -> Result<Vec<RunRow>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id, family, started_at, status, summary FROM runs ORDER BY id DESC")
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok(RunRow {
-                    id: r.get(0)?,
-                    family: r.get(1)?,
-                    started_at: r.get(2)?,
-                    status: parse_status(&r.get::<_, String>(3)?),
-                    summary: r.get(4)?,
-                })
-            })
-            .map_err(|e| self.err(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+        self.db.list_runs()
     }
 
     /// The fits of series `label` in earlier complete runs of `family` on
@@ -327,29 +274,11 @@ impl Store {
         before_run: i64,
         limit: usize,
     ) -> Result<Vec<EarlierFit>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT r.config_json, r.env_json, s.attrs_json, s.fit_json
-                 FROM series s JOIN runs r ON s.run_id = r.id
-                 WHERE r.family = ?1 AND s.label = ?2 AND r.host = ?3 AND r.id < ?4
-                   AND r.status = 'complete' AND s.fit_json IS NOT NULL
-                 ORDER BY r.id DESC",
-            )
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map(params![family, label, hostname(), before_run], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                ))
-            })
-            .map_err(|e| self.err(e))?;
         let mut out = Vec::new();
-        for row in rows {
-            let (config, env, attrs, fit) = row.map_err(|e| self.err(e))?;
+        for (config, env, attrs, fit) in
+            self.db
+                .earlier_rows(family, label, &hostname(), before_run)?
+        {
             let env: serde_json::Value = serde_json::from_str(&env).unwrap_or_default();
             if env.get("cpu_model").and_then(|v| v.as_str()) != Some(cpu_model) {
                 continue;
@@ -371,9 +300,7 @@ impl Store {
 
     /// The newest run's id, if any.
     pub fn latest_run_id(&self) -> Result<Option<i64>, StoreError> {
-        self.conn
-            .query_row("SELECT max(id) FROM runs", [], |r| r.get(0))
-            .map_err(|e| self.err(e))
+        self.db.latest_run_id()
     }
 
     fn parse<T: serde::de::DeserializeOwned>(
@@ -389,141 +316,138 @@ impl Store {
 
     /// One whole run: its series, points and every sample.
     pub fn load_run(&self, id: i64) -> Result<Run, StoreError> {
-        type RunFields = (
-            String,
-            String,
-            Option<String>,
-            String,
-            String,
-            Option<String>,
-            String,
-            String,
-            String,
-        );
-        let row: Option<RunFields> = self
-            .conn
-            .query_row(
-                "SELECT family, started_at, finished_at, status, summary, error, config_json, env_json, tool_version
-                 FROM runs WHERE id = ?1",
-                [id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?)),
-            )
-            .optional()
-            .map_err(|e| self.err(e))?;
-        let (family, started_at, finished_at, status, summary, error, config, env, tool_version) =
-            row.ok_or(StoreError::NoSuchRun(id))?;
+        let rows = self.db.load_run(id)?.ok_or(StoreError::NoSuchRun(id))?;
+        let r = rows.run;
+        let series = rows
+            .series
+            .into_iter()
+            .map(|(s, points)| {
+                Ok(Series {
+                    id: s.id,
+                    label: s.label,
+                    attrs: self.parse("series attributes", &s.attrs_json)?,
+                    fit: s.fit_json.map(|f| self.parse("fit", &f)).transpose()?,
+                    points: points
+                        .into_iter()
+                        .map(|p| {
+                            Ok(Point {
+                                n: p.n as u64,
+                                status: if p.status == "ok" {
+                                    PointStatus::Ok
+                                } else {
+                                    PointStatus::Failed
+                                },
+                                error: p.error,
+                                summary: p
+                                    .summary_json
+                                    .map(|s| self.parse("point summary", &s))
+                                    .transpose()?,
+                                samples: p
+                                    .samples
+                                    .into_iter()
+                                    .map(|(iters, total_ns)| Sample {
+                                        iters: iters as u64,
+                                        total_ns: total_ns as u64,
+                                    })
+                                    .collect(),
+                                extra: p
+                                    .extra_json
+                                    .map(|e| self.parse("point extra", &e))
+                                    .transpose()?,
+                            })
+                        })
+                        .collect::<Result<_, StoreError>>()?,
+                })
+            })
+            .collect::<Result<_, StoreError>>()?;
         Ok(Run {
             id,
-            family,
-            started_at,
-            finished_at,
-            status: parse_status(&status),
-            summary,
-            error,
-            config: self.parse("run config", &config)?,
-            env: self.parse("environment", &env)?,
-            tool_version,
-            series: self.load_series(id)?,
+            family: r.family,
+            started_at: r.started_at,
+            finished_at: r.finished_at,
+            status: parse_status(&r.status),
+            summary: r.summary,
+            error: r.error,
+            config: self.parse("run config", &r.config_json)?,
+            env: self.parse("environment", &r.env_json)?,
+            tool_version: r.tool_version,
+            series,
         })
-    }
-
-    fn load_series(&self, run_id: i64) -> Result<Vec<Series>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT id, label, attrs_json, fit_json FROM series WHERE run_id = ?1 ORDER BY id",
-            )
-            .map_err(|e| self.err(e))?;
-        let rows: Vec<(i64, String, String, Option<String>)> = stmt
-            .query_map([run_id], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })
-            .map_err(|e| self.err(e))?
-            .collect::<Result<_, _>>()
-            .map_err(|e| self.err(e))?;
-        rows.into_iter()
-            .map(|(id, label, attrs, fit)| {
-                Ok(Series {
-                    id,
-                    label,
-                    attrs: self.parse("series attributes", &attrs)?,
-                    fit: fit.map(|f| self.parse("fit", &f)).transpose()?,
-                    points: self.load_points(id)?,
-                })
-            })
-            .collect()
-    }
-
-    fn load_points(&self, series_id: i64) -> Result<Vec<Point>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id, n, status, error, summary_json, extra_json FROM points WHERE series_id = ?1 ORDER BY n, id")
-            .map_err(|e| self.err(e))?;
-        type PointFields = (
-            i64,
-            i64,
-            String,
-            Option<String>,
-            Option<String>,
-            Option<String>,
-        );
-        let rows: Vec<PointFields> = stmt
-            .query_map([series_id], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                ))
-            })
-            .map_err(|e| self.err(e))?
-            .collect::<Result<_, _>>()
-            .map_err(|e| self.err(e))?;
-        let mut samples = self
-            .conn
-            .prepare("SELECT iters, total_ns FROM samples WHERE point_id = ?1 ORDER BY trial")
-            .map_err(|e| self.err(e))?;
-        rows.into_iter()
-            .map(|(id, n, status, error, summary, extra)| {
-                let samples: Vec<Sample> = samples
-                    .query_map([id], |r| {
-                        Ok(Sample {
-                            iters: r.get::<_, i64>(0)? as u64,
-                            total_ns: r.get::<_, i64>(1)? as u64,
-                        })
-                    })
-                    .map_err(|e| self.err(e))?
-                    .collect::<Result<_, _>>()
-                    .map_err(|e| self.err(e))?;
-                Ok(Point {
-                    n: n as u64,
-                    status: if status == "ok" {
-                        PointStatus::Ok
-                    } else {
-                        PointStatus::Failed
-                    },
-                    error,
-                    summary: summary
-                        .map(|s| self.parse("point summary", &s))
-                        .transpose()?,
-                    samples,
-                    extra: extra.map(|e| self.parse("point extra", &e)).transpose()?,
-                })
-            })
-            .collect()
     }
 
     /// Delete a run and everything under it.
     pub fn remove_run(&self, id: i64) -> Result<(), StoreError> {
-        let n = self
-            .conn
-            .execute("DELETE FROM runs WHERE id = ?1", [id])
-            .map_err(|e| self.err(e))?;
-        if n == 0 {
-            return Err(StoreError::NoSuchRun(id));
+        if self.db.remove_run(id)? {
+            Ok(())
+        } else {
+            Err(StoreError::NoSuchRun(id))
         }
-        Ok(())
+    }
+
+    /// Store a whole run measured elsewhere (`toll import`), in one
+    /// transaction: it keeps its machine's fingerprint and host, times,
+    /// status, every series, fit, point and sample, gets a new id, and
+    /// records `origin` (where it came from; an object gets `imported_at`
+    /// added). A run that was still
+    /// `running` when it was exported is stored partial: nothing here will
+    /// finish it.
+    pub fn import_run(&self, run: &Run, origin: &serde_json::Value) -> Result<i64, StoreError> {
+        let (status, error) = match run.status {
+            RunStatus::Running => (
+                RunStatus::Partial,
+                Some(
+                    run.error
+                        .clone()
+                        .unwrap_or_else(|| "exported while still running".into()),
+                ),
+            ),
+            s => (s, run.error.clone()),
+        };
+        let series: Vec<SeriesInsert> = run
+            .series
+            .iter()
+            .map(|s| SeriesInsert {
+                label: &s.label,
+                attrs_json: s.attrs.to_string(),
+                fit_json: s
+                    .fit
+                    .as_ref()
+                    .map(|f| serde_json::to_string(f).expect("fit serialises")),
+                points: s.points.iter().map(point_insert).collect(),
+            })
+            .collect();
+        let mut origin = origin.clone();
+        if let Some(o) = origin.as_object_mut() {
+            o.insert("imported_at".into(), crate::time::now().into());
+        }
+        self.db.insert_run(
+            &RunInsert {
+                fields: RunFields {
+                    family: run.family.clone(),
+                    started_at: run.started_at.clone(),
+                    finished_at: run.finished_at.clone(),
+                    status: status.as_str().into(),
+                    summary: run.summary.clone(),
+                    error,
+                    config_json: run.config.to_string(),
+                    env_json: serde_json::to_string(&run.env).expect("fingerprint serialises"),
+                    tool_version: run.tool_version.clone(),
+                },
+                // No process of this host measures it: never marked stale.
+                pid: 0,
+                host: &run.env.hostname,
+                origin_json: Some(origin.to_string()),
+            },
+            &series,
+        )
+    }
+
+    /// Where an imported run came from, as recorded by [`Store::import_run`];
+    /// `None` for a run measured into this store.
+    pub fn run_origin(&self, id: i64) -> Result<Option<serde_json::Value>, StoreError> {
+        self.db
+            .origin(id)?
+            .map(|o| self.parse("run origin", &o))
+            .transpose()
     }
 }

@@ -1,8 +1,12 @@
 //! The store keeps whole runs, survives reopening and crashes, and refuses
-//! files that are not its own.
+//! files that are not its own — on SQLite and on a real PostgreSQL server
+//! (tests/pg: started once for this binary; the PostgreSQL tests are
+//! ignored, not passed, where its binaries are missing).
+
+mod pg;
 
 use serde_json::json;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use toll_measure::fit::{Fit, FitMethod};
 use toll_measure::summary::Outliers;
 use toll_measure::{Fingerprint, Sample, SeriesFit, Summary};
@@ -12,6 +16,66 @@ fn temp_db(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("toll-store-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir.join("sub").join("toll.db")
+}
+
+/// Each test below, once on a SQLite file and once on a database of its
+/// own on the test PostgreSQL server.
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[test]
+                fn $name() {
+                    super::$name(&super::temp_db(stringify!($name)));
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[test]
+                #[cfg_attr(not(toll_pg), ignore = "needs PostgreSQL's server binaries: apt-get install postgresql (scripts/setup does)")]
+                fn $name() {
+                    super::$name(std::path::Path::new(&super::pg::fresh_db(stringify!($name))));
+                }
+            )*
+        }
+    };
+}
+
+on_both_backends!(
+    a_whole_run_round_trips,
+    runs_are_listed_newest_first_and_removed_with_everything_under_them,
+    a_run_whose_process_died_becomes_partial_on_reopen,
+    a_running_run_of_a_live_process_is_left_alone,
+    a_newer_schema_is_refused,
+    a_version_1_database_is_migrated_and_keeps_its_runs,
+    runs_stored_before_the_checks_still_read,
+    writers_at_once_get_distinct_ids_and_every_point_lands,
+    an_imported_run_keeps_everything_gets_a_new_id_and_says_where_from,
+    reading_never_creates_a_store,
+);
+
+/// Run SQL on the store at `db` behind its back (to make it look old or
+/// tampered with): rusqlite on a file, a client on a URL.
+fn raw_sql(db: &Path, sql: &str) {
+    if toll_store::is_postgres_url(db) {
+        let mut c = ::postgres::Client::connect(&db.to_string_lossy(), ::postgres::NoTls).unwrap();
+        c.batch_execute(sql).unwrap();
+    } else {
+        rusqlite::Connection::open(db)
+            .unwrap()
+            .execute_batch(sql)
+            .unwrap();
+    }
+}
+
+/// Set the schema version the store at `db` says it has.
+fn set_schema_version(db: &Path, v: i64) {
+    if toll_store::is_postgres_url(db) {
+        raw_sql(db, &format!("UPDATE toll_schema SET version = {v}"));
+    } else {
+        raw_sql(db, &format!("PRAGMA user_version = {v};"));
+    }
 }
 
 fn new_run() -> NewRun {
@@ -67,10 +131,8 @@ fn fit() -> SeriesFit {
     }
 }
 
-#[test]
-fn a_whole_run_round_trips() {
-    let path = temp_db("roundtrip");
-    let store = Store::open(&path).unwrap();
+fn a_whole_run_round_trips(path: &Path) {
+    let store = Store::open(path).unwrap();
     let id = store.begin_run(&new_run()).unwrap();
     let s = store
         .add_series(id, "rust/pipe", &json!({"peer": "rust"}))
@@ -122,7 +184,7 @@ fn a_whole_run_round_trips() {
         .unwrap();
     drop(store);
 
-    let store = Store::open(&path).unwrap();
+    let store = Store::open(path).unwrap();
     let run = store.load_run(id).unwrap();
     assert_eq!(
         (run.status, run.summary.as_str(), run.error.as_deref()),
@@ -154,10 +216,8 @@ fn a_whole_run_round_trips() {
     assert_eq!(store.latest_run_id().unwrap(), Some(id));
 }
 
-#[test]
-fn runs_are_listed_newest_first_and_removed_with_everything_under_them() {
-    let path = temp_db("list-rm");
-    let store = Store::open(&path).unwrap();
+fn runs_are_listed_newest_first_and_removed_with_everything_under_them(path: &Path) {
+    let store = Store::open(path).unwrap();
     let a = store.begin_run(&new_run()).unwrap();
     let b = store.begin_run(&new_run()).unwrap();
     let s = store.add_series(a, "x", &json!({})).unwrap();
@@ -188,34 +248,27 @@ fn runs_are_listed_newest_first_and_removed_with_everything_under_them() {
     );
 }
 
-#[test]
-fn a_run_whose_process_died_becomes_partial_on_reopen() {
-    let path = temp_db("stale");
-    let store = Store::open(&path).unwrap();
+fn a_run_whose_process_died_becomes_partial_on_reopen(path: &Path) {
+    let store = Store::open(path).unwrap();
     let id = store.begin_run(&new_run()).unwrap();
     drop(store);
     let mut child = std::process::Command::new("true").spawn().unwrap();
     let dead = child.id();
     child.wait().unwrap();
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    conn.execute(
-        "UPDATE runs SET pid = ?1 WHERE id = ?2",
-        rusqlite::params![dead, id],
-    )
-    .unwrap();
-    drop(conn);
-    let store = Store::open(&path).unwrap();
+    raw_sql(
+        path,
+        &format!("UPDATE runs SET pid = {dead} WHERE id = {id}"),
+    );
+    let store = Store::open(path).unwrap();
     let run = store.load_run(id).unwrap();
     assert_eq!(run.status, RunStatus::Partial);
     assert!(run.error.unwrap().contains("interrupted"));
 }
 
-#[test]
-fn a_running_run_of_a_live_process_is_left_alone() {
-    let path = temp_db("live");
-    let store = Store::open(&path).unwrap();
+fn a_running_run_of_a_live_process_is_left_alone(path: &Path) {
+    let store = Store::open(path).unwrap();
     let id = store.begin_run(&new_run()).unwrap();
-    let again = Store::open(&path).unwrap();
+    let again = Store::open(path).unwrap();
     assert_eq!(again.load_run(id).unwrap().status, RunStatus::Running);
 }
 
@@ -249,29 +302,24 @@ fn foreign_files_are_refused() {
     ));
 }
 
-#[test]
-fn a_newer_schema_is_refused() {
-    let path = temp_db("newer");
-    drop(Store::open(&path).unwrap());
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    conn.execute_batch("PRAGMA user_version = 99;").unwrap();
-    drop(conn);
-    let e = Store::open(&path).err().expect("refused");
+fn a_newer_schema_is_refused(path: &Path) {
+    drop(Store::open(path).unwrap());
+    set_schema_version(path, 99);
+    let e = Store::open(path).err().expect("refused");
     assert!(matches!(e, StoreError::TooNew { found: 99, .. }), "{e}");
 }
 
-#[test]
-fn a_version_1_database_is_migrated_and_keeps_its_runs() {
-    let path = temp_db("v1");
-    let store = Store::open(&path).unwrap();
+fn a_version_1_database_is_migrated_and_keeps_its_runs(path: &Path) {
+    let store = Store::open(path).unwrap();
     let old = store.begin_run(&new_run()).unwrap();
     drop(store);
-    // Make it what toll's first schema wrote: no per-point extras.
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    conn.execute_batch("ALTER TABLE points DROP COLUMN extra_json; PRAGMA user_version = 1;")
-        .unwrap();
-    drop(conn);
-    let store = Store::open(&path).unwrap();
+    // Make it what toll's first schema wrote: no per-point extras, no origins.
+    raw_sql(
+        path,
+        "ALTER TABLE points DROP COLUMN extra_json; ALTER TABLE runs DROP COLUMN origin_json;",
+    );
+    set_schema_version(path, 1);
+    let store = Store::open(path).unwrap();
     assert!(store.load_run(old).is_ok(), "the old run is still there");
     let id = store.begin_run(&new_run()).unwrap();
     let s = store.add_series(id, "x", &json!({})).unwrap();
@@ -308,10 +356,8 @@ fn read_only_connections_read_and_refuse_writes_with_a_clear_error() {
 /// A run stored before the model's checks, the weighted fit, the busiest
 /// process and the placement probe existed reads back, with those absent;
 /// a run stored now keeps them and says they passed or failed.
-#[test]
-fn runs_stored_before_the_checks_still_read() {
-    let path = temp_db("old-fit");
-    let store = Store::open(&path).unwrap();
+fn runs_stored_before_the_checks_still_read(path: &Path) {
+    let store = Store::open(path).unwrap();
     let id = store.begin_run(&new_run()).unwrap();
     let s = store.add_series(id, "rust/pipe", &json!({})).unwrap();
     drop(store);
@@ -319,19 +365,13 @@ fn runs_stored_before_the_checks_still_read() {
     // environment without the probe.
     let old_fit = r#"{"least_squares":{"method":"least_squares","alpha":100.0,"alpha_ci":[90.0,110.0],"beta":2.0,"beta_ci":[1.9,2.1],"r2":0.99,"n_half":50.0},"robust":{"method":"theil_sen","alpha":101.0,"alpha_ci":[91.0,111.0],"beta":2.0,"beta_ci":[1.9,2.1],"r2":0.99,"n_half":50.5},"nonlinear":false}"#;
     let old_env = r#"{"hostname":"h","cpu_model":"Test CPU","logical_cpus":2,"physical_cores":2,"governor":null,"kernel":"6","distribution":"d","memory_bytes":1,"virtualization":null,"load_average":[0.0,0.0,0.0],"busy_fraction":0.0,"toolchains":[]}"#;
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    conn.execute(
-        "UPDATE series SET fit_json = ?1 WHERE id = ?2",
-        rusqlite::params![old_fit, s],
-    )
-    .unwrap();
-    conn.execute(
-        "UPDATE runs SET env_json = ?1 WHERE id = ?2",
-        rusqlite::params![old_env, id],
-    )
-    .unwrap();
-    drop(conn);
-    let run = Store::open(&path).unwrap().load_run(id).unwrap();
+    raw_sql(
+        path,
+        &format!(
+            "UPDATE series SET fit_json = '{old_fit}' WHERE id = {s}; UPDATE runs SET env_json = '{old_env}' WHERE id = {id};"
+        ),
+    );
+    let run = Store::open(path).unwrap().load_run(id).unwrap();
     let fit = run.series[0].fit.as_ref().unwrap();
     assert!(fit.weighted.is_none() && fit.check.is_none());
     assert_eq!(
@@ -342,4 +382,282 @@ fn runs_stored_before_the_checks_still_read() {
     assert!(fit.line_fits(), "an old run cannot say otherwise");
     assert_eq!(run.env.wakeup, None);
     assert_eq!(run.env.busiest, None);
+}
+
+fn ok_point(n: u64, samples: u64) -> Point {
+    Point {
+        n,
+        status: PointStatus::Ok,
+        error: None,
+        summary: Some(summary(100.0 + n as f64)),
+        samples: (0..samples)
+            .map(|t| Sample {
+                iters: 10,
+                total_ns: 1000 + n * 7 + t,
+            })
+            .collect(),
+        extra: None,
+    }
+}
+
+/// Several writers at once (as several machines write a team's store):
+/// every run gets its own id, and every point and sample of every run lands.
+fn writers_at_once_get_distinct_ids_and_every_point_lands(path: &Path) {
+    drop(Store::open(path).unwrap());
+    const WRITERS: usize = 4;
+    const RUNS: usize = 3;
+    const POINTS: u64 = 12;
+    let barrier = std::sync::Barrier::new(WRITERS);
+    let ids: Vec<i64> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..WRITERS)
+            .map(|w| {
+                let barrier = &barrier;
+                scope.spawn(move || {
+                    let store = Store::open(path).unwrap();
+                    barrier.wait();
+                    let mut ids = Vec::new();
+                    for _ in 0..RUNS {
+                        let id = store.begin_run(&new_run()).unwrap();
+                        let s = store
+                            .add_series(id, &format!("writer{w}"), &json!({"writer": w}))
+                            .unwrap();
+                        // Saved as a sweep saves them: every point again after each round.
+                        let points: Vec<Point> = (0..POINTS).map(|n| ok_point(n, 3)).collect();
+                        let mut saved: Vec<(Option<i64>, &Point)> =
+                            points.iter().map(|p| (None, p)).collect();
+                        for _round in 0..2 {
+                            store.save_points(s, &mut saved).unwrap();
+                        }
+                        store
+                            .finish_run(id, RunStatus::Complete, "done", None)
+                            .unwrap();
+                        ids.push(id);
+                    }
+                    ids
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    let mut distinct = ids.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(distinct.len(), WRITERS * RUNS, "ids: {ids:?}");
+    let store = Store::open(path).unwrap();
+    assert_eq!(store.list_runs().unwrap().len(), WRITERS * RUNS);
+    for id in ids {
+        let run = store.load_run(id).unwrap();
+        assert_eq!(run.status, RunStatus::Complete);
+        let points = &run.series[0].points;
+        assert_eq!(
+            points.len() as u64,
+            POINTS,
+            "run {id}: replaced, not added twice"
+        );
+        for (n, p) in points.iter().enumerate() {
+            assert_eq!(p.samples, ok_point(n as u64, 3).samples, "run {id} n {n}");
+        }
+    }
+}
+
+/// A run imported from elsewhere keeps its machine, times, fits and every
+/// sample, gets a new id, and records where it came from.
+fn an_imported_run_keeps_everything_gets_a_new_id_and_says_where_from(path: &Path) {
+    let store = Store::open(path).unwrap();
+    let local = store.begin_run(&new_run()).unwrap();
+    let mut run = store.load_run(local).unwrap();
+    run.id = 41;
+    run.env.hostname = "far-away".into();
+    run.env.cpu_model = "Far CPU".into();
+    run.status = RunStatus::Complete;
+    run.finished_at = Some("2025-01-02T03:04:05Z".into());
+    run.started_at = "2025-01-02T03:04:00Z".into();
+    run.series = vec![toll_store::Series {
+        id: 9,
+        label: "c/unix".into(),
+        attrs: json!({"peer": "c"}),
+        fit: Some(fit()),
+        points: vec![ok_point(0, 4), ok_point(1000, 2), {
+            let mut p = ok_point(5, 0);
+            p.status = PointStatus::Failed;
+            p.error = Some("peer died".into());
+            p.summary = None;
+            p.extra = Some(json!({"x": 1}));
+            p
+        }],
+    }];
+    let origin = json!({"file": "/tmp/r.json", "run": 41});
+    let id = store.import_run(&run, &origin).unwrap();
+    assert_ne!(id, 41);
+    assert_ne!(id, local);
+    let back = store.load_run(id).unwrap();
+    assert_eq!(back.env.hostname, "far-away");
+    assert_eq!(back.env.cpu_model, "Far CPU");
+    assert_eq!(back.started_at, run.started_at);
+    assert_eq!(back.finished_at, run.finished_at);
+    assert_eq!(back.status, RunStatus::Complete);
+    let (a, b) = (&run.series[0], &back.series[0]);
+    assert_eq!((&b.label, &b.attrs, &b.fit), (&a.label, &a.attrs, &a.fit));
+    let ns: Vec<u64> = b.points.iter().map(|p| p.n).collect();
+    assert_eq!(ns, [0, 5, 1000]);
+    assert_eq!(b.points[0].samples, a.points[0].samples);
+    assert_eq!(b.points[2].samples, a.points[1].samples);
+    assert_eq!(b.points[1].error.as_deref(), Some("peer died"));
+    assert_eq!(b.points[1].extra, Some(json!({"x": 1})));
+    let recorded = store.run_origin(id).unwrap().expect("an origin");
+    assert_eq!(recorded["file"], "/tmp/r.json");
+    assert_eq!(recorded["run"], 41);
+    assert!(recorded["imported_at"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(store.run_origin(local).unwrap(), None, "measured here");
+    // Another machine's run is not this machine's history.
+    assert!(store
+        .earlier_fits("transfer", "c/unix", "Far CPU", i64::MAX, 10)
+        .unwrap()
+        .is_empty());
+
+    // A run exported while it was measured is stored partial.
+    run.status = RunStatus::Running;
+    let id = store.import_run(&run, &origin).unwrap();
+    assert_eq!(store.load_run(id).unwrap().status, RunStatus::Partial);
+}
+
+/// Opening to read finds nothing where nothing was stored, and creates
+/// nothing: no file, no tables.
+fn reading_never_creates_a_store(path: &Path) {
+    assert!(Store::open_if_present(path).unwrap().is_none());
+    assert!(
+        Store::open_if_present(path).unwrap().is_none(),
+        "still nothing"
+    );
+    let store = Store::open(path).unwrap();
+    let id = store.begin_run(&new_run()).unwrap();
+    drop(store);
+    let store = Store::open_if_present(path).unwrap().expect("now there is");
+    assert_eq!(store.latest_run_id().unwrap(), Some(id));
+}
+
+#[test]
+fn postgres_urls_that_cannot_work_are_named_in_one_line() {
+    for (url, needle) in [
+        (
+            "postgres://toll@localhost:notaport/db",
+            "not a PostgreSQL URL toll can use",
+        ),
+        ("postgres://toll@localhost:5432/", "no database name"),
+        (
+            "postgresql://toll@localhost/db?sslmode=require",
+            "sslmode=require cannot be met",
+        ),
+        (
+            "postgres://toll:pw@localhost/db?nonsense=1",
+            "not a PostgreSQL URL toll can use",
+        ),
+    ] {
+        let e = Store::open(Path::new(url)).err().expect(url).to_string();
+        assert!(e.contains(needle), "{url}: {e}");
+        assert!(!e.contains('\n'), "{e}");
+        assert!(!e.contains(":pw@"), "the password is hidden: {e}");
+    }
+}
+
+#[test]
+fn a_postgres_server_that_is_down_is_named_with_the_fix() {
+    // A loopback port nothing listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("postgres://toll:secret@127.0.0.1:{port}/toll");
+    let e = Store::open(Path::new(&url)).err().expect("refused");
+    assert!(matches!(e, StoreError::Unreachable { .. }), "{e}");
+    let text = e.to_string();
+    assert!(text.contains("cannot reach PostgreSQL at"), "{text}");
+    assert!(text.contains("start the server"), "{text}");
+    assert!(!text.contains("secret"), "{text}");
+}
+
+#[test]
+#[cfg_attr(
+    not(toll_pg),
+    ignore = "needs PostgreSQL's server binaries: apt-get install postgresql (scripts/setup does)"
+)]
+fn postgres_databases_that_are_not_tolls_are_refused_untouched() {
+    let url = pg::fresh_db("foreign");
+    raw_sql(Path::new(&url), "CREATE TABLE recipes (name TEXT);");
+    for open in [Store::open, Store::open_read_only] {
+        let e = open(Path::new(&url)).err().expect("refused");
+        assert!(matches!(e, StoreError::NotTollDatabase { .. }), "{e}");
+        assert!(e.to_string().contains("createdb toll"), "{e}");
+    }
+    let mut c = ::postgres::Client::connect(&url, ::postgres::NoTls).unwrap();
+    let tables: i64 = c
+        .query_one(
+            "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(tables, 1, "nothing was created beside it");
+
+    // A toll_schema that is someone else's is not toll's either.
+    let url = pg::fresh_db("foreign_mark");
+    raw_sql(
+        Path::new(&url),
+        "CREATE TABLE toll_schema (application TEXT, version BIGINT); INSERT INTO toll_schema VALUES ('other', 1);",
+    );
+    assert!(matches!(
+        Store::open(Path::new(&url)),
+        Err(StoreError::NotTollDatabase { .. })
+    ));
+}
+
+#[test]
+#[cfg_attr(
+    not(toll_pg),
+    ignore = "needs PostgreSQL's server binaries: apt-get install postgresql (scripts/setup does)"
+)]
+fn postgres_missing_database_and_read_only_user_are_named() {
+    let s = pg::server();
+    let e = Store::open(Path::new(&s.url("no_such_db")))
+        .err()
+        .expect("refused");
+    assert!(matches!(e, StoreError::Refused { .. }), "{e}");
+    assert!(e.to_string().contains("no_such_db"), "{e}");
+
+    let url = pg::fresh_db("reader");
+    let store = Store::open(Path::new(&url)).unwrap();
+    let id = store.begin_run(&new_run()).unwrap();
+    store.finish_run(id, RunStatus::Complete, "", None).unwrap();
+    drop(store);
+    raw_sql(
+        Path::new(&url),
+        "DO $$ BEGIN CREATE ROLE reader LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$;
+         GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader;",
+    );
+    let reader = url.replacen("toll@", "reader@", 1);
+    let ro = Store::open_if_present(Path::new(&reader)).unwrap().unwrap();
+    assert_eq!(ro.list_runs().unwrap().len(), 1);
+    assert_eq!(ro.load_run(id).unwrap().status, RunStatus::Complete);
+    let e = ro.remove_run(id).unwrap_err();
+    assert!(matches!(e, StoreError::ReadOnly { .. }), "{e}");
+}
+
+#[test]
+#[cfg_attr(
+    not(toll_pg),
+    ignore = "needs PostgreSQL's server binaries: apt-get install postgresql (scripts/setup does)"
+)]
+fn postgres_over_the_unix_socket_is_the_same_store() {
+    let s = pg::server();
+    let tcp = pg::fresh_db("socket");
+    let db = tcp.rsplit('/').next().unwrap().to_string();
+    let store = Store::open(Path::new(&s.socket_url(&db))).unwrap();
+    let id = store.begin_run(&new_run()).unwrap();
+    drop(store);
+    let store = Store::open(Path::new(&tcp)).unwrap();
+    assert_eq!(store.latest_run_id().unwrap(), Some(id));
 }

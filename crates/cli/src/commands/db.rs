@@ -2,13 +2,14 @@
 //!
 //! A measuring run creates the file (and its directory); a reading command
 //! (`runs`, `show`, `export`, `rm`) never creates anything, so a mistyped path
-//! is an error instead of an empty database. Names that SQLite would take but
-//! that would not keep results (`:memory:`, `file:` URIs) and URLs of stores
-//! toll does not speak are refused before any work.
+//! is an error instead of an empty database. A `postgres://` URL names a
+//! team's shared PostgreSQL store instead of a file. Names that SQLite would
+//! take but that would not keep results (`:memory:`, `file:` URIs) and URLs
+//! of stores toll does not speak are refused before any work.
 
 use crate::usage::usage;
 use std::path::{Path, PathBuf};
-use toll_store::{RunStatus, Store, StoreError};
+use toll_store::{RunStatus, Store};
 
 /// The database path, and whether the user named it (--db or TOLL_DB).
 fn path(db: Option<&Path>) -> (PathBuf, bool) {
@@ -23,10 +24,8 @@ fn path(db: Option<&Path>) -> (PathBuf, bool) {
 pub fn check_name(p: &Path) -> anyhow::Result<()> {
     let text = p.to_string_lossy();
     let lower = text.to_ascii_lowercase();
-    if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
-        return Err(usage(format!(
-            "--db {text}: this toll stores results in SQLite files only; give a file path (e.g. --db results.db)"
-        )));
+    if toll_store::is_postgres_url(p) {
+        return Ok(());
     }
     if text == ":memory:" || lower.starts_with("file:") {
         return Err(usage(format!(
@@ -40,7 +39,7 @@ pub fn check_name(p: &Path) -> anyhow::Result<()> {
                 .all(|c| c.is_ascii_alphanumeric() || c == '+')
         {
             return Err(usage(format!(
-                "--db {text}: `{scheme}://` is not a store toll speaks; give a file path (e.g. --db results.db)"
+                "--db {text}: `{scheme}://` is not a store toll speaks; give a file path (e.g. --db results.db) or a postgres:// URL"
             )));
         }
     }
@@ -57,7 +56,9 @@ pub fn open(db: Option<&Path>) -> anyhow::Result<Store> {
 /// What a reading command found.
 pub enum Found {
     Store(Store),
-    /// No database at the default place yet: nothing was ever measured.
+    /// No database at the default place yet, or a PostgreSQL database
+    /// without toll's tables: nothing was ever measured into it. The name
+    /// is fit for messages (a URL's password hidden).
     Nothing(PathBuf),
 }
 
@@ -67,18 +68,13 @@ pub enum Found {
 pub fn open_existing(db: Option<&Path>) -> anyhow::Result<Found> {
     let (p, named) = path(db);
     check_name(&p)?;
-    if !p.exists() {
-        if named {
-            return Err(anyhow::anyhow!(
-                "no results database at {}: check the path given by --db or TOLL_DB",
-                p.display()
-            ));
-        }
-        return Ok(Found::Nothing(p));
-    }
-    match Store::open(&p) {
-        Err(StoreError::ReadOnly { .. }) => Ok(Found::Store(Store::open_read_only(&p)?)),
-        other => Ok(Found::Store(other?)),
+    match Store::open_if_present(&p)? {
+        Some(store) => Ok(Found::Store(store)),
+        None if named && !toll_store::is_postgres_url(&p) => Err(anyhow::anyhow!(
+            "no results database at {}: check the path given by --db or TOLL_DB",
+            p.display()
+        )),
+        None => Ok(Found::Nothing(PathBuf::from(toll_store::display_name(&p)))),
     }
 }
 
@@ -92,9 +88,18 @@ pub fn open_for_reading(db: Option<&Path>) -> anyhow::Result<Store> {
 
 fn nothing_yet(p: &Path) -> anyhow::Error {
     anyhow::anyhow!(
-        "no runs stored yet (no database at {}): measure something first, e.g. `toll transfer`",
-        p.display()
+        "no runs stored yet ({}): measure something first, e.g. `toll transfer`",
+        where_nothing(p)
     )
+}
+
+/// Why a reading command found nothing at `p`.
+pub fn where_nothing(p: &Path) -> String {
+    if toll_store::is_postgres_url(p) {
+        format!("toll's tables are not in {}", p.display())
+    } else {
+        format!("no database at {}", p.display())
+    }
 }
 
 /// Check a run named on the command line before anything is opened, so a
@@ -141,8 +146,6 @@ mod tests {
     #[test]
     fn names_that_would_not_keep_results_are_refused() {
         for (name, needle) in [
-            ("postgres://host/db", "SQLite files only"),
-            ("postgresql://u@h/db", "SQLite files only"),
             (":memory:", "lose the run at exit"),
             ("file:x?mode=memory", "lose the run at exit"),
             ("mysql://h/db", "`mysql://` is not a store"),
@@ -150,7 +153,14 @@ mod tests {
             let e = check_name(Path::new(name)).unwrap_err().to_string();
             assert!(e.contains(needle), "{name}: {e}");
         }
-        for ok in ["results.db", "a/b/c.db", "./x:y.db", "/tmp/t.db"] {
+        for ok in [
+            "results.db",
+            "a/b/c.db",
+            "./x:y.db",
+            "/tmp/t.db",
+            "postgres://host/db",
+            "postgresql://u@h/db",
+        ] {
             assert!(check_name(Path::new(ok)).is_ok(), "{ok}");
         }
     }

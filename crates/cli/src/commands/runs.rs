@@ -1,7 +1,7 @@
-//! `toll runs | show | export | rm`: the stored results.
+//! `toll runs | show | export | import | rm`: the stored results.
 
 use super::db;
-use crate::args::{ExportArgs, RmArgs, RunsArgs, ShowArgs};
+use crate::args::{ExportArgs, ImportArgs, RmArgs, RunsArgs, ShowArgs};
 use crate::usage::usage;
 use std::io::Write;
 use std::path::Path;
@@ -18,7 +18,7 @@ pub fn list(args: RunsArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
             if args.json {
                 writeln!(out, "[]")?;
             } else {
-                writeln!(out, "no runs stored yet (no database at {})", p.display())?;
+                writeln!(out, "no runs stored yet ({})", db::where_nothing(&p))?;
             }
             return Ok(ExitCode::SUCCESS);
         }
@@ -56,11 +56,11 @@ pub fn show(args: ShowArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     let store = db::open_for_reading(db)?;
     let id = db::run_id(&store, args.run.as_deref())?;
     let run = store.load_run(id)?;
-    write!(
-        std::io::stdout().lock(),
-        "{}",
-        toll_report::show::render_run(&run)
-    )?;
+    let mut out = std::io::stdout().lock();
+    write!(out, "{}", toll_report::show::render_run(&run))?;
+    if let Some(origin) = store.run_origin(id)? {
+        writeln!(out, "{}", origin_line(&origin))?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -111,6 +111,65 @@ pub fn remove(args: RmArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     for id in ids {
         store.remove_run(id)?;
         eprintln!("removed run {id}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Where an imported run came from, in one line for `toll show`.
+fn origin_line(origin: &serde_json::Value) -> String {
+    let text = |k: &str| origin.get(k).and_then(|v| v.as_str()).unwrap_or("?");
+    format!(
+        "imported from {} (run {} there, measured on {}) at {}",
+        text("file"),
+        origin.get("run").map_or("?".into(), |v| v.to_string()),
+        text("host"),
+        text("imported_at")
+    )
+}
+
+/// `toll import FILE…`: every file is read and checked before anything is
+/// written, and each run goes in whole in one transaction, so a bad file
+/// leaves the store as it was.
+pub fn import(args: ImportArgs, db: Option<&Path>, dry: bool) -> anyhow::Result<ExitCode> {
+    let mut runs = Vec::new();
+    for path in &args.files {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
+        let run = toll_report::import::read_run(&text)
+            .map_err(|e| usage(format!("{}: {e}", path.display())))?;
+        runs.push((path, run));
+    }
+    if dry {
+        for (path, run) in &runs {
+            println!(
+                "would import run {} ({}, {} series, measured on {}) from {}",
+                run.id,
+                run.family,
+                run.series.len(),
+                run.env.hostname,
+                path.display()
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let store = db::open(db)?;
+    for (path, run) in &runs {
+        let file = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let origin = serde_json::json!({
+            "file": file.display().to_string(),
+            "run": run.id,
+            "host": run.env.hostname,
+            "tool_version": run.tool_version,
+            "imported_by": env!("CARGO_PKG_VERSION"),
+        });
+        let id = store.import_run(run, &origin)?;
+        println!(
+            "imported run {} of {} from {} as run {id} in {} — `toll show {id}`",
+            run.id,
+            run.env.hostname,
+            path.display(),
+            store.path().display()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

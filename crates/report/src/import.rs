@@ -1,0 +1,149 @@
+//! Reading a run back from the JSON that `toll export --format json` and
+//! `--json` write (`toll import`): checked against the committed schema
+//! (schema.json: required fields and their types, recursively), its
+//! `schema_version` no newer than this toll's, its family one this toll
+//! knows, then read into a [`Run`]. Fields the schema does not name are
+//! ignored, as the schema says readers must.
+
+use crate::export::SCHEMA_VERSION;
+use serde_json::Value;
+use toll_store::Run;
+
+/// The families a run can be of (what `NewRun::family` is set to).
+pub const FAMILIES: &[&str] = &[
+    "transfer",
+    "spawn",
+    "ring",
+    "http",
+    "http-compare",
+    "exec",
+    "file",
+];
+
+/// How to make the file toll can import, for the end of messages.
+const FIX: &str = "give a file written by `toll export RUN --format json` or a command's --json";
+
+/// Why a file cannot be imported; each message names the fix.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ImportError {
+    #[error("not JSON ({0}): {FIX}")]
+    NotJson(String),
+    #[error("not a toll run (no schema_version, family and series at the top): {FIX}")]
+    NotTollRun,
+    #[error("written by a newer toll (export schema {found}; this toll reads up to {known}): upgrade toll to import it")]
+    TooNew { found: i64, known: u32 },
+    #[error("a run of family `{0}`, which this toll does not know (it knows {list}): upgrade toll to import it", list = FAMILIES.join(", "))]
+    UnknownFamily(String),
+    #[error("not a valid toll run: {0}; export it again with `toll export RUN --format json`")]
+    Invalid(String),
+}
+
+/// Read and check one exported run.
+pub fn read_run(text: &str) -> Result<Run, ImportError> {
+    let v: Value = serde_json::from_str(text).map_err(|e| ImportError::NotJson(e.to_string()))?;
+    let obj = v.as_object().ok_or(ImportError::NotTollRun)?;
+    if !["schema_version", "family", "series"]
+        .iter()
+        .all(|k| obj.contains_key(*k))
+    {
+        return Err(ImportError::NotTollRun);
+    }
+    let version = obj["schema_version"]
+        .as_i64()
+        .ok_or_else(|| ImportError::Invalid("$.schema_version: not an integer".into()))?;
+    if version > i64::from(SCHEMA_VERSION) {
+        return Err(ImportError::TooNew {
+            found: version,
+            known: SCHEMA_VERSION,
+        });
+    }
+    let schema: Value =
+        serde_json::from_str(include_str!("../schema.json")).expect("schema.json is JSON");
+    check(&schema, &schema["$defs"], &v, "$").map_err(ImportError::Invalid)?;
+    let family = obj["family"].as_str().unwrap_or_default();
+    if !FAMILIES.contains(&family) {
+        return Err(ImportError::UnknownFamily(family.to_string()));
+    }
+    serde_json::from_value(v).map_err(|e| ImportError::Invalid(e.to_string()))
+}
+
+/// The JSON type of `value`, as a schema names it.
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Check `value` against `schema`: `type`, `required`, `enum`, `properties`
+/// and `items`, recursively (what the export schema uses to say a run's
+/// shape); the first mismatch, with where it is.
+fn check(schema: &Value, defs: &Value, value: &Value, at: &str) -> Result<(), String> {
+    let schema = match schema.get("$ref").and_then(Value::as_str) {
+        Some(r) => &defs[r.trim_start_matches("#/$defs/")],
+        None => schema,
+    };
+    if let Some(types) = schema.get("type") {
+        let types: Vec<&str> = match types {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+            _ => vec![],
+        };
+        let actual = type_name(value);
+        if !(types.contains(&actual) || (actual == "integer" && types.contains(&"number"))) {
+            return Err(format!("{at}: {actual}, not {}", types.join(" or ")));
+        }
+    }
+    if let Some(allowed) = schema.get("enum").and_then(Value::as_array) {
+        if !allowed.contains(value) {
+            return Err(format!(
+                "{at}: {value} is not one of {}",
+                Value::from(allowed.clone())
+            ));
+        }
+    }
+    if let (Some(req), Some(obj)) = (
+        schema.get("required").and_then(Value::as_array),
+        value.as_object(),
+    ) {
+        if let Some(k) = req
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|k| !obj.contains_key(*k))
+        {
+            return Err(format!("{at}: `{k}` is missing"));
+        }
+    }
+    if let (Some(props), Some(obj)) = (
+        schema.get("properties").and_then(Value::as_object),
+        value.as_object(),
+    ) {
+        let required = |k: &str| {
+            schema
+                .get("required")
+                .and_then(Value::as_array)
+                .is_some_and(|r| r.iter().any(|x| x == k))
+        };
+        for (k, sub) in props {
+            if k == "schema_version" {
+                // Checked above: an older version is read as it is.
+                continue;
+            }
+            // An optional field may be null: serde writes an absent Option so.
+            if let Some(v) = obj.get(k).filter(|v| !v.is_null() || required(k)) {
+                check(sub, defs, v, &format!("{at}.{k}"))?;
+            }
+        }
+    }
+    if let (Some(items), Some(arr)) = (schema.get("items"), value.as_array()) {
+        for (i, v) in arr.iter().enumerate() {
+            check(items, defs, v, &format!("{at}[{i}]"))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,119 @@
+//! What a database must do for the store: the same operations on SQLite
+//! (sqlite.rs) and PostgreSQL (pg.rs), in rows of text and integers. The
+//! JSON inside those rows is written and read by store.rs, once for both,
+//! so a run reads back the same from either.
+
+use crate::{Point, RunRow, StoreError};
+
+/// One row of `runs` as stored.
+pub(crate) struct RunFields {
+    pub family: String,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub status: String,
+    pub summary: String,
+    pub error: Option<String>,
+    pub config_json: String,
+    pub env_json: String,
+    pub tool_version: String,
+}
+
+/// One row of `series` as stored.
+pub(crate) struct SeriesFields {
+    pub id: i64,
+    pub label: String,
+    pub attrs_json: String,
+    pub fit_json: Option<String>,
+}
+
+/// One row of `points` with its samples, as stored.
+pub(crate) struct PointFields {
+    pub n: i64,
+    pub status: String,
+    pub error: Option<String>,
+    pub summary_json: Option<String>,
+    pub extra_json: Option<String>,
+    /// (iters, total_ns) in trial order.
+    pub samples: Vec<(i64, i64)>,
+}
+
+/// A whole run as stored: the run's row, then each series with its points.
+pub(crate) struct RunRows {
+    pub run: RunFields,
+    pub series: Vec<(SeriesFields, Vec<PointFields>)>,
+}
+
+/// A run to insert: what `begin_run` knows, or a whole imported run.
+pub(crate) struct RunInsert<'a> {
+    pub fields: RunFields,
+    pub pid: i64,
+    pub host: &'a str,
+    pub origin_json: Option<String>,
+}
+
+/// A point ready to write: its JSON already made.
+pub(crate) struct PointInsert<'a> {
+    pub point: &'a Point,
+    pub status: &'static str,
+    pub summary_json: Option<String>,
+    pub extra_json: Option<String>,
+}
+
+/// A series of an imported run, ready to write.
+pub(crate) struct SeriesInsert<'a> {
+    pub label: &'a str,
+    pub attrs_json: String,
+    pub fit_json: Option<String>,
+    pub points: Vec<PointInsert<'a>>,
+}
+
+/// The (config, env, attrs, fit) JSON of one earlier series.
+pub(crate) type EarlierRow = (String, String, String, String);
+
+/// The operations behind `Store`. Every write that touches several rows is
+/// one transaction.
+pub(crate) trait Backend: Send {
+    fn begin_run(&self, run: &RunInsert) -> Result<i64, StoreError>;
+    fn add_series(&self, run_id: i64, label: &str, attrs_json: &str) -> Result<i64, StoreError>;
+    fn set_series_attrs(&self, series_id: i64, attrs_json: &str) -> Result<(), StoreError>;
+    /// Add (`None`) or replace (`Some(id)`) points, in one transaction; each
+    /// entry ends with its id.
+    fn save_points(
+        &self,
+        series_id: i64,
+        points: &mut [(Option<i64>, PointInsert)],
+    ) -> Result<(), StoreError>;
+    fn set_fit(&self, series_id: i64, fit_json: &str) -> Result<(), StoreError>;
+    fn finish_run(
+        &self,
+        run_id: i64,
+        status: &str,
+        summary: &str,
+        error: Option<&str>,
+        now: &str,
+    ) -> Result<(), StoreError>;
+    /// Runs in status `running` written by `host`: (id, pid).
+    fn running_on(&self, host: &str) -> Result<Vec<(i64, i64)>, StoreError>;
+    /// Mark a run whose process is gone partial.
+    fn mark_interrupted(&self, run_id: i64, now: &str) -> Result<(), StoreError>;
+    fn list_runs(&self) -> Result<Vec<RunRow>, StoreError>;
+    /// Complete earlier runs' fitted series `label` of `family` on `host`,
+    /// newest first.
+    fn earlier_rows(
+        &self,
+        family: &str,
+        label: &str,
+        host: &str,
+        before_run: i64,
+    ) -> Result<Vec<EarlierRow>, StoreError>;
+    fn latest_run_id(&self) -> Result<Option<i64>, StoreError>;
+    fn load_run(&self, id: i64) -> Result<Option<RunRows>, StoreError>;
+    /// Delete a run; whether it was there.
+    fn remove_run(&self, id: i64) -> Result<bool, StoreError>;
+    /// Insert a whole run, every series, point and sample, in one
+    /// transaction; returns its new id.
+    fn insert_run(&self, run: &RunInsert, series: &[SeriesInsert]) -> Result<i64, StoreError>;
+    /// The origin recorded for an imported run (None: measured here, or no
+    /// such run).
+    fn origin(&self, id: i64) -> Result<Option<String>, StoreError>;
+}

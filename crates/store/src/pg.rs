@@ -1,0 +1,583 @@
+//! The PostgreSQL backend, for a team's shared store: `--db postgres://…`.
+//!
+//! The tables are SQLite's (migrate.rs writes both); ids come from identity
+//! sequences, so several machines writing at once never collide, and every
+//! write of several rows is one transaction. The schema's version and
+//! toll's mark live in a one-row table `toll_schema`; creating or migrating
+//! the tables holds an advisory lock, so two machines opening a new
+//! database at once do not both create them. The connection is plain TCP
+//! or a unix socket (`NoTls`): TLS is not supported, and a URL that
+//! requires it is refused before connecting.
+
+use crate::backend::{
+    Backend, EarlierRow, PointFields, PointInsert, RunFields, RunInsert, RunRows, SeriesFields,
+    SeriesInsert,
+};
+use crate::migrate::{self, Dialect, APPLICATION_ID};
+use crate::{RunRow, StoreError};
+use postgres::config::SslMode;
+use postgres::error::SqlState;
+use postgres::{Client, Config, GenericClient, NoTls};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+/// How long to wait for a server that does not answer (a down host drops
+/// packets instead of refusing them).
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// An open PostgreSQL store.
+pub(crate) struct Postgres {
+    client: Mutex<Client>,
+    /// The URL as given, with any password hidden.
+    url: String,
+}
+
+/// `url` with its password (in the user part or a `password=` parameter)
+/// replaced by `***`, for messages.
+pub(crate) fn redact(url: &str) -> String {
+    let mut out = url.to_string();
+    if let Some(start) = out.find("://").map(|i| i + 3) {
+        let end = out[start..]
+            .find(['/', '?'])
+            .map_or(out.len(), |i| start + i);
+        if let Some(at) = out[start..end].rfind('@').map(|i| start + i) {
+            if let Some(colon) = out[start..at].find(':').map(|i| start + i) {
+                out.replace_range(colon + 1..at, "***");
+            }
+        }
+    }
+    if let Some(p) = out.find("password=").map(|i| i + "password=".len()) {
+        let end = out[p..].find('&').map_or(out.len(), |i| p + i);
+        out.replace_range(p..end, "***");
+    }
+    out
+}
+
+/// An error's text with its causes, e.g. "error connecting to server:
+/// Connection refused (os error 111)"; a server's error is its message.
+fn describe(e: &postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return db.message().to_string();
+    }
+    let mut text = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
+}
+
+impl Postgres {
+    /// Connect to `url`, check that the database is toll's (or empty), and
+    /// create or migrate the tables. With `create` false an empty database
+    /// is `NoTables` and nothing is created.
+    pub fn open(url: &str, create: bool) -> Result<Postgres, StoreError> {
+        let shown = redact(url);
+        let bad = |detail: &str| StoreError::BadUrl {
+            url: shown.clone(),
+            detail: detail.to_string(),
+        };
+        let mut config: Config = url.parse().map_err(|e: postgres::Error| {
+            bad(&describe(&e).replace("invalid connection string: ", ""))
+        })?;
+        match config.get_ssl_mode() {
+            SslMode::Disable | SslMode::Prefer => {}
+            mode => {
+                return Err(StoreError::TlsUnsupported {
+                    url: shown,
+                    mode: format!("{mode:?}").to_ascii_lowercase(),
+                })
+            }
+        }
+        if config.get_hosts().is_empty() {
+            return Err(bad("no host"));
+        }
+        if config.get_dbname().is_none_or(str::is_empty) {
+            return Err(bad("no database name after the host"));
+        }
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        config.application_name("toll");
+        let client = config.connect(NoTls).map_err(|e| {
+            if e.as_db_error().is_some() || e.to_string().starts_with("authentication error") {
+                StoreError::Refused {
+                    url: shown.clone(),
+                    cause: describe(&e),
+                }
+            } else {
+                StoreError::Unreachable {
+                    url: shown.clone(),
+                    cause: describe(&e),
+                }
+            }
+        })?;
+        let db = Postgres {
+            client: Mutex::new(client),
+            url: shown,
+        };
+        db.prepare_schema(create)?;
+        Ok(db)
+    }
+
+    /// The URL, password hidden.
+    pub fn display_url(&self) -> &str {
+        &self.url
+    }
+
+    fn client(&self) -> MutexGuard<'_, Client> {
+        self.client.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn err(&self, e: postgres::Error) -> StoreError {
+        if e.code() == Some(&SqlState::INSUFFICIENT_PRIVILEGE)
+            || e.code() == Some(&SqlState::READ_ONLY_SQL_TRANSACTION)
+        {
+            return StoreError::ReadOnly {
+                path: PathBuf::from(&self.url),
+            };
+        }
+        if e.is_closed() || e.as_db_error().is_none() && e.to_string().contains("communicating") {
+            return StoreError::Unreachable {
+                url: self.url.clone(),
+                cause: describe(&e),
+            };
+        }
+        StoreError::Postgres {
+            url: self.url.clone(),
+            cause: describe(&e),
+        }
+    }
+
+    /// Check the mark and version, and create or migrate the tables, in
+    /// one transaction under an advisory lock.
+    fn prepare_schema(&self, create: bool) -> Result<(), StoreError> {
+        let mut client = self.client();
+        let mut tx = client.transaction().map_err(|e| self.err(e))?;
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&APPLICATION_ID])
+            .map_err(|e| self.err(e))?;
+        let marked: bool = tx
+            .query_one(
+                "SELECT count(*) > 0 FROM pg_catalog.pg_tables
+                 WHERE schemaname = current_schema() AND tablename = 'toll_schema'",
+                &[],
+            )
+            .map_err(|e| self.err(e))?
+            .get(0);
+        let found = if marked {
+            let row = tx
+                .query_opt("SELECT application, version FROM toll_schema", &[])
+                .map_err(|e| self.err(e))?;
+            match row {
+                Some(r) if r.get::<_, String>(0) == "toll" => r.get::<_, i64>(1),
+                _ => {
+                    return Err(StoreError::NotTollDatabase {
+                        url: self.url.clone(),
+                    })
+                }
+            }
+        } else {
+            let tables: i64 = tx
+                .query_one(
+                    "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema()",
+                    &[],
+                )
+                .map_err(|e| self.err(e))?
+                .get(0);
+            if tables > 0 {
+                return Err(StoreError::NotTollDatabase {
+                    url: self.url.clone(),
+                });
+            }
+            if !create {
+                return Err(StoreError::NoTables {
+                    url: self.url.clone(),
+                });
+            }
+            0
+        };
+        if found > migrate::LATEST {
+            return Err(StoreError::TooNew {
+                path: PathBuf::from(&self.url),
+                found,
+                known: migrate::LATEST,
+            });
+        }
+        if found == migrate::LATEST {
+            return Ok(());
+        }
+        for step in migrate::steps(Dialect::Postgres, found) {
+            tx.batch_execute(&step).map_err(|e| self.err(e))?;
+        }
+        if marked {
+            tx.execute("UPDATE toll_schema SET version = $1", &[&migrate::LATEST])
+                .map_err(|e| self.err(e))?;
+        } else {
+            tx.batch_execute(
+                "CREATE TABLE toll_schema (application TEXT NOT NULL, version BIGINT NOT NULL)",
+            )
+            .map_err(|e| self.err(e))?;
+            tx.execute(
+                "INSERT INTO toll_schema (application, version) VALUES ('toll', $1)",
+                &[&migrate::LATEST],
+            )
+            .map_err(|e| self.err(e))?;
+        }
+        tx.commit().map_err(|e| self.err(e))
+    }
+
+    fn insert_run_row(
+        &self,
+        c: &mut impl GenericClient,
+        run: &RunInsert,
+    ) -> Result<i64, StoreError> {
+        let f = &run.fields;
+        c.query_one(
+            "INSERT INTO runs (family, started_at, finished_at, status, summary, error, config_json,
+                               env_json, tool_version, pid, host, origin_json)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+            &[
+                &f.family,
+                &f.started_at,
+                &f.finished_at,
+                &f.status,
+                &f.summary,
+                &f.error,
+                &f.config_json,
+                &f.env_json,
+                &f.tool_version,
+                &run.pid,
+                &run.host,
+                &run.origin_json,
+            ],
+        )
+        .map(|r| r.get(0))
+        .map_err(|e| self.err(e))
+    }
+
+    /// Write one point and its samples (one statement for all of them).
+    fn write_point(
+        &self,
+        c: &mut impl GenericClient,
+        series_id: i64,
+        id: Option<i64>,
+        p: &PointInsert,
+    ) -> Result<i64, StoreError> {
+        let n = p.point.n as i64;
+        let point_id: i64 = match id {
+            Some(pid) => {
+                c.execute(
+                    "UPDATE points SET n = $2, status = $3, error = $4, summary_json = $5, extra_json = $6 WHERE id = $1",
+                    &[&pid, &n, &p.status, &p.point.error, &p.summary_json, &p.extra_json],
+                )
+                .map_err(|e| self.err(e))?;
+                c.execute("DELETE FROM samples WHERE point_id = $1", &[&pid])
+                    .map_err(|e| self.err(e))?;
+                pid
+            }
+            None => c
+                .query_one(
+                    "INSERT INTO points (series_id, n, status, error, summary_json, extra_json)
+                     VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+                    &[
+                        &series_id,
+                        &n,
+                        &p.status,
+                        &p.point.error,
+                        &p.summary_json,
+                        &p.extra_json,
+                    ],
+                )
+                .map_err(|e| self.err(e))?
+                .get(0),
+        };
+        if !p.point.samples.is_empty() {
+            let trials: Vec<i64> = (0..p.point.samples.len() as i64).collect();
+            let iters: Vec<i64> = p.point.samples.iter().map(|s| s.iters as i64).collect();
+            let total: Vec<i64> = p.point.samples.iter().map(|s| s.total_ns as i64).collect();
+            c.execute(
+                "INSERT INTO samples (point_id, trial, iters, total_ns)
+                 SELECT $1, t, i, ns FROM unnest($2::bigint[], $3::bigint[], $4::bigint[]) AS u(t, i, ns)",
+                &[&point_id, &trials, &iters, &total],
+            )
+            .map_err(|e| self.err(e))?;
+        }
+        Ok(point_id)
+    }
+
+    fn execute(
+        &self,
+        sql: &str,
+        params: &[&(dyn postgres::types::ToSql + Sync)],
+    ) -> Result<u64, StoreError> {
+        self.client().execute(sql, params).map_err(|e| self.err(e))
+    }
+}
+
+impl Backend for Postgres {
+    fn begin_run(&self, run: &RunInsert) -> Result<i64, StoreError> {
+        self.insert_run_row(&mut *self.client(), run)
+    }
+
+    fn add_series(&self, run_id: i64, label: &str, attrs_json: &str) -> Result<i64, StoreError> {
+        self.client()
+            .query_one(
+                "INSERT INTO series (run_id, label, attrs_json) VALUES ($1, $2, $3) RETURNING id",
+                &[&run_id, &label, &attrs_json],
+            )
+            .map(|r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
+    fn set_series_attrs(&self, series_id: i64, attrs_json: &str) -> Result<(), StoreError> {
+        self.execute(
+            "UPDATE series SET attrs_json = $2 WHERE id = $1",
+            &[&series_id, &attrs_json],
+        )
+        .map(|_| ())
+    }
+
+    fn save_points(
+        &self,
+        series_id: i64,
+        points: &mut [(Option<i64>, PointInsert)],
+    ) -> Result<(), StoreError> {
+        let mut client = self.client();
+        let mut tx = client.transaction().map_err(|e| self.err(e))?;
+        for (id, p) in points.iter_mut() {
+            *id = Some(self.write_point(&mut tx, series_id, *id, p)?);
+        }
+        tx.commit().map_err(|e| self.err(e))
+    }
+
+    fn set_fit(&self, series_id: i64, fit_json: &str) -> Result<(), StoreError> {
+        self.execute(
+            "UPDATE series SET fit_json = $2 WHERE id = $1",
+            &[&series_id, &fit_json],
+        )
+        .map(|_| ())
+    }
+
+    fn finish_run(
+        &self,
+        run_id: i64,
+        status: &str,
+        summary: &str,
+        error: Option<&str>,
+        now: &str,
+    ) -> Result<(), StoreError> {
+        self.execute(
+            "UPDATE runs SET status = $2, summary = $3, error = $4, finished_at = $5 WHERE id = $1",
+            &[&run_id, &status, &summary, &error, &now],
+        )
+        .map(|_| ())
+    }
+
+    fn running_on(&self, host: &str) -> Result<Vec<(i64, i64)>, StoreError> {
+        let rows = self
+            .client()
+            .query(
+                "SELECT id, pid FROM runs WHERE status = 'running' AND host = $1",
+                &[&host],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
+    fn mark_interrupted(&self, run_id: i64, now: &str) -> Result<(), StoreError> {
+        self.execute(
+            "UPDATE runs SET status = 'partial', finished_at = $2,
+             error = 'interrupted: the process measuring it stopped'
+             WHERE id = $1 AND status = 'running'",
+            &[&run_id, &now],
+        )
+        .map(|_| ())
+    }
+
+    fn list_runs(&self) -> Result<Vec<RunRow>, StoreError> {
+        let rows = self
+            .client()
+            .query(
+                "SELECT id, family, started_at, status, summary FROM runs ORDER BY id DESC",
+                &[],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(rows
+            .iter()
+            .map(|r| RunRow {
+                id: r.get(0),
+                family: r.get(1),
+                started_at: r.get(2),
+                status: crate::store::parse_status(r.get(3)),
+                summary: r.get(4),
+            })
+            .collect())
+    }
+
+    fn earlier_rows(
+        &self,
+        family: &str,
+        label: &str,
+        host: &str,
+        before_run: i64,
+    ) -> Result<Vec<EarlierRow>, StoreError> {
+        let rows = self
+            .client()
+            .query(
+                "SELECT r.config_json, r.env_json, s.attrs_json, s.fit_json
+                 FROM series s JOIN runs r ON s.run_id = r.id
+                 WHERE r.family = $1 AND s.label = $2 AND r.host = $3 AND r.id < $4
+                   AND r.status = 'complete' AND s.fit_json IS NOT NULL
+                 ORDER BY r.id DESC",
+                &[&family, &label, &host, &before_run],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(rows
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+            .collect())
+    }
+
+    fn latest_run_id(&self) -> Result<Option<i64>, StoreError> {
+        self.client()
+            .query_one("SELECT max(id) FROM runs", &[])
+            .map(|r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
+    /// Three queries for the whole run (runs, series, points with their
+    /// samples gathered into arrays), not one per point: the server may be
+    /// across a network.
+    fn load_run(&self, id: i64) -> Result<Option<RunRows>, StoreError> {
+        let mut client = self.client();
+        let mut tx = client
+            .build_transaction()
+            .read_only(true)
+            .isolation_level(postgres::IsolationLevel::RepeatableRead)
+            .start()
+            .map_err(|e| self.err(e))?;
+        let Some(r) = tx
+            .query_opt(
+                "SELECT family, started_at, finished_at, status, summary, error, config_json, env_json, tool_version
+                 FROM runs WHERE id = $1",
+                &[&id],
+            )
+            .map_err(|e| self.err(e))?
+        else {
+            return Ok(None);
+        };
+        let run = RunFields {
+            family: r.get(0),
+            started_at: r.get(1),
+            finished_at: r.get(2),
+            status: r.get(3),
+            summary: r.get(4),
+            error: r.get(5),
+            config_json: r.get(6),
+            env_json: r.get(7),
+            tool_version: r.get(8),
+        };
+        let series = tx
+            .query(
+                "SELECT id, label, attrs_json, fit_json FROM series WHERE run_id = $1 ORDER BY id",
+                &[&id],
+            )
+            .map_err(|e| self.err(e))?;
+        let points = tx
+            .query(
+                "SELECT p.series_id, p.n, p.status, p.error, p.summary_json, p.extra_json,
+                        coalesce(array_agg(sa.iters ORDER BY sa.trial) FILTER (WHERE sa.trial IS NOT NULL), '{}'),
+                        coalesce(array_agg(sa.total_ns ORDER BY sa.trial) FILTER (WHERE sa.trial IS NOT NULL), '{}')
+                 FROM points p JOIN series s ON p.series_id = s.id
+                 LEFT JOIN samples sa ON sa.point_id = p.id
+                 WHERE s.run_id = $1
+                 GROUP BY p.id ORDER BY p.n, p.id",
+                &[&id],
+            )
+            .map_err(|e| self.err(e))?;
+        tx.commit().map_err(|e| self.err(e))?;
+        let mut by_series: HashMap<i64, Vec<PointFields>> = HashMap::new();
+        for p in &points {
+            let iters: Vec<i64> = p.get(6);
+            let total: Vec<i64> = p.get(7);
+            by_series.entry(p.get(0)).or_default().push(PointFields {
+                n: p.get(1),
+                status: p.get(2),
+                error: p.get(3),
+                summary_json: p.get(4),
+                extra_json: p.get(5),
+                samples: iters.into_iter().zip(total).collect(),
+            });
+        }
+        let series = series
+            .iter()
+            .map(|s| {
+                let id: i64 = s.get(0);
+                (
+                    SeriesFields {
+                        id,
+                        label: s.get(1),
+                        attrs_json: s.get(2),
+                        fit_json: s.get(3),
+                    },
+                    by_series.remove(&id).unwrap_or_default(),
+                )
+            })
+            .collect();
+        Ok(Some(RunRows { run, series }))
+    }
+
+    fn remove_run(&self, id: i64) -> Result<bool, StoreError> {
+        self.execute("DELETE FROM runs WHERE id = $1", &[&id])
+            .map(|n| n > 0)
+    }
+
+    fn insert_run(&self, run: &RunInsert, series: &[SeriesInsert]) -> Result<i64, StoreError> {
+        let mut client = self.client();
+        let mut tx = client.transaction().map_err(|e| self.err(e))?;
+        let run_id = self.insert_run_row(&mut tx, run)?;
+        for s in series {
+            let series_id: i64 = tx
+                .query_one(
+                    "INSERT INTO series (run_id, label, attrs_json, fit_json) VALUES ($1, $2, $3, $4) RETURNING id",
+                    &[&run_id, &s.label, &s.attrs_json, &s.fit_json],
+                )
+                .map_err(|e| self.err(e))?
+                .get(0);
+            for p in &s.points {
+                self.write_point(&mut tx, series_id, None, p)?;
+            }
+        }
+        tx.commit().map_err(|e| self.err(e))?;
+        Ok(run_id)
+    }
+
+    fn origin(&self, id: i64) -> Result<Option<String>, StoreError> {
+        self.client()
+            .query_opt("SELECT origin_json FROM runs WHERE id = $1", &[&id])
+            .map(|r| r.and_then(|r| r.get(0)))
+            .map_err(|e| self.err(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact;
+
+    #[test]
+    fn passwords_are_hidden_in_messages() {
+        assert_eq!(
+            redact("postgres://ann:s3cret@db.example:5432/toll"),
+            "postgres://ann:***@db.example:5432/toll"
+        );
+        assert_eq!(
+            redact("postgresql://ann@h/toll?password=x&sslmode=disable"),
+            "postgresql://ann@h/toll?password=***&sslmode=disable"
+        );
+        assert_eq!(redact("postgres://h/db"), "postgres://h/db");
+    }
+}
