@@ -111,6 +111,11 @@ pub struct TransferArgs {
     /// Draw the points with their CIs and the fitted lines to an SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// The plot's axes: log where the values span decades (auto), or
+    /// linear or log throughout.
+    #[arg(long, default_value = "auto", value_name = "SCALE",
+          value_parser = ["auto", "linear", "log"])]
+    pub plot_scale: String,
 }
 
 /// What `toll spawn` and `toll ring` share.
@@ -151,6 +156,11 @@ pub struct UnitArgs {
     /// Draw the cost per unit against N, one line per runtime and unit, to an SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// The plot's axes: log where the values span decades (auto), or
+    /// linear or log throughout.
+    #[arg(long, default_value = "auto", value_name = "SCALE",
+          value_parser = ["auto", "linear", "log"])]
+    pub plot_scale: String,
 }
 
 #[derive(Debug, Args)]
@@ -255,6 +265,11 @@ pub struct FileArgs {
     /// Draw µs per read against the read size, one line per series, to an SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// The plot's axes: log where the values span decades (auto), or
+    /// linear or log throughout.
+    #[arg(long, default_value = "auto", value_name = "SCALE",
+          value_parser = ["auto", "linear", "log"])]
+    pub plot_scale: String,
 }
 
 #[derive(Debug, Args)]
@@ -540,6 +555,11 @@ pub struct ExecArgs {
     /// Draw t(n) against the parameter, with the fitted lines, to an SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// The plot's axes: log where the values span decades (auto), or
+    /// linear or log throughout.
+    #[arg(long, default_value = "auto", value_name = "SCALE",
+          value_parser = ["auto", "linear", "log"])]
+    pub plot_scale: String,
     /// Write hyperfine's JSON (times in seconds) with toll's figures to FILE.
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,

@@ -1,6 +1,7 @@
 //! toll's output: terminal tables, exporters and plots.
 
 pub mod ab;
+pub mod atomic;
 pub mod compare;
 pub mod exec;
 pub mod export;

@@ -7,6 +7,7 @@ pub mod file;
 pub mod http;
 pub mod http_compare;
 pub mod manual;
+pub mod plot;
 pub mod runs;
 pub mod runtimes;
 pub mod transfer;

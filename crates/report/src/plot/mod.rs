@@ -1,0 +1,698 @@
+//! SVG plots a person wants to look at: each series' medians with their
+//! 95% CIs and its model drawn through them, on axes that show every series.
+//!
+//! - **Scales**: times that span decades (a Rust peer at 10 µs beside a
+//!   Python one at 10 ms) squash the fast series flat on a linear axis, so
+//!   `auto` turns an axis logarithmic when its values span decades (see
+//!   [`axis::log_axes`]); `--plot-scale linear|log` forces either. Ticks sit
+//!   at round values (1, 10, 100, 1k…), and a 0 on a log axis is drawn past
+//!   a break (see [`axis`]).
+//! - **Colours**: Okabe and Ito's palette for colour-blind readers
+//!   (*Color Universal Design*, 2008) less its yellow, which vanishes on
+//!   white; each series also has its own marker shape, so two series never
+//!   differ by colour alone.
+//! - **Models**: the fitted line `t(n) = α + β·n` solid where it describes
+//!   the points; where it does not, the two-segment model solid and the
+//!   line dashed. Families whose points are a cost per unit (spawn, ring)
+//!   draw the model as t(N)/N = α/N + β.
+//! - **Legend** to the right of the plot area, never over the data.
+
+pub mod axis;
+
+pub use axis::{Axis, Scale};
+
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::element::DashedPathElement;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::path::Path;
+use toll_store::{PointStatus, Run};
+
+/// One point: a median with its confidence interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlotPoint {
+    pub x: f64,
+    pub y: f64,
+    pub y_low: f64,
+    pub y_high: f64,
+}
+
+/// The two-segment model: α and a slope up to the break, β beyond it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Knee {
+    pub alpha: f64,
+    pub beta_small: f64,
+    pub beta: f64,
+    pub break_n: f64,
+}
+
+/// A series' model in the plot's units.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Model {
+    pub alpha: f64,
+    pub beta: f64,
+    /// The straight line describes the points.
+    pub line_fits: bool,
+    /// The two-segment model, where the line does not fit and one was found.
+    pub knee: Option<Knee>,
+}
+
+impl Model {
+    /// A line that fits, with no two-segment model.
+    pub fn line(alpha: f64, beta: f64) -> Model {
+        Model {
+            alpha,
+            beta,
+            line_fits: true,
+            knee: None,
+        }
+    }
+
+    fn line_at(&self, n: f64) -> f64 {
+        self.alpha + self.beta * n
+    }
+}
+
+impl Knee {
+    fn at(&self, n: f64) -> f64 {
+        if n <= self.break_n {
+            self.alpha + self.beta_small * n
+        } else {
+            self.alpha + self.beta_small * self.break_n + self.beta * (n - self.break_n)
+        }
+    }
+}
+
+/// One series of the plot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlotSeries {
+    pub label: String,
+    pub points: Vec<PlotPoint>,
+    pub model: Option<Model>,
+}
+
+impl PlotSeries {
+    /// The same series with every time divided by `k` (µs → ms: 1000).
+    pub fn scaled(mut self, k: f64) -> PlotSeries {
+        for p in &mut self.points {
+            p.y /= k;
+            p.y_low /= k;
+            p.y_high /= k;
+        }
+        if let Some(m) = &mut self.model {
+            m.alpha /= k;
+            m.beta /= k;
+            if let Some(knee) = &mut m.knee {
+                knee.alpha /= k;
+                knee.beta_small /= k;
+                knee.beta /= k;
+            }
+        }
+        self
+    }
+}
+
+/// A whole plot: its words and its series.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    /// The points are a cost per unit of n, the model a total: draw it as
+    /// t(n)/n (`toll spawn`, `toll ring`).
+    pub per_unit: bool,
+    pub series: Vec<PlotSeries>,
+}
+
+/// Why a plot could not be drawn.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct PlotError(String);
+
+fn err<E: std::fmt::Display>(e: E) -> PlotError {
+    PlotError(e.to_string())
+}
+
+/// Okabe–Ito without its yellow, strongest contrast on white first.
+pub const PALETTE: [RGBColor; 7] = [
+    RGBColor(0x00, 0x72, 0xB2), // blue
+    RGBColor(0xD5, 0x5E, 0x00), // vermillion
+    RGBColor(0x00, 0x9E, 0x73), // bluish green
+    RGBColor(0xCC, 0x79, 0xA7), // reddish purple
+    RGBColor(0xE6, 0x9F, 0x00), // orange
+    RGBColor(0x56, 0xB4, 0xE9), // sky blue
+    RGBColor(0x00, 0x00, 0x00), // black
+];
+
+/// Marker shapes, cycled apart from the colours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Marker {
+    Circle,
+    Square,
+    Triangle,
+    Diamond,
+}
+
+const MARKERS: [Marker; 4] = [
+    Marker::Circle,
+    Marker::Square,
+    Marker::Triangle,
+    Marker::Diamond,
+];
+
+const WIDTH: u32 = 1000;
+const FONT: &str = "sans-serif";
+
+impl Chart {
+    /// The plot of a stored run, as its family's `--plot` draws it: times
+    /// in µs (ms for `toll exec`), n labelled in the family's words.
+    pub fn for_run(run: &Run) -> Chart {
+        let series = plot_series_from_run(run);
+        let param = || {
+            run.series
+                .first()
+                .and_then(|s| s.attrs.get("parameter"))
+                .and_then(|p| p.as_str())
+                .unwrap_or("n")
+                .to_string()
+        };
+        let (x, y, per_unit, series) = match run.family.as_str() {
+            "transfer" => (
+                "items per message (n)".to_string(),
+                "round trip (µs)",
+                false,
+                series,
+            ),
+            "spawn" => ("units (N)".into(), "µs per unit", true, series),
+            "ring" => ("units in the ring (N)".into(), "µs per hop", true, series),
+            "file" => ("bytes per read".into(), "µs per read", false, series),
+            "exec" => (
+                param(),
+                "time per run (ms)",
+                false,
+                series.into_iter().map(|s| s.scaled(1e3)).collect(),
+            ),
+            _ => ("n".into(), "time (µs)", false, series),
+        };
+        Chart {
+            title: format!("toll {} — run {}", run.family, run.id),
+            x_label: x,
+            y_label: y.into(),
+            per_unit,
+            series,
+        }
+    }
+
+    /// The same chart under another title.
+    pub fn titled(mut self, title: impl Into<String>) -> Chart {
+        self.title = title.into();
+        self
+    }
+
+    /// Whether there is anything to draw: some series with two points or more.
+    pub fn has_lines(&self) -> bool {
+        self.series.iter().any(|s| s.points.len() >= 2)
+    }
+
+    /// The chart as an SVG document.
+    pub fn svg(&self, scale: Scale) -> Result<String, PlotError> {
+        let mut out = String::new();
+        draw(&mut out, self, scale)?;
+        Ok(out)
+    }
+
+    /// Write the chart to `path` as SVG: to a temporary file beside it,
+    /// renamed into place, so a failure leaves nothing half-written.
+    pub fn write(&self, path: &Path, scale: Scale) -> Result<(), PlotError> {
+        let svg = self.svg(scale)?;
+        crate::atomic::write(path, svg.as_bytes()).map_err(err)
+    }
+}
+
+/// The value the model gives at `n` in the plot's terms.
+fn curve(per_unit: bool, f: impl Fn(f64) -> f64, n: f64) -> Option<f64> {
+    if per_unit {
+        (n > 0.0).then(|| f(n) / n)
+    } else {
+        Some(f(n))
+    }
+}
+
+/// `k` values of n from `lo` to `hi`, evenly spread on the axis.
+fn samples(lo: f64, hi: f64, log: bool, k: usize) -> Vec<f64> {
+    (0..k)
+        .map(|i| {
+            let f = i as f64 / (k - 1) as f64;
+            if log {
+                10f64.powf(lo.log10() + f * (hi.log10() - lo.log10()))
+            } else {
+                lo + f * (hi - lo)
+            }
+        })
+        .collect()
+}
+
+/// A model's curves over a series' range of n: (values, solid), each a
+/// list of (n, t) in data terms.
+type Curves = Vec<(Vec<(f64, f64)>, bool)>;
+
+fn model_curves(s: &PlotSeries, per_unit: bool, log_x: bool) -> Curves {
+    let Some(m) = s.model else {
+        return Vec::new();
+    };
+    let xs = s.points.iter().map(|p| p.x);
+    let lo = if log_x || per_unit {
+        xs.clone().filter(|x| *x > 0.0).fold(f64::MAX, f64::min)
+    } else {
+        xs.clone().fold(f64::MAX, f64::min)
+    };
+    let hi = xs.fold(f64::MIN, f64::max);
+    if !(hi > lo) {
+        return Vec::new();
+    }
+    let mut ns = samples(lo, hi, log_x, 97);
+    if let Some(k) = m.knee {
+        if k.break_n > lo && k.break_n < hi {
+            ns.push(k.break_n);
+            ns.sort_by(f64::total_cmp);
+        }
+    }
+    let trace = |f: &dyn Fn(f64) -> f64| -> Vec<(f64, f64)> {
+        ns.iter()
+            .filter_map(|&n| curve(per_unit, f, n).map(|t| (n, t)))
+            .collect()
+    };
+    let mut out = Vec::new();
+    match (m.line_fits, m.knee) {
+        (true, _) | (false, None) => out.push((trace(&|n| m.line_at(n)), true)),
+        (false, Some(k)) => {
+            out.push((trace(&|n| k.at(n)), true));
+            out.push((trace(&|n| m.line_at(n)), false));
+        }
+    }
+    out
+}
+
+fn draw(out: &mut String, chart: &Chart, scale: Scale) -> Result<(), PlotError> {
+    let pts = || chart.series.iter().flat_map(|s| s.points.iter());
+    if pts().next().is_none() {
+        return Err(PlotError("no measured points to plot".into()));
+    }
+    let xs: Vec<f64> = pts().map(|p| p.x).collect();
+    let medians = pts().map(|p| p.y);
+    let (log_x, log_y) = axis::log_axes(
+        scale,
+        axis::decades(xs.iter().copied()),
+        axis::decades(medians),
+    );
+    let xa = Axis::new(&xs, log_x);
+    let curves: Vec<Curves> = chart
+        .series
+        .iter()
+        .map(|s| model_curves(s, chart.per_unit, log_x))
+        .collect();
+    // The y axis holds the medians, the CIs (on a log axis only the part
+    // within a decade of the median: a wide CI's far end runs off instead
+    // of squashing every point) and the models.
+    let mut ys: Vec<f64> = Vec::new();
+    for p in pts() {
+        ys.push(p.y);
+        for end in [p.y_low, p.y_high] {
+            if !log_y || (end > p.y / 10.0 && end < p.y * 10.0) {
+                ys.push(end);
+            }
+        }
+    }
+    ys.extend(
+        curves
+            .iter()
+            .flatten()
+            .flat_map(|(c, _)| c.iter().map(|&(_, t)| t)),
+    );
+    let ya = Axis::new(&ys, log_y);
+    let dropped = pts()
+        .filter(|p| xa.map(p.x).is_none() || ya.map(p.y).is_none())
+        .count();
+
+    let legend_chars = chart
+        .series
+        .iter()
+        .map(|s| s.label.chars().count())
+        .max()
+        .unwrap_or(0);
+    let legend_w = (legend_chars as u32 * 8 + 60).clamp(190, 360);
+    let keys = style_keys(chart);
+    let entries = chart.series.len() + keys.len() + 2;
+    let height = (150 + 22 * entries as u32).max(600);
+    let root = SVGBackend::with_string(out, (WIDTH, height)).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let body = root
+        .titled(&chart.title, (FONT, 20).into_font().color(&BLACK))
+        .map_err(err)?;
+    let (plot_area, legend_area) = body.split_horizontally(WIDTH - legend_w);
+    let mut notes = Vec::new();
+    if xa.zero_at.is_some() {
+        notes.push("0 sits left of the dashed break: a log axis has no 0".to_string());
+    }
+    if dropped > 0 {
+        notes.push(format!(
+            "{dropped} point(s) at or below 0 left out: a log axis cannot show them"
+        ));
+    }
+    let plot_h = plot_area.dim_in_pixel().1;
+    let notes_h = 20 * notes.len() as u32;
+    let (plot_area, notes_area) = plot_area.split_vertically(plot_h - notes_h);
+    let mut cc = ChartBuilder::on(&plot_area)
+        .margin_top(8)
+        .margin_left(12)
+        .margin_right(16)
+        .margin_bottom(8)
+        .x_label_area_size(52)
+        .y_label_area_size(72)
+        .build_cartesian_2d(Ticked(&xa), Ticked(&ya))
+        .map_err(err)?;
+    let x_fmt = |t: &f64| xa.label(*t);
+    let y_fmt = |t: &f64| ya.label(*t);
+    cc.configure_mesh()
+        .x_desc(format!(
+            "{}{}",
+            chart.x_label,
+            if log_x { ", log scale" } else { "" }
+        ))
+        .y_desc(format!(
+            "{}{}",
+            chart.y_label,
+            if log_y { ", log scale" } else { "" }
+        ))
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .axis_desc_style((FONT, 15))
+        .label_style((FONT, 13))
+        .bold_line_style(BLACK.mix(0.14))
+        .light_line_style(BLACK.mix(0.05))
+        .axis_style(BLACK.mix(0.6))
+        .draw()
+        .map_err(err)?;
+    if let Some(b) = xa.break_at {
+        cc.draw_series(DashedLineSeries::new(
+            [(b, ya.lo), (b, ya.hi)],
+            4,
+            4,
+            BLACK.mix(0.4).stroke_width(1),
+        ))
+        .map_err(err)?;
+    }
+    let cap = (xa.hi - xa.lo) * 0.005;
+    for (i, s) in chart.series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let marker = MARKERS[i % MARKERS.len()];
+        // Points in plot coordinates, in order of n.
+        let mut at: Vec<(f64, f64, f64, f64)> = s
+            .points
+            .iter()
+            .filter_map(|p| {
+                Some((
+                    xa.map(p.x)?,
+                    ya.map(p.y)?,
+                    ya.map_clamped(p.y_low.min(p.y)),
+                    ya.map_clamped(p.y_high.max(p.y)),
+                ))
+            })
+            .collect();
+        at.sort_by(|a, b| a.0.total_cmp(&b.0));
+        // Models first, so the points sit on top.
+        let cs = &curves[i];
+        for (line, solid) in cs {
+            for seg in segments(line, &xa, &ya) {
+                if *solid {
+                    cc.draw_series(LineSeries::new(seg, color.stroke_width(2)))
+                        .map_err(err)?;
+                } else {
+                    cc.draw_series(DashedLineSeries::new(
+                        seg,
+                        6,
+                        5,
+                        color.mix(0.8).stroke_width(1),
+                    ))
+                    .map_err(err)?;
+                }
+            }
+        }
+        // α at n = 0, where the axis has a 0 past its break.
+        if let (Some(z), Some(m), false) = (xa.zero_at, s.model, chart.per_unit) {
+            if let Some(t) = ya.map(m.knee.map_or(m.alpha, |k| k.alpha)) {
+                if (ya.lo..=ya.hi).contains(&t) {
+                    cc.draw_series(LineSeries::new(
+                        [(z - 0.07, t), (z + 0.07, t)],
+                        color.stroke_width(2),
+                    ))
+                    .map_err(err)?;
+                }
+            }
+        }
+        if cs.is_empty() && at.len() >= 2 {
+            cc.draw_series(LineSeries::new(
+                at.iter().map(|&(x, y, _, _)| (x, y)),
+                color.mix(0.7).stroke_width(1),
+            ))
+            .map_err(err)?;
+        }
+        let bar = color.mix(0.75).stroke_width(1);
+        cc.draw_series(at.iter().flat_map(|&(x, _, lo, hi)| {
+            [
+                PathElement::new(vec![(x, lo), (x, hi)], bar),
+                PathElement::new(vec![(x - cap, lo), (x + cap, lo)], bar),
+                PathElement::new(vec![(x - cap, hi), (x + cap, hi)], bar),
+            ]
+        }))
+        .map_err(err)?;
+        for &(x, y, _, _) in &at {
+            let p = cc.backend_coord(&(x, y));
+            draw_marker(&plot_area, marker, p, color)?;
+        }
+    }
+    for (k, note) in notes.iter().enumerate() {
+        notes_area
+            .draw(&Text::new(
+                note.as_str(),
+                (84, 4 + 20 * k as i32),
+                (FONT, 13).into_font().color(&BLACK.mix(0.7)),
+            ))
+            .map_err(err)?;
+    }
+    draw_legend(&legend_area, chart, &keys)?;
+    root.present().map_err(err)?;
+    drop(cc);
+    Ok(())
+}
+
+/// An [`Axis`] as plotters' coordinate: linear in plot coordinates, its
+/// own ticks for the labels and bold gridlines, its minor ones faint.
+struct Ticked<'a>(&'a Axis);
+
+impl Ranged for Ticked<'_> {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        let a = self.0;
+        let f = (v - a.lo) / (a.hi - a.lo);
+        limit.0 + (f64::from(limit.1 - limit.0) * f).round() as i32
+    }
+
+    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            self.0.minor.clone()
+        } else {
+            self.0.major.clone()
+        }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.0.lo..self.0.hi
+    }
+}
+
+/// Runs of consecutive values the axes can show, in plot coordinates.
+fn segments(line: &[(f64, f64)], xa: &Axis, ya: &Axis) -> Vec<Vec<(f64, f64)>> {
+    let mut out = vec![Vec::new()];
+    for &(n, t) in line {
+        let shown = xa
+            .map(n)
+            .zip(ya.map(t))
+            .filter(|(_, y)| (ya.lo..=ya.hi).contains(y));
+        match shown {
+            Some(p) => out.last_mut().expect("one segment at least").push(p),
+            None => out.push(Vec::new()),
+        }
+    }
+    out.retain(|s| s.len() >= 2);
+    out
+}
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+
+fn draw_marker(
+    area: &Area,
+    m: Marker,
+    (x, y): (i32, i32),
+    color: RGBColor,
+) -> Result<(), PlotError> {
+    let fill = color.filled();
+    let edge = WHITE.stroke_width(1);
+    let r = 5;
+    match m {
+        Marker::Circle => {
+            area.draw(&Circle::new((x, y), r, fill)).map_err(err)?;
+            area.draw(&Circle::new((x, y), r, edge)).map_err(err)
+        }
+        Marker::Square => {
+            let c = [(x - r + 1, y - r + 1), (x + r - 1, y + r - 1)];
+            area.draw(&Rectangle::new(c, fill)).map_err(err)?;
+            area.draw(&Rectangle::new(c, edge)).map_err(err)
+        }
+        Marker::Triangle => {
+            let p = vec![
+                (x, y - r - 1),
+                (x + r + 1, y + r - 1),
+                (x - r - 1, y + r - 1),
+            ];
+            area.draw(&Polygon::new(p.clone(), fill)).map_err(err)?;
+            area.draw(&PathElement::new([p.clone(), vec![p[0]]].concat(), edge))
+                .map_err(err)
+        }
+        Marker::Diamond => {
+            let p = vec![
+                (x, y - r - 1),
+                (x + r + 1, y),
+                (x, y + r + 1),
+                (x - r - 1, y),
+            ];
+            area.draw(&Polygon::new(p.clone(), fill)).map_err(err)?;
+            area.draw(&PathElement::new([p.clone(), vec![p[0]]].concat(), edge))
+                .map_err(err)
+        }
+    }
+}
+
+/// The line styles a chart uses, for the legend's key.
+fn style_keys(chart: &Chart) -> Vec<(&'static str, bool)> {
+    let models = || chart.series.iter().filter_map(|s| s.model);
+    let mut keys = Vec::new();
+    let t = if chart.per_unit {
+        "model (α + β·N) / N"
+    } else {
+        "fitted line α + β·n"
+    };
+    if models().any(|m| m.line_fits || m.knee.is_none()) {
+        keys.push((t, true));
+    }
+    if models().any(|m| !m.line_fits && m.knee.is_some()) {
+        keys.push(("two-segment model", true));
+        keys.push(("line that does not fit", false));
+    }
+    keys
+}
+
+fn draw_legend(area: &Area, chart: &Chart, keys: &[(&str, bool)]) -> Result<(), PlotError> {
+    let text = |s: &str, x: i32, y: i32, c: RGBAColor| {
+        Text::new(
+            s.to_string(),
+            (x, y),
+            (FONT, 13)
+                .into_font()
+                .color(&c)
+                .pos(Pos::new(HPos::Left, VPos::Center)),
+        )
+    };
+    let mut y = 22;
+    for (i, s) in chart.series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let style = if s.model.is_some() {
+            color.stroke_width(2)
+        } else {
+            color.mix(0.7).stroke_width(1)
+        };
+        area.draw(&PathElement::new(vec![(6, y), (34, y)], style))
+            .map_err(err)?;
+        draw_marker(area, MARKERS[i % MARKERS.len()], (20, y), color)?;
+        area.draw(&text(&s.label, 44, y, BLACK.to_rgba()))
+            .map_err(err)?;
+        y += 22;
+    }
+    y += 10;
+    let grey = BLACK.mix(0.65);
+    area.draw(&PathElement::new(
+        vec![(20, y - 7), (20, y + 7)],
+        grey.stroke_width(1),
+    ))
+    .map_err(err)?;
+    area.draw(&text("95% CI of the median", 44, y, grey))
+        .map_err(err)?;
+    y += 22;
+    for &(k, solid) in keys {
+        if solid {
+            area.draw(&PathElement::new(
+                vec![(6, y), (34, y)],
+                grey.stroke_width(2),
+            ))
+            .map_err(err)?;
+        } else {
+            area.draw(&DashedPathElement::new(
+                vec![(6, y), (34, y)],
+                5,
+                4,
+                grey.stroke_width(1),
+            ))
+            .map_err(err)?;
+        }
+        area.draw(&text(k, 44, y, grey)).map_err(err)?;
+        y += 22;
+    }
+    Ok(())
+}
+
+/// Each series of a stored run as plot data in µs: medians with their CIs,
+/// and the primary fit with its two-segment model.
+pub fn plot_series_from_run(run: &Run) -> Vec<PlotSeries> {
+    run.series
+        .iter()
+        .map(|s| PlotSeries {
+            label: s.label.clone(),
+            points: s
+                .points
+                .iter()
+                .filter(|p| p.status == PointStatus::Ok)
+                .filter_map(|p| {
+                    p.summary.as_ref().map(|m| PlotPoint {
+                        x: p.n as f64,
+                        y: m.median / 1e3,
+                        y_low: m.ci_low / 1e3,
+                        y_high: m.ci_high / 1e3,
+                    })
+                })
+                .collect(),
+            model: s.fit.as_ref().map(|f| {
+                let p = f.primary();
+                Model {
+                    alpha: p.alpha / 1e3,
+                    beta: p.beta / 1e3,
+                    line_fits: f.line_fits(),
+                    knee: f
+                        .check
+                        .as_ref()
+                        .and_then(|c| c.piecewise.as_ref())
+                        .map(|k| Knee {
+                            alpha: k.alpha / 1e3,
+                            beta_small: k.beta_small / 1e3,
+                            beta: k.beta / 1e3,
+                            break_n: k.break_n,
+                        }),
+                }
+            }),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;
