@@ -39,6 +39,8 @@ pub enum Command {
     Runs(RunsArgs),
     /// Show one stored run in full (default: the newest).
     Show(ShowArgs),
+    /// Stored runs as one self-contained HTML page with plots, or Markdown for an issue.
+    Report(ReportArgs),
     /// Export a stored run as JSON or CSV (every sample).
     Export(ExportArgs),
     /// Delete stored runs.
@@ -283,6 +285,25 @@ pub struct RunsArgs {
 pub struct ShowArgs {
     /// Run id (default: the newest run).
     pub run: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Run ids, or `last` (default: the newest run).
+    #[arg(value_name = "RUN")]
+    pub runs: Vec<String>,
+    /// Write to this file (whole or not at all) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// html (one self-contained page, plots inline) or md (GitHub Markdown,
+    /// no plots). Default: md for an -o FILE.md, html otherwise.
+    #[arg(long, value_name = "FORMAT", value_parser = ["html", "md"])]
+    pub format: Option<String>,
+    /// The plots' axes: log where the values span decades (auto), or
+    /// linear or log throughout.
+    #[arg(long, default_value = "auto", value_name = "SCALE",
+          value_parser = ["auto", "linear", "log"])]
+    pub plot_scale: String,
 }
 
 #[derive(Debug, Args)]

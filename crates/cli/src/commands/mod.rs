@@ -8,6 +8,7 @@ pub mod http;
 pub mod http_compare;
 pub mod manual;
 pub mod plot;
+pub mod report;
 pub mod runs;
 pub mod runtimes;
 pub mod transfer;

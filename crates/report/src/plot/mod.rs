@@ -42,6 +42,8 @@ pub struct PlotPoint {
 pub struct Knee {
     pub alpha: f64,
     pub beta_small: f64,
+    /// Where the large-size segment crosses n = 0.
+    pub alpha_large: f64,
     pub beta: f64,
     pub break_n: f64,
 }
@@ -78,7 +80,7 @@ impl Knee {
         if n <= self.break_n {
             self.alpha + self.beta_small * n
         } else {
-            self.alpha + self.beta_small * self.break_n + self.beta * (n - self.break_n)
+            self.alpha_large + self.beta * n
         }
     }
 }
@@ -105,6 +107,7 @@ impl PlotSeries {
             if let Some(knee) = &mut m.knee {
                 knee.alpha /= k;
                 knee.beta_small /= k;
+                knee.alpha_large /= k;
                 knee.beta /= k;
             }
         }
@@ -430,9 +433,9 @@ fn draw(out: &mut String, chart: &Chart, scale: Scale) -> Result<(), PlotError> 
                 } else {
                     cc.draw_series(DashedLineSeries::new(
                         seg,
-                        6,
                         5,
-                        color.mix(0.8).stroke_width(1),
+                        5,
+                        color.mix(0.55).stroke_width(1),
                     ))
                     .map_err(err)?;
                 }
@@ -468,7 +471,7 @@ fn draw(out: &mut String, chart: &Chart, scale: Scale) -> Result<(), PlotError> 
         .map_err(err)?;
         for &(x, y, _, _) in &at {
             let p = cc.backend_coord(&(x, y));
-            draw_marker(&plot_area, marker, p, color)?;
+            draw_marker(&root, marker, p, color)?;
         }
     }
     for (k, note) in notes.iter().enumerate() {
@@ -599,7 +602,7 @@ fn draw_legend(area: &Area, chart: &Chart, keys: &[(&str, bool)]) -> Result<(), 
         Text::new(
             s.to_string(),
             (x, y),
-            (FONT, 13)
+            (FONT, 14)
                 .into_font()
                 .color(&c)
                 .pos(Pos::new(HPos::Left, VPos::Center)),
@@ -685,6 +688,7 @@ pub fn plot_series_from_run(run: &Run) -> Vec<PlotSeries> {
                         .map(|k| Knee {
                             alpha: k.alpha / 1e3,
                             beta_small: k.beta_small / 1e3,
+                            alpha_large: large_intercept(s, k) / 1e3,
                             beta: k.beta / 1e3,
                             break_n: k.break_n,
                         }),
@@ -692,6 +696,34 @@ pub fn plot_series_from_run(run: &Run) -> Vec<PlotSeries> {
             }),
         })
         .collect()
+}
+
+/// Where the large-size segment of `k` crosses n = 0, in ns. The store
+/// keeps its slope, not its intercept: where the break is the segments'
+/// crossing the intercept follows from the small segment; where the break
+/// was held to the last small or first large n, it is the median of the
+/// large points' t − β·n (the line through them with slope β).
+fn large_intercept(s: &toll_store::Series, k: &toll_measure::model::Piecewise) -> f64 {
+    let crossing = k.alpha + (k.beta_small - k.beta) * k.break_n;
+    if k.break_n > k.split.0 && k.break_n < k.split.1 {
+        return crossing;
+    }
+    let mut rest: Vec<f64> = s
+        .points
+        .iter()
+        .filter(|p| p.status == PointStatus::Ok && p.n as f64 >= k.split.1)
+        .filter_map(|p| Some(p.summary.as_ref()?.median - k.beta * p.n as f64))
+        .collect();
+    if rest.is_empty() {
+        return crossing;
+    }
+    rest.sort_by(f64::total_cmp);
+    let m = rest.len() / 2;
+    if rest.len() % 2 == 1 {
+        rest[m]
+    } else {
+        0.5 * (rest[m - 1] + rest[m])
+    }
 }
 
 #[cfg(test)]

@@ -108,6 +108,7 @@ fn a_curve_draws_the_two_segment_model_and_the_line_dashed() {
         knee: Some(Knee {
             alpha: 8.0,
             beta_small: 0.001,
+            alpha_large: 8.0 + 16.384 - 0.003 * 16_384.0,
             beta: 0.003,
             break_n: 16_384.0,
         }),
