@@ -54,6 +54,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 tbody tr:nth-child(even) td { background: #fafbfc; }
 table.models td, table.points td { white-space: nowrap; }
 table.models td:last-child { color: var(--muted); }
+table.models td:first-child { white-space: normal; min-width: 9em; max-width: 22em; word-break: break-word; }
 table.kv th { background: none; color: var(--muted); font-weight: 500; padding-left: 0; }
 table.kv td { word-break: break-word; }
 .scroll { overflow-x: auto; }

@@ -340,7 +340,7 @@ fn draw(out: &mut String, chart: &Chart, scale: Scale) -> Result<(), PlotError> 
     let legend_chars = chart
         .series
         .iter()
-        .map(|s| s.label.chars().count())
+        .map(|s| legend_label(&s.label).chars().count())
         .max()
         .unwrap_or(0);
     let legend_w = (legend_chars as u32 * 8 + 60).clamp(190, 360);
@@ -350,7 +350,7 @@ fn draw(out: &mut String, chart: &Chart, scale: Scale) -> Result<(), PlotError> 
     let root = SVGBackend::with_string(out, (WIDTH, height)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
     let body = root
-        .titled(&chart.title, (FONT, 20).into_font().color(&BLACK))
+        .titled(&chart.title, (FONT, 22).into_font().color(&BLACK))
         .map_err(err)?;
     let (plot_area, legend_area) = body.split_horizontally(WIDTH - legend_w);
     let mut notes = Vec::new();
@@ -389,8 +389,8 @@ fn draw(out: &mut String, chart: &Chart, scale: Scale) -> Result<(), PlotError> 
         ))
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
-        .axis_desc_style((FONT, 15))
-        .label_style((FONT, 13))
+        .axis_desc_style((FONT, 17))
+        .label_style((FONT, 16))
         .bold_line_style(BLACK.mix(0.14))
         .light_line_style(BLACK.mix(0.05))
         .axis_style(BLACK.mix(0.6))
@@ -479,7 +479,7 @@ fn draw(out: &mut String, chart: &Chart, scale: Scale) -> Result<(), PlotError> 
             .draw(&Text::new(
                 note.as_str(),
                 (84, 4 + 20 * k as i32),
-                (FONT, 13).into_font().color(&BLACK.mix(0.7)),
+                (FONT, 15).into_font().color(&BLACK.mix(0.7)),
             ))
             .map_err(err)?;
     }
@@ -578,6 +578,17 @@ fn draw_marker(
     }
 }
 
+/// A series' label as the legend shows it: at most 40 characters, so a
+/// long command leaves the plot its room (the report's tables have it whole).
+fn legend_label(label: &str) -> String {
+    const MAX: usize = 40;
+    if label.chars().count() <= MAX {
+        return label.to_string();
+    }
+    let head: String = label.chars().take(MAX - 1).collect();
+    format!("{head}…")
+}
+
 /// The line styles a chart uses, for the legend's key.
 fn style_keys(chart: &Chart) -> Vec<(&'static str, bool)> {
     let models = || chart.series.iter().filter_map(|s| s.model);
@@ -602,7 +613,7 @@ fn draw_legend(area: &Area, chart: &Chart, keys: &[(&str, bool)]) -> Result<(), 
         Text::new(
             s.to_string(),
             (x, y),
-            (FONT, 14)
+            (FONT, 16)
                 .into_font()
                 .color(&c)
                 .pos(Pos::new(HPos::Left, VPos::Center)),
@@ -619,7 +630,7 @@ fn draw_legend(area: &Area, chart: &Chart, keys: &[(&str, bool)]) -> Result<(), 
         area.draw(&PathElement::new(vec![(6, y), (34, y)], style))
             .map_err(err)?;
         draw_marker(area, MARKERS[i % MARKERS.len()], (20, y), color)?;
-        area.draw(&text(&s.label, 44, y, BLACK.to_rgba()))
+        area.draw(&text(&legend_label(&s.label), 44, y, BLACK.to_rgba()))
             .map_err(err)?;
         y += 22;
     }
