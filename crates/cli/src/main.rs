@@ -27,7 +27,7 @@ fn main() -> ExitCode {
         Command::File(a) => commands::file::run(a, db, dry),
         Command::Runs(a) => commands::runs::list(a, db),
         Command::Show(a) => commands::runs::show(a, db),
-        Command::Report(a) => commands::report::run(a, db),
+        Command::Report(a) => commands::report::run(a, db, dry),
         Command::Export(a) => commands::runs::export(a, db),
         Command::Rm(a) if dry => commands::runs::dry_remove(a, db),
         Command::Rm(a) => commands::runs::remove(a, db),

@@ -83,12 +83,22 @@ fn the_html_report_renders_its_tables_plots_and_series_in_chromium() {
     let html = std::fs::read_to_string(&page).unwrap();
 
     // Self-contained: nothing fetched from anywhere.
-    for fetch in ["src=\"http", "href=\"http", "src='http", "href='http", "url(", "@import"] {
+    for fetch in [
+        "src=\"http",
+        "href=\"http",
+        "src='http",
+        "href='http",
+        "url(",
+        "@import",
+    ] {
         assert!(!html.contains(fetch), "the page fetches `{fetch}`");
     }
     assert!(!html.contains("<script"), "no script");
     // The markup in the command arrived as text.
-    assert!(html.contains("echo &lt;b&gt;&amp;{n}&lt;/b&gt; x|y"), "escaped label");
+    assert!(
+        html.contains("echo &lt;b&gt;&amp;{n}&lt;/b&gt; x|y"),
+        "escaped label"
+    );
     assert!(!html.contains("<b>&"), "raw markup from a label");
 
     let Some(browser) = chromium() else {
@@ -97,24 +107,34 @@ fn the_html_report_renders_its_tables_plots_and_series_in_chromium() {
     };
     let dom = headless(&browser, &s, &["--dump-dom"], &page);
     assert!(dom.contains("</html>"), "a whole DOM: {dom}");
-    // Per run: machine, config, models, and one table of points per series.
-    let tables = dom.matches("<table").count();
-    assert!(tables >= 3 + 3 + 2 + 1, "{tables} tables");
+    // Per run machine, config and models; one table of points per series
+    // (two transfer series, one exec command).
+    assert_eq!(dom.matches("<table").count(), 2 * 3 + 3, "tables");
     assert!(dom.matches("<svg").count() >= 2, "a plot per run");
     assert!(dom.matches("<polyline").count() >= 3, "fitted lines");
-    for label in ["rust/pipe", "rust/unix", "echo &lt;b&gt;&amp;{n}&lt;/b&gt; x|y"] {
+    for label in [
+        "rust/pipe",
+        "rust/unix",
+        "echo &lt;b&gt;&amp;{n}&lt;/b&gt; x|y",
+    ] {
         assert!(dom.contains(label), "series {label} on the page");
     }
     let texts = svg_texts(&dom);
     for tick in ["0", "100", "1k", "10k", "100k"] {
-        assert!(texts.contains(&tick), "a round tick {tick} on the log axis: {texts:?}");
+        assert!(
+            texts.contains(&tick),
+            "a round tick {tick} on the log axis: {texts:?}"
+        );
     }
     assert!(dom.contains("Machine") && dom.contains("Models") && dom.contains("Config"));
     let shot = s.0.join("report.png");
     let shot_arg = format!("--screenshot={}", shot.display());
     headless(&browser, &s, &[&shot_arg, "--window-size=1200,2000"], &page);
     let png = std::fs::read(&shot).expect("a screenshot");
-    assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "a rendered page");
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 20_000,
+        "a rendered page"
+    );
 }
 
 #[test]
@@ -124,8 +144,18 @@ fn the_markdown_report_is_github_tables_without_plots() {
     let o = s.toll(&["report", "1", "--format", "md"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let md = stdout(&o);
-    assert!(md.starts_with("## toll transfer — run 1 (complete)"), "{md}");
-    for want in ["### Machine", "### Config", "### Models", "#### rust/pipe", "| series |", "|---|"] {
+    assert!(
+        md.starts_with("## toll transfer — run 1 (complete)"),
+        "{md}"
+    );
+    for want in [
+        "### Machine",
+        "### Config",
+        "### Models",
+        "#### rust/pipe",
+        "| series |",
+        "|---|",
+    ] {
         assert!(md.contains(want), "`{want}` in: {md}");
     }
     assert!(!md.contains("<svg"));
@@ -135,10 +165,30 @@ fn the_markdown_report_is_github_tables_without_plots() {
     let o = s.toll(&["report", "2", "-o", file.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let md = std::fs::read_to_string(&file).unwrap();
-    assert!(md.contains("echo &lt;b&gt;&amp;{n}&lt;/b&gt; x\\|y"), "{md}");
+    assert!(
+        md.contains("echo &lt;b&gt;&amp;{n}&lt;/b&gt; x\\|y"),
+        "{md}"
+    );
     // HTML to a pipe (stdout here is one) is the page.
     let o = s.toll(&["report"]);
     assert!(stdout(&o).starts_with("<!DOCTYPE html>"));
+    // A dry run says what it would write, and writes nothing.
+    let page = s.0.join("dry.html");
+    let o = s.toll(&[
+        "--dry-run",
+        "report",
+        "1",
+        "2",
+        "-o",
+        page.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with("would write an HTML report on runs 1, 2 to "),
+        "{}",
+        stdout(&o)
+    );
+    assert!(!page.exists());
 }
 
 #[test]

@@ -93,10 +93,10 @@ pub fn render(runs: &[Run], scale: Scale, version: &str) -> String {
         escape(version),
         escape(&title)
     );
-    let _ = write!(
+    let _ = writeln!(
         h,
         "<header class=\"page\"><h1>{}<span class=\"model\">t(n) = α + β·n</span></h1>\
-         <p class=\"meta\">α: the fixed cost of one crossing · β: the cost of each further unit of n · n½ = α/β: where half the peak rate is reached · every interval is a 95% confidence interval</p></header>\n",
+         <p class=\"meta\">α: the fixed cost of one crossing · β: the cost of each further unit of n · n½ = α/β: where half the peak rate is reached · every interval is a 95% confidence interval</p></header>",
         escape(&title)
     );
     if runs.len() > 1 {

@@ -35,13 +35,13 @@ fn format(given: Option<&str>, output: Option<&Path>) -> anyhow::Result<Format> 
 }
 
 /// `toll report`.
-pub fn run(args: ReportArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
+pub fn run(args: ReportArgs, db: Option<&Path>, dry: bool) -> anyhow::Result<ExitCode> {
     let format = format(args.format.as_deref(), args.output.as_deref())?;
     let scale: Scale = args.plot_scale.parse().map_err(usage)?;
     for r in &args.runs {
         db::check_run_ref(Some(r))?;
     }
-    if format == Format::Html && args.output.is_none() && std::io::stdout().is_terminal() {
+    if !dry && format == Format::Html && args.output.is_none() && std::io::stdout().is_terminal() {
         return Err(usage(
             "toll report writes a whole HTML page: give -o report.html (or --format md to read it here)",
         ));
@@ -59,6 +59,24 @@ pub fn run(args: ReportArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
         }
         runs.push(store.load_run(id)?);
     }
+    let ids: Vec<String> = runs.iter().map(|r| r.id.to_string()).collect();
+    let what = format!(
+        "{} report on run{} {}",
+        match format {
+            Format::Html => "an HTML",
+            Format::Markdown => "a Markdown",
+        },
+        if ids.len() == 1 { "" } else { "s" },
+        ids.join(", ")
+    );
+    if dry {
+        let to = args
+            .output
+            .as_ref()
+            .map_or("stdout".to_string(), |p| p.display().to_string());
+        println!("would write {what} to {to}");
+        return Ok(ExitCode::SUCCESS);
+    }
     let version = env!("CARGO_PKG_VERSION");
     let text = match format {
         Format::Html => toll_report::html::render(&runs, scale, version),
@@ -72,13 +90,7 @@ pub fn run(args: ReportArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
                     path.display()
                 )
             })?;
-            let ids: Vec<String> = runs.iter().map(|r| r.id.to_string()).collect();
-            eprintln!(
-                "report on run{} {} written to {}",
-                if ids.len() == 1 { "" } else { "s" },
-                ids.join(", "),
-                path.display()
-            );
+            eprintln!("{what} written to {}", path.display());
         }
         None => std::io::stdout().lock().write_all(text.as_bytes())?,
     }

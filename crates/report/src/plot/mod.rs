@@ -18,102 +18,18 @@
 //! - **Legend** to the right of the plot area, never over the data.
 
 pub mod axis;
+mod series;
+mod style;
 
 pub use axis::{Axis, Scale};
+pub use series::{plot_series_from_run, Knee, Model, PlotPoint, PlotSeries};
+pub use style::PALETTE;
 
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
-use plotters::element::DashedPathElement;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
-use toll_store::{PointStatus, Run};
-
-/// One point: a median with its confidence interval.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PlotPoint {
-    pub x: f64,
-    pub y: f64,
-    pub y_low: f64,
-    pub y_high: f64,
-}
-
-/// The two-segment model: α and a slope up to the break, β beyond it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Knee {
-    pub alpha: f64,
-    pub beta_small: f64,
-    /// Where the large-size segment crosses n = 0.
-    pub alpha_large: f64,
-    pub beta: f64,
-    pub break_n: f64,
-}
-
-/// A series' model in the plot's units.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Model {
-    pub alpha: f64,
-    pub beta: f64,
-    /// The straight line describes the points.
-    pub line_fits: bool,
-    /// The two-segment model, where the line does not fit and one was found.
-    pub knee: Option<Knee>,
-}
-
-impl Model {
-    /// A line that fits, with no two-segment model.
-    pub fn line(alpha: f64, beta: f64) -> Model {
-        Model {
-            alpha,
-            beta,
-            line_fits: true,
-            knee: None,
-        }
-    }
-
-    fn line_at(&self, n: f64) -> f64 {
-        self.alpha + self.beta * n
-    }
-}
-
-impl Knee {
-    fn at(&self, n: f64) -> f64 {
-        if n <= self.break_n {
-            self.alpha + self.beta_small * n
-        } else {
-            self.alpha_large + self.beta * n
-        }
-    }
-}
-
-/// One series of the plot.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PlotSeries {
-    pub label: String,
-    pub points: Vec<PlotPoint>,
-    pub model: Option<Model>,
-}
-
-impl PlotSeries {
-    /// The same series with every time divided by `k` (µs → ms: 1000).
-    pub fn scaled(mut self, k: f64) -> PlotSeries {
-        for p in &mut self.points {
-            p.y /= k;
-            p.y_low /= k;
-            p.y_high /= k;
-        }
-        if let Some(m) = &mut self.model {
-            m.alpha /= k;
-            m.beta /= k;
-            if let Some(knee) = &mut m.knee {
-                knee.alpha /= k;
-                knee.beta_small /= k;
-                knee.alpha_large /= k;
-                knee.beta /= k;
-            }
-        }
-        self
-    }
-}
+use style::{draw_legend, draw_marker, legend_label, style_keys, MARKERS};
+use toll_store::Run;
 
 /// A whole plot: its words and its series.
 #[derive(Debug, Clone, PartialEq)]
@@ -135,33 +51,6 @@ pub struct PlotError(String);
 fn err<E: std::fmt::Display>(e: E) -> PlotError {
     PlotError(e.to_string())
 }
-
-/// Okabe–Ito without its yellow, strongest contrast on white first.
-pub const PALETTE: [RGBColor; 7] = [
-    RGBColor(0x00, 0x72, 0xB2), // blue
-    RGBColor(0xD5, 0x5E, 0x00), // vermillion
-    RGBColor(0x00, 0x9E, 0x73), // bluish green
-    RGBColor(0xCC, 0x79, 0xA7), // reddish purple
-    RGBColor(0xE6, 0x9F, 0x00), // orange
-    RGBColor(0x56, 0xB4, 0xE9), // sky blue
-    RGBColor(0x00, 0x00, 0x00), // black
-];
-
-/// Marker shapes, cycled apart from the colours.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Marker {
-    Circle,
-    Square,
-    Triangle,
-    Diamond,
-}
-
-const MARKERS: [Marker; 4] = [
-    Marker::Circle,
-    Marker::Square,
-    Marker::Triangle,
-    Marker::Diamond,
-];
 
 const WIDTH: u32 = 1000;
 const FONT: &str = "sans-serif";
@@ -270,7 +159,8 @@ fn model_curves(s: &PlotSeries, per_unit: bool, log_x: bool) -> Curves {
         xs.clone().fold(f64::MAX, f64::min)
     };
     let hi = xs.fold(f64::MIN, f64::max);
-    if !(hi > lo) {
+    // One point, or none above 0 on a log axis: nothing to draw a line over.
+    if hi.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater) {
         return Vec::new();
     }
     let mut ns = samples(lo, hi, log_x, 97);
@@ -531,210 +421,6 @@ fn segments(line: &[(f64, f64)], xa: &Axis, ya: &Axis) -> Vec<Vec<(f64, f64)>> {
     }
     out.retain(|s| s.len() >= 2);
     out
-}
-
-type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
-
-fn draw_marker(
-    area: &Area,
-    m: Marker,
-    (x, y): (i32, i32),
-    color: RGBColor,
-) -> Result<(), PlotError> {
-    let fill = color.filled();
-    let edge = WHITE.stroke_width(1);
-    let r = 5;
-    match m {
-        Marker::Circle => {
-            area.draw(&Circle::new((x, y), r, fill)).map_err(err)?;
-            area.draw(&Circle::new((x, y), r, edge)).map_err(err)
-        }
-        Marker::Square => {
-            let c = [(x - r + 1, y - r + 1), (x + r - 1, y + r - 1)];
-            area.draw(&Rectangle::new(c, fill)).map_err(err)?;
-            area.draw(&Rectangle::new(c, edge)).map_err(err)
-        }
-        Marker::Triangle => {
-            let p = vec![
-                (x, y - r - 1),
-                (x + r + 1, y + r - 1),
-                (x - r - 1, y + r - 1),
-            ];
-            area.draw(&Polygon::new(p.clone(), fill)).map_err(err)?;
-            area.draw(&PathElement::new([p.clone(), vec![p[0]]].concat(), edge))
-                .map_err(err)
-        }
-        Marker::Diamond => {
-            let p = vec![
-                (x, y - r - 1),
-                (x + r + 1, y),
-                (x, y + r + 1),
-                (x - r - 1, y),
-            ];
-            area.draw(&Polygon::new(p.clone(), fill)).map_err(err)?;
-            area.draw(&PathElement::new([p.clone(), vec![p[0]]].concat(), edge))
-                .map_err(err)
-        }
-    }
-}
-
-/// A series' label as the legend shows it: at most 40 characters, so a
-/// long command leaves the plot its room (the report's tables have it whole).
-fn legend_label(label: &str) -> String {
-    const MAX: usize = 40;
-    if label.chars().count() <= MAX {
-        return label.to_string();
-    }
-    let head: String = label.chars().take(MAX - 1).collect();
-    format!("{head}…")
-}
-
-/// The line styles a chart uses, for the legend's key.
-fn style_keys(chart: &Chart) -> Vec<(&'static str, bool)> {
-    let models = || chart.series.iter().filter_map(|s| s.model);
-    let mut keys = Vec::new();
-    let t = if chart.per_unit {
-        "model (α + β·N) / N"
-    } else {
-        "fitted line α + β·n"
-    };
-    if models().any(|m| m.line_fits || m.knee.is_none()) {
-        keys.push((t, true));
-    }
-    if models().any(|m| !m.line_fits && m.knee.is_some()) {
-        keys.push(("two-segment model", true));
-        keys.push(("line that does not fit", false));
-    }
-    keys
-}
-
-fn draw_legend(area: &Area, chart: &Chart, keys: &[(&str, bool)]) -> Result<(), PlotError> {
-    let text = |s: &str, x: i32, y: i32, c: RGBAColor| {
-        Text::new(
-            s.to_string(),
-            (x, y),
-            (FONT, 16)
-                .into_font()
-                .color(&c)
-                .pos(Pos::new(HPos::Left, VPos::Center)),
-        )
-    };
-    let mut y = 22;
-    for (i, s) in chart.series.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        let style = if s.model.is_some() {
-            color.stroke_width(2)
-        } else {
-            color.mix(0.7).stroke_width(1)
-        };
-        area.draw(&PathElement::new(vec![(6, y), (34, y)], style))
-            .map_err(err)?;
-        draw_marker(area, MARKERS[i % MARKERS.len()], (20, y), color)?;
-        area.draw(&text(&legend_label(&s.label), 44, y, BLACK.to_rgba()))
-            .map_err(err)?;
-        y += 22;
-    }
-    y += 10;
-    let grey = BLACK.mix(0.65);
-    area.draw(&PathElement::new(
-        vec![(20, y - 7), (20, y + 7)],
-        grey.stroke_width(1),
-    ))
-    .map_err(err)?;
-    area.draw(&text("95% CI of the median", 44, y, grey))
-        .map_err(err)?;
-    y += 22;
-    for &(k, solid) in keys {
-        if solid {
-            area.draw(&PathElement::new(
-                vec![(6, y), (34, y)],
-                grey.stroke_width(2),
-            ))
-            .map_err(err)?;
-        } else {
-            area.draw(&DashedPathElement::new(
-                vec![(6, y), (34, y)],
-                5,
-                4,
-                grey.stroke_width(1),
-            ))
-            .map_err(err)?;
-        }
-        area.draw(&text(k, 44, y, grey)).map_err(err)?;
-        y += 22;
-    }
-    Ok(())
-}
-
-/// Each series of a stored run as plot data in µs: medians with their CIs,
-/// and the primary fit with its two-segment model.
-pub fn plot_series_from_run(run: &Run) -> Vec<PlotSeries> {
-    run.series
-        .iter()
-        .map(|s| PlotSeries {
-            label: s.label.clone(),
-            points: s
-                .points
-                .iter()
-                .filter(|p| p.status == PointStatus::Ok)
-                .filter_map(|p| {
-                    p.summary.as_ref().map(|m| PlotPoint {
-                        x: p.n as f64,
-                        y: m.median / 1e3,
-                        y_low: m.ci_low / 1e3,
-                        y_high: m.ci_high / 1e3,
-                    })
-                })
-                .collect(),
-            model: s.fit.as_ref().map(|f| {
-                let p = f.primary();
-                Model {
-                    alpha: p.alpha / 1e3,
-                    beta: p.beta / 1e3,
-                    line_fits: f.line_fits(),
-                    knee: f
-                        .check
-                        .as_ref()
-                        .and_then(|c| c.piecewise.as_ref())
-                        .map(|k| Knee {
-                            alpha: k.alpha / 1e3,
-                            beta_small: k.beta_small / 1e3,
-                            alpha_large: large_intercept(s, k) / 1e3,
-                            beta: k.beta / 1e3,
-                            break_n: k.break_n,
-                        }),
-                }
-            }),
-        })
-        .collect()
-}
-
-/// Where the large-size segment of `k` crosses n = 0, in ns. The store
-/// keeps its slope, not its intercept: where the break is the segments'
-/// crossing the intercept follows from the small segment; where the break
-/// was held to the last small or first large n, it is the median of the
-/// large points' t − β·n (the line through them with slope β).
-fn large_intercept(s: &toll_store::Series, k: &toll_measure::model::Piecewise) -> f64 {
-    let crossing = k.alpha + (k.beta_small - k.beta) * k.break_n;
-    if k.break_n > k.split.0 && k.break_n < k.split.1 {
-        return crossing;
-    }
-    let mut rest: Vec<f64> = s
-        .points
-        .iter()
-        .filter(|p| p.status == PointStatus::Ok && p.n as f64 >= k.split.1)
-        .filter_map(|p| Some(p.summary.as_ref()?.median - k.beta * p.n as f64))
-        .collect();
-    if rest.is_empty() {
-        return crossing;
-    }
-    rest.sort_by(f64::total_cmp);
-    let m = rest.len() / 2;
-    if rest.len() % 2 == 1 {
-        rest[m]
-    } else {
-        0.5 * (rest[m - 1] + rest[m])
-    }
 }
 
 #[cfg(test)]
