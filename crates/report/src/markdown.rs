@@ -5,7 +5,7 @@
 //! GitHub renders inline HTML in Markdown, so every string that came from
 //! a user or a machine is passed through [`escape`]: markup characters as
 //! entities, `|` escaped so it cannot split a table cell, line breaks
-//! folded so it cannot end a row.
+//! folded so it cannot end a row, code, emphasis and links disarmed.
 
 use crate::models::{legend, models_table};
 use crate::show::{config_value, fit_lines, machine_rows, points_table};
@@ -16,16 +16,19 @@ use toll_store::Run;
 /// `s` as literal text in a Markdown table cell or paragraph.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '|' => out.push_str("\\|"),
-            '\\' | '`' | '*' | '_' | '[' | ']' => {
+            '\\' | '`' | '*' => {
                 out.push('\\');
                 out.push(c);
             }
+            // `](` is what makes a link; an interval's brackets stay as written.
+            ']' if chars.peek() == Some(&'(') => out.push_str("\\]"),
             '\n' | '\r' => out.push(' '),
             c => out.push(c),
         }
@@ -148,7 +151,9 @@ mod tests {
         assert_eq!(escape("a|b"), "a\\|b");
         assert_eq!(escape("<img src=x>"), "&lt;img src=x&gt;");
         assert_eq!(escape("two\nlines"), "two lines");
-        assert_eq!(escape("`x` *y* [z]"), "\\`x\\` \\*y\\* \\[z\\]");
+        assert_eq!(escape("`x` *y* [z]"), "\\`x\\` \\*y\\* [z]");
+        assert_eq!(escape("[a](http://b)"), "[a\\](http://b)");
+        assert_eq!(escape("item_bytes [1, 2]"), "item_bytes [1, 2]");
     }
 
     #[test]
