@@ -11,7 +11,9 @@
 
 use crate::models::{legend, models_table};
 use crate::plot::{Chart, Scale};
-use crate::show::{config_value, fit_lines, machine_rows, points_table, render_run};
+use crate::show::{
+    config_value, family_reports, fit_lines, machine_rows, points_table, render_run,
+};
 use crate::table::Table;
 use std::fmt::Write;
 use toll_store::Run;
@@ -42,6 +44,7 @@ h1 { font-size: 26px; margin: 0 0 4px; }
 h1 .model { font-weight: 400; color: var(--muted); font-size: 18px; margin-left: 10px; }
 h2 { font-size: 21px; margin: 36px 0 6px; padding-top: 14px; border-top: 1px solid var(--line); }
 h3 { font-size: 16px; margin: 24px 0 8px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); }
+h3 code { text-transform: none; letter-spacing: 0; }
 h4 { font-size: 15px; margin: 22px 0 4px; font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
 p { margin: 4px 0; }
 .muted, .meta { color: var(--muted); }
@@ -165,6 +168,22 @@ fn run_section(h: &mut String, run: &Run, scale: Scale) {
     kv_table(h, config);
     h.push_str("</div>\n</div>\n");
 
+    let reports = family_reports(run);
+    if !reports.is_empty() {
+        let _ = writeln!(
+            h,
+            "<h3>As <code>toll {}</code> reported it</h3>",
+            escape(&run.family)
+        );
+    }
+    for (title, text) in reports {
+        let _ = write!(
+            h,
+            "<h4>{}</h4>\n<pre>{}</pre>\n",
+            escape(&title),
+            escape(&text)
+        );
+    }
     h.push_str("<h3>Models</h3>\n");
     table(h, &models_table(run), Some(8), "models");
     h.push_str("<ul class=\"notes\">\n");

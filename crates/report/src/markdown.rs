@@ -8,7 +8,7 @@
 //! folded so it cannot end a row, code, emphasis and links disarmed.
 
 use crate::models::{legend, models_table};
-use crate::show::{config_value, fit_lines, machine_rows, points_table};
+use crate::show::{config_value, family_reports, fit_lines, machine_rows, points_table};
 use crate::table::Table;
 use std::fmt::Write;
 use toll_store::Run;
@@ -71,6 +71,16 @@ pub fn render(runs: &[Run], version: &str) -> String {
             })
             .unwrap_or_default();
         kv(&mut m, config);
+        for (title, text) in family_reports(run) {
+            // A fence longer than any run of backticks in the text.
+            let fence = "`".repeat(3.max(longest_backticks(&text) + 1));
+            let _ = writeln!(
+                m,
+                "### {}\n\n{fence}\n{}\n{fence}\n",
+                escape(&title),
+                text.trim_end()
+            );
+        }
         let _ = writeln!(m, "### Models\n");
         table(&mut m, &models_table(run));
         for l in legend(run) {
@@ -110,6 +120,10 @@ pub fn render(runs: &[Run], version: &str) -> String {
         escape(version)
     );
     m
+}
+
+fn longest_backticks(text: &str) -> usize {
+    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
 fn kv(m: &mut String, rows: Vec<(String, String)>) {

@@ -309,6 +309,31 @@ pub fn points_table(series: &Series) -> (Table, Vec<String>) {
     (t, notes)
 }
 
+/// The reports a family keeps with its points, as its command printed them:
+/// `toll http`'s ab-shaped report per series and `toll http compare`'s
+/// comparison, each as (title, text).
+pub fn family_reports(run: &Run) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for s in &run.series {
+        for p in &s.points {
+            let Some(extra) = &p.extra else { continue };
+            if let Some(c) = extra
+                .get("comparison")
+                .and_then(|c| serde_json::from_value::<CompareReport>(c.clone()).ok())
+            {
+                out.push(("comparison".to_string(), crate::compare::render(&c)));
+            }
+            if let Some(r) = extra
+                .get("report")
+                .and_then(|r| serde_json::from_value::<crate::ab::HttpReport>(r.clone()).ok())
+            {
+                out.push((s.label.clone(), crate::ab::render(&r)));
+            }
+        }
+    }
+    out
+}
+
 /// A config value as a person writes it: strings bare, lists with commas,
 /// durations (serde's `{"secs":…,"nanos":…}`) as times, objects as key=value.
 pub fn config_value(v: &serde_json::Value) -> String {

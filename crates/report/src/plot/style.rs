@@ -93,18 +93,19 @@ pub(super) fn legend_label(label: &str) -> String {
 /// The line styles a chart uses, for the legend's key.
 pub(super) fn style_keys(chart: &Chart) -> Vec<(&'static str, bool)> {
     let models = || chart.series.iter().filter_map(|s| s.model);
-    let mut keys = Vec::new();
-    let t = if chart.per_unit {
-        "model (α + β·N) / N"
-    } else {
-        "fitted line α + β·n"
+    let knees = models().any(|m| !m.line_fits && m.knee.is_some());
+    let solid = match (chart.per_unit, knees) {
+        (true, false) => "model (α + β·N) / N",
+        (true, true) => "model / N: line or two segments",
+        (false, false) => "fitted line α + β·n",
+        (false, true) => "model: line, or two segments",
     };
-    if models().any(|m| m.line_fits || m.knee.is_none()) {
-        keys.push((t, true));
+    let mut keys = Vec::new();
+    if models().next().is_some() {
+        keys.push((solid, true));
     }
-    if models().any(|m| !m.line_fits && m.knee.is_some()) {
-        keys.push(("two-segment model", true));
-        keys.push(("line that does not fit", false));
+    if knees {
+        keys.push(("a line, where it does not fit", false));
     }
     keys
 }

@@ -120,8 +120,11 @@ fn a_curve_draws_the_two_segment_model_and_the_line_dashed() {
     }]);
     let svg = c.svg(Scale::Linear).unwrap();
     let t = texts(&svg);
-    assert!(t.contains(&"two-segment model".to_string()), "{t:?}");
-    assert!(t.contains(&"line that does not fit".to_string()));
+    assert!(
+        t.contains(&"model: line, or two segments".to_string()),
+        "{t:?}"
+    );
+    assert!(t.contains(&"a line, where it does not fit".to_string()));
     // The knee is a vertex of the drawn model: α + β_small · break.
     assert_eq!(model.knee.unwrap().at(16_384.0), 8.0 + 16.384);
     assert_eq!(model.knee.unwrap().at(20_384.0), 8.0 + 16.384 + 12.0);
