@@ -56,7 +56,8 @@ th { background: var(--band); font-weight: 600; white-space: nowrap; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tbody tr:nth-child(even) td { background: #fafbfc; }
 table.models td, table.points td { white-space: nowrap; }
-table.models td:last-child { color: var(--muted); }
+table.models td:last-child { color: var(--muted); white-space: normal; min-width: 8em; }
+table.models th { white-space: normal; }
 table.models td:first-child { white-space: normal; min-width: 9em; max-width: 22em; word-break: break-word; }
 table.kv th { background: none; color: var(--muted); font-weight: 500; padding-left: 0; }
 table.kv td { word-break: break-word; }

@@ -227,14 +227,15 @@ fn draw(out: &mut String, chart: &Chart, scale: Scale) -> Result<(), PlotError> 
         .filter(|p| xa.map(p.x).is_none() || ya.map(p.y).is_none())
         .count();
 
+    let keys = style_keys(chart);
     let legend_chars = chart
         .series
         .iter()
         .map(|s| legend_label(&s.label).chars().count())
+        .chain(keys.iter().map(|(k, _)| k.chars().count()))
         .max()
         .unwrap_or(0);
     let legend_w = (legend_chars as u32 * 8 + 60).clamp(190, 360);
-    let keys = style_keys(chart);
     let entries = chart.series.len() + keys.len() + 2;
     let height = (150 + 22 * entries as u32).max(600);
     let root = SVGBackend::with_string(out, (WIDTH, height)).into_drawing_area();
