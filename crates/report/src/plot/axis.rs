@@ -128,7 +128,12 @@ impl Axis {
         let lo = if lo < 0.0 { lo - 0.04 * (hi - lo) } else { lo };
         let first = (lo / step).ceil() as i64;
         let last = (hi / step).floor() as i64;
-        let major: Vec<f64> = (first..=last).map(|k| k as f64 * step).collect();
+        // A span past f64's range has no round step: its ends will do.
+        let major: Vec<f64> = if last.saturating_sub(first) <= 100 {
+            (first..=last).map(|k| k as f64 * step).collect()
+        } else {
+            vec![lo, hi]
+        };
         Axis {
             log: false,
             lo,
@@ -344,6 +349,23 @@ mod tests {
             labels(&[0.13, 0.25], false),
             ["0", "0.05", "0.1", "0.15", "0.2", "0.25"]
         );
+    }
+
+    #[test]
+    fn extreme_values_give_an_axis_not_a_hang() {
+        for values in [
+            vec![-1e308, 1e308],
+            vec![f64::NAN, f64::INFINITY, 5.0],
+            vec![],
+            vec![7.0, 7.0],
+            vec![1e-300, 1e300],
+        ] {
+            for log in [false, true] {
+                let a = Axis::new(&values, log);
+                assert!(a.lo < a.hi, "{values:?} {log}: {a:?}");
+                assert!(a.major.len() + a.minor.len() < 10_000);
+            }
+        }
     }
 
     #[test]

@@ -189,3 +189,32 @@ fn scaled_series_divide_points_and_models() {
     assert_eq!(s.points[0].y, 1.0);
     assert_eq!(s.model.unwrap().beta, 0.01);
 }
+
+#[test]
+fn odd_figures_draw_without_panicking_and_say_what_was_left_out() {
+    let odd = |x: f64, y: f64| PlotPoint {
+        x,
+        y,
+        y_low: y - 1.0,
+        y_high: y + 1.0,
+    };
+    let c = chart(vec![PlotSeries {
+        label: "odd".into(),
+        points: vec![
+            odd(0.0, 0.0),
+            odd(1.0, f64::NAN),
+            odd(10.0, 5.0),
+            odd(1e6, 1e9),
+        ],
+        model: Some(Model::line(-50.0, 1e-3)),
+    }]);
+    for scale in [Scale::Auto, Scale::Linear, Scale::Log] {
+        let svg = c.svg(scale).unwrap();
+        assert!(svg.starts_with("<svg"));
+    }
+    let t = texts(&c.svg(Scale::Log).unwrap());
+    assert!(t.iter().any(|l| l.contains("left out")), "{t:?}");
+    let mut per_unit = c.clone();
+    per_unit.per_unit = true;
+    assert!(per_unit.svg(Scale::Auto).is_ok());
+}
