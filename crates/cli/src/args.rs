@@ -40,6 +40,8 @@ pub enum Command {
     Runs(RunsArgs),
     /// Show one stored run in full (default: the newest).
     Show(ShowArgs),
+    /// Stored runs as one self-contained HTML page with plots, or Markdown for an issue.
+    Report(ReportArgs),
     /// Export a stored run as JSON or CSV (every sample).
     Export(ExportArgs),
     /// Load runs exported elsewhere (`toll export --format json`, `--json`) into this store.
@@ -114,6 +116,11 @@ pub struct TransferArgs {
     /// Draw the points with their CIs and the fitted lines to an SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// The plot's axes: log where the values span decades (auto), or
+    /// linear or log throughout.
+    #[arg(long, default_value = "auto", value_name = "SCALE",
+          value_parser = ["auto", "linear", "log"])]
+    pub plot_scale: String,
 }
 
 /// What `toll spawn` and `toll ring` share.
@@ -154,6 +161,11 @@ pub struct UnitArgs {
     /// Draw the cost per unit against N, one line per runtime and unit, to an SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// The plot's axes: log where the values span decades (auto), or
+    /// linear or log throughout.
+    #[arg(long, default_value = "auto", value_name = "SCALE",
+          value_parser = ["auto", "linear", "log"])]
+    pub plot_scale: String,
 }
 
 #[derive(Debug, Args)]
@@ -258,6 +270,11 @@ pub struct FileArgs {
     /// Draw µs per read against the read size, one line per series, to an SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// The plot's axes: log where the values span decades (auto), or
+    /// linear or log throughout.
+    #[arg(long, default_value = "auto", value_name = "SCALE",
+          value_parser = ["auto", "linear", "log"])]
+    pub plot_scale: String,
 }
 
 #[derive(Debug, Args)]
@@ -271,6 +288,25 @@ pub struct RunsArgs {
 pub struct ShowArgs {
     /// Run id (default: the newest run).
     pub run: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Run ids, or `last` (default: the newest run).
+    #[arg(value_name = "RUN")]
+    pub runs: Vec<String>,
+    /// Write to this file (whole or not at all) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// html (one self-contained page, plots inline) or md (GitHub Markdown,
+    /// no plots). Default: md for an -o FILE.md, html otherwise.
+    #[arg(long, value_name = "FORMAT", value_parser = ["html", "md"])]
+    pub format: Option<String>,
+    /// The plots' axes: log where the values span decades (auto), or
+    /// linear or log throughout.
+    #[arg(long, default_value = "auto", value_name = "SCALE",
+          value_parser = ["auto", "linear", "log"])]
+    pub plot_scale: String,
 }
 
 #[derive(Debug, Args)]
@@ -550,6 +586,11 @@ pub struct ExecArgs {
     /// Draw t(n) against the parameter, with the fitted lines, to an SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// The plot's axes: log where the values span decades (auto), or
+    /// linear or log throughout.
+    #[arg(long, default_value = "auto", value_name = "SCALE",
+          value_parser = ["auto", "linear", "log"])]
+    pub plot_scale: String,
     /// Write hyperfine's JSON (times in seconds) with toll's figures to FILE.
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,

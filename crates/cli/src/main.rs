@@ -27,6 +27,7 @@ fn main() -> ExitCode {
         Command::File(a) => commands::file::run(a, db, dry),
         Command::Runs(a) => commands::runs::list(a, db),
         Command::Show(a) => commands::runs::show(a, db),
+        Command::Report(a) => commands::report::run(a, db, dry),
         Command::Export(a) => commands::runs::export(a, db),
         Command::Import(a) => commands::runs::import(a, db, dry),
         Command::Rm(a) if dry => commands::runs::dry_remove(a, db),

@@ -60,6 +60,7 @@ pub fn clap_error(e: clap::Error) -> ExitCode {
                     "file",
                     "runs",
                     "show",
+                    "report",
                     "export",
                     "rm",
                     "completions",

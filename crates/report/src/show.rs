@@ -3,7 +3,8 @@
 use crate::compare::CompareReport;
 use crate::table::{fmt_ns, sig3, Table};
 use std::fmt::Write;
-use toll_store::{PointStatus, Run};
+use toll_measure::{Fingerprint, SeriesFit};
+use toll_store::{PointStatus, Run, Series};
 
 /// The run as text: header, machine, config, then each series' model and points.
 pub fn render_run(run: &Run) -> String {
@@ -25,48 +26,9 @@ pub fn render_run(run: &Run) -> String {
     if let Some(e) = &run.error {
         let _ = writeln!(s, "stopped: {e}");
     }
-    let e = &run.env;
     let _ = writeln!(s, "\nmachine");
-    let _ = writeln!(
-        s,
-        "  cpu        {} ({} logical, {} physical)",
-        e.cpu_model, e.logical_cpus, e.physical_cores
-    );
-    let _ = writeln!(s, "  governor   {}", e.governor.as_deref().unwrap_or("–"));
-    let _ = writeln!(
-        s,
-        "  system     {} / {} ({})",
-        e.distribution,
-        e.kernel,
-        e.virtualization.as_deref().unwrap_or("bare metal")
-    );
-    let _ = writeln!(
-        s,
-        "  memory     {:.1} GiB",
-        e.memory_bytes as f64 / (1u64 << 30) as f64
-    );
-    let _ = writeln!(
-        s,
-        "  load       {:.2} {:.2} {:.2} (other processes: {:.0}% of the CPUs just before the run{})",
-        e.load_average[0],
-        e.load_average[1],
-        e.load_average[2],
-        e.busy_fraction * 100.0,
-        e.busiest
-            .as_ref()
-            .map(|(name, share)| format!("; busiest {name}, {:.0}% of a CPU", share * 100.0))
-            .unwrap_or_default()
-    );
-    if let Some(w) = &e.wakeup {
-        let _ = writeln!(
-            s,
-            "  wake-up    {} on one core, {} across cores (a pipe round trip between two threads)",
-            fmt_ns(w.same_core_ns),
-            w.cross_core_ns.map(fmt_ns).unwrap_or_else(|| "–".into())
-        );
-    }
-    for (tool, version) in &e.toolchains {
-        let _ = writeln!(s, "  toolchain  {tool}: {version}");
+    for (k, v) in machine_rows(&run.env) {
+        let _ = writeln!(s, "  {k:<11}{v}");
     }
     let _ = writeln!(s, "\nconfig");
     if let Some(o) = run.config.as_object() {
@@ -98,157 +60,15 @@ pub fn render_run(run: &Run) -> String {
         let _ = writeln!(s, "\n{}  {}", series.label, series.attrs);
         match &series.fit {
             Some(fit) => {
-                let f = fit.primary();
-                let name = match f.method {
-                    toll_measure::FitMethod::WeightedLeastSquares => {
-                        "weighted least squares over the points"
-                    }
-                    _ => "Theil–Sen",
-                };
-                let _ = writeln!(
-                    s,
-                    "  t(n) = α + β·n  ({name})  α = {} [{}, {}]  β = {} ns/n [{}, {}]  R² = {:.4}  n½ = {}",
-                    fmt_ns(f.alpha),
-                    fmt_ns(f.alpha_ci.0),
-                    fmt_ns(f.alpha_ci.1),
-                    sig3(f.beta),
-                    sig3(f.beta_ci.0),
-                    sig3(f.beta_ci.1),
-                    f.r2,
-                    f.n_half.map(|n| format!("{n:.0}")).unwrap_or_else(|| "–".into())
-                );
-                for (label, l) in [
-                    ("Theil–Sen", &fit.robust),
-                    ("least squares", &fit.least_squares),
-                ] {
-                    if std::ptr::eq(l, f) {
-                        continue;
-                    }
-                    let _ = writeln!(
-                        s,
-                        "  {label}: α = {} [{}, {}]  β = {} ns/n [{}, {}]",
-                        fmt_ns(l.alpha),
-                        fmt_ns(l.alpha_ci.0),
-                        fmt_ns(l.alpha_ci.1),
-                        sig3(l.beta),
-                        sig3(l.beta_ci.0),
-                        sig3(l.beta_ci.1),
-                    );
-                }
-                if let Some(c) = &fit.check {
-                    let e = &c.small_end;
-                    let _ =
-                        writeln!(
-                        s,
-                        "  small end: t({}) measured {} [{}, {}], the line gives {} [{}, {}]: {}",
-                        e.n,
-                        fmt_ns(e.measured),
-                        fmt_ns(e.measured_ci.0),
-                        fmt_ns(e.measured_ci.1),
-                        fmt_ns(0.5 * (e.predicted_ci.0 + e.predicted_ci.1)),
-                        fmt_ns(e.predicted_ci.0),
-                        fmt_ns(e.predicted_ci.1),
-                        if e.agrees { "they agree" } else { "they disagree" }
-                    );
-                    let l = &c.lack_of_fit;
-                    let _ = writeln!(
-                        s,
-                        "  lack of fit: χ² = {:.1} on {} df, p = {:.2e}; worst miss {:.1}% at n = {}: {} ({} rounds)",
-                        l.chi2,
-                        l.df,
-                        l.p,
-                        l.worst_miss * 100.0,
-                        l.worst_at,
-                        if l.fits { "the line fits" } else { "the line does not fit" },
-                        c.rounds
-                    );
-                    if let Some(p) = &c.piecewise {
-                        let _ = writeln!(
-                            s,
-                            "  piecewise: α = {} [{}, {}] and {} ns/n up to n = {}, then β = {} ns/n [{}, {}] from n = {}; break ≈ {:.0}",
-                            fmt_ns(p.alpha),
-                            fmt_ns(p.alpha_ci.0),
-                            fmt_ns(p.alpha_ci.1),
-                            sig3(p.beta_small),
-                            p.split.0,
-                            sig3(p.beta),
-                            sig3(p.beta_ci.0),
-                            sig3(p.beta_ci.1),
-                            p.split.1,
-                            p.break_n
-                        );
-                    }
-                }
-                if let Some(r) = &fit.run_to_run {
-                    let from = match r.earlier_runs {
-                        0 => {
-                            "the floor (no earlier runs of this series on this machine)".to_string()
-                        }
-                        k => format!("{k} earlier runs of this series on this machine"),
-                    };
-                    let _ = writeln!(
-                        s,
-                        "  run to run: σ(α) = {}, σ(β) = {} ns/n, from {from}; the CIs above hold it; this run alone: α [{}, {}], β [{}, {}]",
-                        fmt_ns(r.alpha_sd),
-                        sig3(r.beta_sd),
-                        fmt_ns(r.alpha_ci_within.0),
-                        fmt_ns(r.alpha_ci_within.1),
-                        sig3(r.beta_ci_within.0),
-                        sig3(r.beta_ci_within.1),
-                    );
-                }
-                if !fit.line_fits() {
-                    let _ = writeln!(
-                        s,
-                        "  warning: a straight line does not describe these points (a knee or curve)"
-                    );
+                for line in fit_lines(fit) {
+                    let _ = writeln!(s, "  {line}");
                 }
             }
             None => {
                 let _ = writeln!(s, "  no model (fewer than two sizes measured)");
             }
         }
-        let mut t = Table::new(&[
-            "n", "median", "95% CI", "mean", "stddev", "min", "cv", "outliers", "trials", "",
-        ]);
-        let mut notes = Vec::new();
-        for p in &series.points {
-            match (&p.status, &p.summary) {
-                (PointStatus::Ok, Some(m)) => {
-                    t.row(vec![
-                        p.n.to_string(),
-                        fmt_ns(m.median),
-                        format!("[{}, {}]", fmt_ns(m.ci_low), fmt_ns(m.ci_high)),
-                        fmt_ns(m.mean),
-                        fmt_ns(m.stddev),
-                        fmt_ns(m.min),
-                        format!("{:.3}", m.cv),
-                        m.outliers.total().to_string(),
-                        p.samples.len().to_string(),
-                        if m.too_noisy {
-                            "!".into()
-                        } else {
-                            String::new()
-                        },
-                    ]);
-                    if m.too_noisy {
-                        notes.push(format!("n = {}: spread too wide to trust (try more --trials, a quieter machine)", p.n));
-                    }
-                }
-                _ => {
-                    let word = match &p.error {
-                        Some(e) if e.starts_with("not tried") => "not tried",
-                        _ => "failed",
-                    };
-                    t.row(vec![p.n.to_string(), word.into()]);
-                    notes.push(format!(
-                        "n = {}: {}",
-                        p.n,
-                        p.error.as_deref().unwrap_or("failed")
-                    ));
-                }
-            }
-        }
+        let (t, notes) = points_table(series);
         for line in t.render().lines() {
             let _ = writeln!(s, "  {line}");
         }
@@ -257,6 +77,261 @@ pub fn render_run(run: &Run) -> String {
         }
     }
     s
+}
+
+/// The machine a run was measured on, as (what, value) rows: host, CPU,
+/// system, memory, load, the placement probe's wake-ups and each toolchain.
+pub fn machine_rows(e: &Fingerprint) -> Vec<(String, String)> {
+    let mut rows = vec![
+        ("host".to_string(), e.hostname.clone()),
+        (
+            "cpu".into(),
+            format!(
+                "{} ({} logical, {} physical)",
+                e.cpu_model, e.logical_cpus, e.physical_cores
+            ),
+        ),
+        (
+            "governor".into(),
+            e.governor.clone().unwrap_or_else(|| "–".into()),
+        ),
+        (
+            "system".into(),
+            format!(
+                "{} / {} ({})",
+                e.distribution,
+                e.kernel,
+                e.virtualization.as_deref().unwrap_or("bare metal")
+            ),
+        ),
+        (
+            "memory".into(),
+            format!("{:.1} GiB", e.memory_bytes as f64 / (1u64 << 30) as f64),
+        ),
+        (
+            "load".into(),
+            format!(
+                "{:.2} {:.2} {:.2} (other processes: {:.0}% of the CPUs just before the run{})",
+                e.load_average[0],
+                e.load_average[1],
+                e.load_average[2],
+                e.busy_fraction * 100.0,
+                e.busiest
+                    .as_ref()
+                    .map(|(name, share)| format!(
+                        "; busiest {name}, {:.0}% of a CPU",
+                        share * 100.0
+                    ))
+                    .unwrap_or_default()
+            ),
+        ),
+    ];
+    if let Some(w) = &e.wakeup {
+        rows.push((
+            "wake-up".into(),
+            format!(
+                "{} on one core, {} across cores (a pipe round trip between two threads)",
+                fmt_ns(w.same_core_ns),
+                w.cross_core_ns.map(fmt_ns).unwrap_or_else(|| "–".into())
+            ),
+        ));
+    }
+    for (tool, version) in &e.toolchains {
+        rows.push(("toolchain".into(), format!("{tool}: {version}")));
+    }
+    rows
+}
+
+/// A series' model in words, one line each: the primary line with its CIs,
+/// the other fits, the small end, the lack-of-fit test, the two-segment
+/// model, the run-to-run term, and a warning when the line does not fit.
+pub fn fit_lines(fit: &SeriesFit) -> Vec<String> {
+    let mut out = Vec::new();
+    let f = fit.primary();
+    let name = match f.method {
+        toll_measure::FitMethod::WeightedLeastSquares => "weighted least squares over the points",
+        _ => "Theil–Sen",
+    };
+    out.push(format!(
+        "t(n) = α + β·n  ({name})  α = {} [{}, {}]  β = {} ns/n [{}, {}]  R² = {:.4}  n½ = {}",
+        fmt_ns(f.alpha),
+        fmt_ns(f.alpha_ci.0),
+        fmt_ns(f.alpha_ci.1),
+        sig3(f.beta),
+        sig3(f.beta_ci.0),
+        sig3(f.beta_ci.1),
+        f.r2,
+        f.n_half
+            .map(|n| format!("{n:.0}"))
+            .unwrap_or_else(|| "–".into())
+    ));
+    for (label, l) in [
+        ("Theil–Sen", &fit.robust),
+        ("least squares", &fit.least_squares),
+    ] {
+        if std::ptr::eq(l, f) {
+            continue;
+        }
+        out.push(format!(
+            "{label}: α = {} [{}, {}]  β = {} ns/n [{}, {}]",
+            fmt_ns(l.alpha),
+            fmt_ns(l.alpha_ci.0),
+            fmt_ns(l.alpha_ci.1),
+            sig3(l.beta),
+            sig3(l.beta_ci.0),
+            sig3(l.beta_ci.1),
+        ));
+    }
+    if let Some(c) = &fit.check {
+        let e = &c.small_end;
+        out.push(format!(
+            "small end: t({}) measured {} [{}, {}], the line gives {} [{}, {}]: {}",
+            e.n,
+            fmt_ns(e.measured),
+            fmt_ns(e.measured_ci.0),
+            fmt_ns(e.measured_ci.1),
+            fmt_ns(0.5 * (e.predicted_ci.0 + e.predicted_ci.1)),
+            fmt_ns(e.predicted_ci.0),
+            fmt_ns(e.predicted_ci.1),
+            if e.agrees {
+                "they agree"
+            } else {
+                "they disagree"
+            }
+        ));
+        let l = &c.lack_of_fit;
+        out.push(format!(
+            "lack of fit: χ² = {:.1} on {} df, p = {:.2e}; worst miss {:.1}% at n = {}: {} ({} rounds)",
+            l.chi2,
+            l.df,
+            l.p,
+            l.worst_miss * 100.0,
+            l.worst_at,
+            if l.fits {
+                "the line fits"
+            } else {
+                "the line does not fit"
+            },
+            c.rounds
+        ));
+        if let Some(p) = &c.piecewise {
+            out.push(format!(
+                "piecewise: α = {} [{}, {}] and {} ns/n up to n = {}, then β = {} ns/n [{}, {}] from n = {}; break ≈ {:.0}",
+                fmt_ns(p.alpha),
+                fmt_ns(p.alpha_ci.0),
+                fmt_ns(p.alpha_ci.1),
+                sig3(p.beta_small),
+                p.split.0,
+                sig3(p.beta),
+                sig3(p.beta_ci.0),
+                sig3(p.beta_ci.1),
+                p.split.1,
+                p.break_n
+            ));
+        }
+    }
+    if let Some(r) = &fit.run_to_run {
+        out.push(format!(
+            "run to run: σ(α) = {}, σ(β) = {} ns/n, from {}; the CIs above hold it; this run alone: α [{}, {}], β [{}, {}]",
+            fmt_ns(r.alpha_sd),
+            sig3(r.beta_sd),
+            run_to_run_source(r.earlier_runs),
+            fmt_ns(r.alpha_ci_within.0),
+            fmt_ns(r.alpha_ci_within.1),
+            sig3(r.beta_ci_within.0),
+            sig3(r.beta_ci_within.1),
+        ));
+    }
+    if !fit.line_fits() {
+        out.push(
+            "warning: a straight line does not describe these points (a knee or curve)".into(),
+        );
+    }
+    out
+}
+
+/// Where a run-to-run term came from, in words.
+pub fn run_to_run_source(earlier_runs: usize) -> String {
+    match earlier_runs {
+        0 => "the floor (no earlier runs of this series on this machine)".to_string(),
+        k => format!("{k} earlier runs of this series on this machine"),
+    }
+}
+
+/// A series' points as a table (n, median, CI, mean, stddev, min, cv,
+/// outliers, trials, a `!` for a spread too wide to trust), with a note
+/// for each such point and each failed one.
+pub fn points_table(series: &Series) -> (Table, Vec<String>) {
+    let mut t = Table::new(&[
+        "n", "median", "95% CI", "mean", "stddev", "min", "cv", "outliers", "trials", "",
+    ]);
+    let mut notes = Vec::new();
+    for p in &series.points {
+        match (&p.status, &p.summary) {
+            (PointStatus::Ok, Some(m)) => {
+                t.row(vec![
+                    p.n.to_string(),
+                    fmt_ns(m.median),
+                    format!("[{}, {}]", fmt_ns(m.ci_low), fmt_ns(m.ci_high)),
+                    fmt_ns(m.mean),
+                    fmt_ns(m.stddev),
+                    fmt_ns(m.min),
+                    format!("{:.3}", m.cv),
+                    m.outliers.total().to_string(),
+                    p.samples.len().to_string(),
+                    if m.too_noisy {
+                        "!".into()
+                    } else {
+                        String::new()
+                    },
+                ]);
+                if m.too_noisy {
+                    notes.push(format!(
+                        "n = {}: spread too wide to trust (try more --trials, a quieter machine)",
+                        p.n
+                    ));
+                }
+            }
+            _ => {
+                let word = match &p.error {
+                    Some(e) if e.starts_with("not tried") => "not tried",
+                    _ => "failed",
+                };
+                t.row(vec![p.n.to_string(), word.into()]);
+                notes.push(format!(
+                    "n = {}: {}",
+                    p.n,
+                    p.error.as_deref().unwrap_or("failed")
+                ));
+            }
+        }
+    }
+    (t, notes)
+}
+
+/// The reports a family keeps with its points, as its command printed them:
+/// `toll http`'s ab-shaped report per series and `toll http compare`'s
+/// comparison, each as (title, text).
+pub fn family_reports(run: &Run) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for s in &run.series {
+        for p in &s.points {
+            let Some(extra) = &p.extra else { continue };
+            if let Some(c) = extra
+                .get("comparison")
+                .and_then(|c| serde_json::from_value::<CompareReport>(c.clone()).ok())
+            {
+                out.push(("comparison".to_string(), crate::compare::render(&c)));
+            }
+            if let Some(r) = extra
+                .get("report")
+                .and_then(|r| serde_json::from_value::<crate::ab::HttpReport>(r.clone()).ok())
+            {
+                out.push((s.label.clone(), crate::ab::render(&r)));
+            }
+        }
+    }
+    out
 }
 
 /// A config value as a person writes it: strings bare, lists with commas,

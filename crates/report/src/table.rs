@@ -31,6 +31,30 @@ impl Table {
         self.rows.push(cells);
     }
 
+    /// The column headers.
+    pub fn headers(&self) -> &[String] {
+        &self.headers
+    }
+
+    /// The rows, as added.
+    pub fn rows(&self) -> &[Vec<String>] {
+        &self.rows
+    }
+
+    /// For each column, whether every cell in it is a number (aligned right).
+    pub fn numeric_columns(&self) -> Vec<bool> {
+        let cell = |r: &Vec<String>, i: usize| r.get(i).cloned().unwrap_or_default();
+        (0..self.headers.len())
+            .map(|i| {
+                !self.rows.is_empty()
+                    && self
+                        .rows
+                        .iter()
+                        .all(|r| numeric(&cell(r, i)) || cell(r, i).is_empty())
+            })
+            .collect()
+    }
+
     /// The table as text, two spaces between columns, one line per row.
     pub fn render(&self) -> String {
         let cols = self.headers.len();
@@ -44,15 +68,7 @@ impl Table {
                 .unwrap_or(0)
         };
         let widths: Vec<usize> = (0..cols).map(width).collect();
-        let right: Vec<bool> = (0..cols)
-            .map(|i| {
-                !self.rows.is_empty()
-                    && self
-                        .rows
-                        .iter()
-                        .all(|r| numeric(&cell(r, i)) || cell(r, i).is_empty())
-            })
-            .collect();
+        let right = self.numeric_columns();
         let line = |cells: Vec<String>| {
             let parts: Vec<String> = (0..cols)
                 .map(|i| {

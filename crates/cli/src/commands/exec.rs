@@ -257,7 +257,7 @@ pub fn run(a: ExecArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         exports(&a, &report, &outcome)?;
     }
     if let Some(path) = &a.plot {
-        plot(path, &run, &outcome)?;
+        plot(path, &a.plot_scale, &run, &outcome)?;
     }
     let runs: usize = outcome.runs.iter().map(Vec::len).sum();
     match outcome.error {
@@ -352,25 +352,17 @@ fn exports(a: &ExecArgs, report: &ExecReport, o: &exec::ExecOutcome) -> anyhow::
     Ok(())
 }
 
-fn plot(path: &Path, run: &toll_store::Run, o: &exec::ExecOutcome) -> anyhow::Result<()> {
+fn plot(
+    path: &Path,
+    scale: &str,
+    run: &toll_store::Run,
+    o: &exec::ExecOutcome,
+) -> anyhow::Result<()> {
     if o.series.iter().all(|s| s.fit.is_none()) {
         return Err(usage(
             "--plot draws t(n) over a numeric parameter: add -L n 1000,10000,100000 (whole numbers) and {n} to the command",
         ));
     }
-    // Times in ms: whole programs are slow.
-    let series: Vec<toll_report::plot::PlotSeries> = toll_report::plot::plot_series_from_run(run)
-        .into_iter()
-        .map(|mut s| {
-            for p in &mut s.points {
-                p.y /= 1e3;
-                p.y_low /= 1e3;
-                p.y_high /= 1e3;
-            }
-            s.line = s.line.map(|(a, b)| (a / 1e3, b / 1e3));
-            s
-        })
-        .collect();
     let parameter = run
         .series
         .first()
@@ -378,17 +370,10 @@ fn plot(path: &Path, run: &toll_store::Run, o: &exec::ExecOutcome) -> anyhow::Re
         .and_then(|p| p.as_str())
         .unwrap_or("n")
         .to_string();
-    toll_report::plot::series_svg(
-        path,
-        &format!(
-            "toll exec — run {}: t({parameter}) = α + β·{parameter}",
-            run.id
-        ),
-        &parameter,
-        "time per run (ms)",
-        &series,
-    )
-    .map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", path.display()))?;
-    eprintln!("plot written to {}", path.display());
+    let chart = toll_report::plot::Chart::for_run(run).titled(format!(
+        "toll exec — run {}: t({parameter}) = α + β·{parameter}",
+        run.id
+    ));
+    super::plot::draw(path, chart, scale)?;
     Ok(())
 }

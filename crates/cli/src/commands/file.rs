@@ -315,16 +315,8 @@ fn measure(cfg: FileConfig, a: &FileArgs, db: Option<&Path>) -> anyhow::Result<E
         _ => drop(out),
     }
     if let Some(path) = &a.plot {
-        let series = toll_report::plot::plot_series_from_run(&run);
-        toll_report::plot::per_unit_svg(
-            path,
-            &format!("toll file — run {}", run.id),
-            "bytes per read",
-            "µs per read",
-            &series,
-        )
-        .map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", path.display()))?;
-        eprintln!("plot written to {}", path.display());
+        let chart = toll_report::plot::Chart::for_run(&run);
+        super::plot::draw(path, chart, &a.plot_scale)?;
     }
     match (&outcome.error, outcome.status) {
         (_, RunStatus::Partial) if STOP.load(Ordering::Relaxed) => {

@@ -7,6 +7,8 @@ pub mod file;
 pub mod http;
 pub mod http_compare;
 pub mod manual;
+pub mod plot;
+pub mod report;
 pub mod runs;
 pub mod runtimes;
 pub mod transfer;

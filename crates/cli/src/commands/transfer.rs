@@ -126,20 +126,13 @@ pub fn run(args: TransferArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Resu
         _ => drop(out),
     }
     if let Some(path) = &args.plot {
-        let series = toll_report::plot::plot_series_from_run(&run);
-        toll_report::plot::series_svg(
-            path,
-            &format!(
-                "toll transfer — run {}, {}",
-                run.id,
-                outcome.placement.describe()
-            ),
-            "items per message (n)",
-            "round trip (µs)",
-            &series,
-        )
-        .map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", path.display()))?;
-        eprintln!("plot written to {}", path.display());
+        let title = format!(
+            "toll transfer — run {}, {}",
+            run.id,
+            outcome.placement.describe()
+        );
+        let chart = toll_report::plot::Chart::for_run(&run).titled(title);
+        super::plot::draw(path, chart, &args.plot_scale)?;
     }
     let points: usize = outcome.series.iter().map(|s| s.points.len()).sum();
     match outcome.error {

@@ -172,20 +172,8 @@ fn measure(cfg: UnitsConfig, a: &UnitArgs, db: Option<&Path>) -> anyhow::Result<
         _ => drop(out),
     }
     if let Some(path) = &a.plot {
-        let (x, y) = match cfg.op {
-            UnitOp::Spawn => ("units (N)", "µs per unit"),
-            UnitOp::Ring { .. } => ("units in the ring (N)", "µs per hop"),
-        };
-        let series = toll_report::plot::plot_series_from_run(&run);
-        toll_report::plot::per_unit_svg(
-            path,
-            &format!("toll {} — run {}", cfg.op.family(), run.id),
-            x,
-            y,
-            &series,
-        )
-        .map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", path.display()))?;
-        eprintln!("plot written to {}", path.display());
+        let chart = toll_report::plot::Chart::for_run(&run);
+        super::plot::draw(path, chart, &a.plot_scale)?;
     }
     match outcome.error {
         Some(e) => Err(anyhow::anyhow!(

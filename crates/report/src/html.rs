@@ -1,0 +1,330 @@
+//! `toll report`: stored runs as one self-contained HTML page — the page a
+//! user attaches to a bug report or a design review, in the spirit of
+//! criterion's report.
+//!
+//! Self-contained means it fetches nothing: the CSS is inline, the plots
+//! are inline SVG, the fonts are the reader's own, and there is no script.
+//! Every string that came from a user or a machine (labels, host names,
+//! commands, URLs, error messages) goes through [`escape`] — the page is
+//! written by hand rather than through a template engine, so that one
+//! function is the whole of its defence.
+
+use crate::models::{legend, models_table};
+use crate::plot::{Chart, Scale};
+use crate::show::{
+    config_value, family_reports, fit_lines, machine_rows, points_table, render_run,
+};
+use crate::table::Table;
+use std::fmt::Write;
+use toll_store::Run;
+
+/// `s` safe as HTML text or inside a quoted attribute.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = r#"
+:root { color-scheme: light; --ink: #1d232a; --muted: #5b6570; --line: #d9dee3; --band: #f4f6f8; --accent: #0072b2; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "DejaVu Sans", sans-serif; color: var(--ink); background: #fff; }
+main { max-width: 1160px; margin: 0 auto; padding: 28px 32px 64px; }
+header.page { border-bottom: 3px solid var(--accent); padding-bottom: 10px; margin-bottom: 8px; }
+h1 { font-size: 26px; margin: 0 0 4px; }
+h1 .model { font-weight: 400; color: var(--muted); font-size: 18px; margin-left: 10px; }
+h2 { font-size: 21px; margin: 36px 0 6px; padding-top: 14px; border-top: 1px solid var(--line); }
+h3 { font-size: 16px; margin: 24px 0 8px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); }
+h3 code { text-transform: none; letter-spacing: 0; }
+h4 { font-size: 15px; margin: 22px 0 4px; font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
+p { margin: 4px 0; }
+.muted, .meta { color: var(--muted); }
+nav ul { margin: 6px 0 0; padding-left: 20px; }
+.grid { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 8px 32px; }
+table { border-collapse: collapse; margin: 6px 0 4px; font-size: 13.5px; }
+th, td { padding: 4px 10px; border-bottom: 1px solid var(--line); vertical-align: top; text-align: left; }
+th { background: var(--band); font-weight: 600; white-space: nowrap; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tbody tr:nth-child(even) td { background: #fafbfc; }
+table.models td, table.points td { white-space: nowrap; }
+table.models td:last-child { color: var(--muted); white-space: normal; min-width: 8em; }
+table.models th { white-space: normal; }
+table.models td:first-child { white-space: normal; min-width: 9em; max-width: 22em; word-break: break-word; }
+table.kv th { background: none; color: var(--muted); font-weight: 500; padding-left: 0; }
+table.kv td { word-break: break-word; }
+.scroll { overflow-x: auto; }
+figure { margin: 16px 0; }
+figure svg { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
+figcaption { color: var(--muted); font-size: 13px; margin-top: 4px; }
+ul.model { margin: 4px 0 6px; padding-left: 18px; font-size: 13.5px; }
+ul.model li { margin: 1px 0; }
+.badge { display: inline-block; padding: 0 7px; border-radius: 9px; font-size: 12.5px; font-weight: 600; white-space: nowrap; }
+.v-ok { background: #dff3ea; color: #00573f; }
+.v-curve { background: #fde9d9; color: #8a3700; }
+.v-noisy, .v-flat, .v-none { background: #eceff2; color: #3b444d; }
+.v-busy { background: #fbe0e6; color: #8c1230; }
+.warn { border-left: 4px solid #d55e00; background: #fdf1e8; padding: 8px 12px; margin: 10px 0; }
+.notes { font-size: 13px; color: var(--muted); margin: 2px 0 0; padding-left: 18px; }
+details > summary { cursor: pointer; color: var(--accent); margin: 14px 0 6px; }
+pre { background: var(--band); padding: 12px; overflow-x: auto; font-size: 12.5px; line-height: 1.4; }
+footer { margin-top: 40px; color: var(--muted); font-size: 13px; border-top: 1px solid var(--line); padding-top: 10px; }
+@media print { details { display: block; } figure svg { border: none; } }
+"#;
+
+/// The page for `runs`, their plots drawn on `scale`; `version` is the
+/// toll that writes it.
+pub fn render(runs: &[Run], scale: Scale, version: &str) -> String {
+    let mut h = String::new();
+    let ids: Vec<String> = runs.iter().map(|r| r.id.to_string()).collect();
+    let title = match runs {
+        [r] => format!("toll report — run {} ({})", r.id, r.family),
+        _ => format!("toll report — runs {}", ids.join(", ")),
+    };
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta name=\"generator\" content=\"toll {}\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n",
+        escape(version),
+        escape(&title)
+    );
+    let _ = writeln!(
+        h,
+        "<header class=\"page\"><h1>{}<span class=\"model\">t(n) = α + β·n</span></h1>\
+         <p class=\"meta\">α: the fixed cost of one crossing · β: the cost of each further unit of n · n½ = α/β: where half the peak rate is reached · every interval is a 95% confidence interval</p></header>",
+        escape(&title)
+    );
+    if runs.len() > 1 {
+        h.push_str("<nav><ul>\n");
+        for r in runs {
+            let _ = writeln!(
+                h,
+                "<li><a href=\"#run-{}\">run {} — {}</a> <span class=\"muted\">{}</span></li>",
+                r.id,
+                r.id,
+                escape(&r.family),
+                escape(&r.summary)
+            );
+        }
+        h.push_str("</ul></nav>\n");
+    }
+    for run in runs {
+        run_section(&mut h, run, scale);
+    }
+    let _ = write!(
+        h,
+        "<footer>Written by toll {} (<code>toll report {}</code>). Every sample behind these figures is in the results database: <code>toll export RUN --format csv</code>.</footer>\n</main>\n</body>\n</html>\n",
+        escape(version),
+        escape(&ids.join(" "))
+    );
+    h
+}
+
+fn run_section(h: &mut String, run: &Run, scale: Scale) {
+    let _ = write!(
+        h,
+        "<section class=\"run\" id=\"run-{}\">\n<h2>Run {} — {} <span class=\"badge {}\">{}</span></h2>\n",
+        run.id,
+        run.id,
+        escape(&run.family),
+        if run.status.as_str() == "complete" {
+            "v-ok"
+        } else {
+            "v-curve"
+        },
+        escape(run.status.as_str())
+    );
+    let _ = writeln!(
+        h,
+        "<p class=\"meta\">{} · started {} · finished {} · toll {}</p>",
+        escape(&run.summary),
+        escape(&run.started_at),
+        escape(run.finished_at.as_deref().unwrap_or("–")),
+        escape(&run.tool_version)
+    );
+    if let Some(e) = &run.error {
+        let _ = writeln!(h, "<p class=\"warn\">Stopped: {}</p>", escape(e));
+    }
+    h.push_str("<div class=\"grid\">\n<div><h3>Machine</h3>\n");
+    kv_table(h, machine_rows(&run.env));
+    h.push_str("</div>\n<div><h3>Config</h3>\n");
+    let config: Vec<(String, String)> = run
+        .config
+        .as_object()
+        .map(|o| {
+            o.iter()
+                .map(|(k, v)| (k.clone(), config_value(v)))
+                .collect()
+        })
+        .unwrap_or_default();
+    kv_table(h, config);
+    h.push_str("</div>\n</div>\n");
+
+    let reports = family_reports(run);
+    if !reports.is_empty() {
+        let _ = writeln!(
+            h,
+            "<h3>As <code>toll {}</code> reported it</h3>",
+            escape(&run.family)
+        );
+    }
+    for (title, text) in reports {
+        let _ = write!(
+            h,
+            "<h4>{}</h4>\n<pre>{}</pre>\n",
+            escape(&title),
+            escape(&text)
+        );
+    }
+    h.push_str("<h3>Models</h3>\n");
+    table(h, &models_table(run), Some(8), "models");
+    h.push_str("<ul class=\"notes\">\n");
+    for l in legend(run) {
+        let _ = writeln!(h, "<li>{}</li>", escape(&l));
+    }
+    h.push_str("</ul>\n");
+
+    let chart = Chart::for_run(run);
+    if chart.has_lines() {
+        match chart.svg(scale) {
+            Ok(svg) => {
+                let _ = write!(
+                    h,
+                    "<figure>\n{svg}\n<figcaption>Each series' medians with their 95% CIs; lines are the fitted models ({} axes: <code>--plot-scale linear|log</code> changes them).</figcaption>\n</figure>\n",
+                    escape(&scale.to_string())
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(
+                    h,
+                    "<p class=\"muted\">No plot: {}.</p>",
+                    escape(&e.to_string())
+                );
+            }
+        }
+    } else {
+        h.push_str("<p class=\"muted\">No plot: no series has two measured points.</p>\n");
+    }
+
+    h.push_str("<h3>Series</h3>\n");
+    for s in &run.series {
+        let _ = writeln!(
+            h,
+            "<h4 id=\"run-{}-{}\">{}</h4>",
+            run.id,
+            s.id,
+            escape(&s.label)
+        );
+        h.push_str("<ul class=\"model\">\n");
+        match &s.fit {
+            Some(fit) => {
+                for l in fit_lines(fit) {
+                    let _ = writeln!(h, "<li>{}</li>", escape(&l));
+                }
+            }
+            None => h.push_str("<li>no model (fewer than two sizes measured)</li>\n"),
+        }
+        h.push_str("</ul>\n");
+        let (t, notes) = points_table(s);
+        table(h, &t, None, "points");
+        if !notes.is_empty() {
+            h.push_str("<ul class=\"notes\">\n");
+            for n in notes {
+                let _ = writeln!(h, "<li>{}</li>", escape(&n));
+            }
+            h.push_str("</ul>\n");
+        }
+    }
+    let _ = write!(
+        h,
+        "<details><summary>The run as <code>toll show {}</code> prints it</summary>\n<pre>{}</pre>\n</details>\n</section>\n",
+        run.id,
+        escape(&render_run(run))
+    );
+}
+
+fn kv_table(h: &mut String, rows: Vec<(String, String)>) {
+    h.push_str("<table class=\"kv\"><tbody>\n");
+    for (k, v) in rows {
+        let _ = writeln!(h, "<tr><th>{}</th><td>{}</td></tr>", escape(&k), escape(&v));
+    }
+    h.push_str("</tbody></table>\n");
+}
+
+/// A [`Table`] as HTML, numbers right-aligned; the cells of column
+/// `badge` (the verdicts) as coloured badges.
+fn table(h: &mut String, t: &Table, badge: Option<usize>, class: &str) {
+    let right = t.numeric_columns();
+    let _ = write!(
+        h,
+        "<div class=\"scroll\"><table class=\"{class}\">\n<thead><tr>"
+    );
+    for head in t.headers() {
+        let _ = write!(h, "<th>{}</th>", escape(head));
+    }
+    h.push_str("</tr></thead>\n<tbody>\n");
+    for row in t.rows() {
+        h.push_str("<tr>");
+        for (i, _) in t.headers().iter().enumerate() {
+            let cell = row.get(i).map(String::as_str).unwrap_or("");
+            let class = if right[i] { " class=\"num\"" } else { "" };
+            if badge == Some(i) && !cell.is_empty() {
+                let _ = write!(
+                    h,
+                    "<td><span class=\"badge {}\">{}</span></td>",
+                    verdict_class(cell),
+                    escape(cell)
+                );
+            } else {
+                let _ = write!(h, "<td{class}>{}</td>", escape(cell));
+            }
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</tbody></table></div>\n");
+}
+
+fn verdict_class(v: &str) -> &'static str {
+    if v.starts_with("busy") {
+        "v-busy"
+    } else if v.starts_with("curve") {
+        "v-curve"
+    } else if v.starts_with("ok") {
+        "v-ok"
+    } else if v.starts_with("no model") {
+        "v-none"
+    } else {
+        "v-noisy"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_everything_that_could_open_markup() {
+        assert_eq!(
+            escape(r#"<script>alert("x")</script> & 'y'"#),
+            "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;y&#39;"
+        );
+        assert_eq!(escape("rust/pipe µs α"), "rust/pipe µs α");
+    }
+
+    #[test]
+    fn verdicts_get_their_badges() {
+        assert_eq!(verdict_class("ok"), "v-ok");
+        assert_eq!(verdict_class("curve, break ≈ 16384"), "v-curve");
+        assert_eq!(verdict_class("busy; ok"), "v-busy");
+        assert_eq!(verdict_class("noisy"), "v-noisy");
+    }
+}
