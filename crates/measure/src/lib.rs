@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod bootstrap;
+pub mod change;
 pub mod clock;
 pub mod engine;
 pub mod env;
@@ -19,6 +20,7 @@ pub mod fit;
 pub mod mann_whitney;
 pub mod model;
 pub mod outliers;
+pub mod predict;
 pub mod quantile;
 pub mod ratio;
 mod resample;
