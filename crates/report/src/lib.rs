@@ -6,5 +6,6 @@ pub mod exec;
 pub mod export;
 pub mod legend;
 pub mod plot;
+pub mod run_compare;
 pub mod show;
 pub mod table;
