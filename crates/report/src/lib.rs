@@ -6,6 +6,7 @@ pub mod exec;
 pub mod export;
 pub mod legend;
 pub mod plot;
+pub mod predict;
 pub mod run_compare;
 pub mod show;
 pub mod table;

@@ -513,7 +513,8 @@ fn param_line(name: &str, c: &ParamChange, show: impl Fn(f64) -> String) -> Stri
     )
 }
 
-/// The comparison as text for a person: differences first, then each series.
+/// The comparison as text for a person: differences first, then each
+/// series (the warnings are the caller's to print, on stderr).
 pub fn render(c: &RunComparison) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -643,9 +644,6 @@ pub fn render(c: &RunComparison) -> String {
         s,
         "change: median(B)/median(A) − 1 with its 95% bootstrap CI; p: Mann–Whitney U, two-sided; ~: p ≥ α; α, β: the fits' change, CI from both runs' intervals (~: it holds 0)"
     );
-    for w in &c.warnings {
-        let _ = writeln!(s, "warning: {w}");
-    }
     s
 }
 
