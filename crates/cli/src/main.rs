@@ -30,6 +30,8 @@ fn main() -> ExitCode {
         Command::Export(a) => commands::runs::export(a, db),
         Command::Rm(a) if dry => commands::runs::dry_remove(a, db),
         Command::Rm(a) => commands::runs::remove(a, db),
+        Command::Compare(a) => commands::compare::run(a, db),
+        Command::Predict(a) => commands::predict::run(a, db),
         Command::Doctor => commands::doctor::run(),
         Command::Completions(a) => commands::manual::completions(a),
         Command::Man(a) => commands::manual::man(a),

@@ -62,6 +62,8 @@ pub fn clap_error(e: clap::Error) -> ExitCode {
                     "show",
                     "export",
                     "rm",
+                    "compare",
+                    "predict",
                     "completions",
                     "man",
                     "doctor",

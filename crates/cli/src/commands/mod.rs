@@ -1,5 +1,6 @@
 //! One module per command family.
 
+pub mod compare;
 pub mod db;
 pub mod doctor;
 pub mod exec;
@@ -7,6 +8,7 @@ pub mod file;
 pub mod http;
 pub mod http_compare;
 pub mod manual;
+pub mod predict;
 pub mod runs;
 pub mod runtimes;
 pub mod transfer;
