@@ -14,6 +14,7 @@
 pub mod bootstrap;
 pub mod change;
 pub mod clock;
+pub mod duration_ns;
 pub mod engine;
 pub mod env;
 pub mod fit;

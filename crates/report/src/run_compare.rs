@@ -10,7 +10,7 @@
 //! `toll_measure::change`), and for fitted series the change of α and β.
 //! Series and points present on one side only are listed, not dropped.
 
-use crate::show::config_value;
+use crate::show::keyed_value;
 use crate::table::{fmt_ns, sig3, Table};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -287,8 +287,8 @@ impl RunComparison {
     }
 }
 
-fn text(v: Option<&serde_json::Value>) -> String {
-    v.map(config_value).unwrap_or_else(|| "–".into())
+fn text(key: &str, v: Option<&serde_json::Value>) -> String {
+    v.map(|v| keyed_value(key, v)).unwrap_or_else(|| "–".into())
 }
 
 fn differ(out: &mut Vec<Difference>, what: impl Into<String>, a: String, b: String) {
@@ -377,8 +377,8 @@ fn machine_differences(a: &Run, b: &Run) -> Vec<Difference> {
         differ(
             &mut out,
             format!("config {k}"),
-            text(ca.get(k)),
-            text(cb.get(k)),
+            text(k, ca.get(k)),
+            text(k, cb.get(k)),
         );
     }
     out
@@ -402,8 +402,8 @@ fn attr_differences(sa: &Series, sb: &Series) -> Vec<Difference> {
         differ(
             &mut out,
             format!("{} {k}", sa.label),
-            text(aa.get(k)),
-            text(ab.get(k)),
+            text(k, aa.get(k)),
+            text(k, ab.get(k)),
         );
     }
     out

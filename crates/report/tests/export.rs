@@ -98,6 +98,9 @@ fn check(schema: &Value, defs: &Value, value: &Value, at: &str) {
         Some(r) => &defs[r.trim_start_matches("#/$defs/")],
         None => schema,
     };
+    if let Some(c) = schema.get("const") {
+        assert_eq!(value, c, "{at}: not the schema's constant");
+    }
     if let Some(types) = schema.get("type") {
         let types: Vec<&str> = match types {
             Value::String(s) => vec![s.as_str()],
@@ -151,7 +154,7 @@ fn json_export_matches_the_committed_schema() {
     let v: Value = serde_json::from_slice(&out).unwrap();
     let schema: Value = serde_json::from_str(include_str!("../schema.json")).unwrap();
     check(&schema, &schema["$defs"], &v, "$");
-    assert_eq!(v["schema_version"], 2);
+    assert_eq!(v["schema_version"], 3);
     assert_eq!(v["series"][0]["points"][0]["samples"][1]["total_ns"], 15200);
 }
 
@@ -221,4 +224,33 @@ fn a_run_with_the_checks_and_the_probe_matches_the_schema() {
     assert_eq!(v["env"]["wakeup"]["cross_core_ns"], 48_000.0);
     let back: Run = serde_json::from_value(v).unwrap();
     assert_eq!(back.series[0].fit, r.series[0].fit);
+}
+
+/// Issue 17: durations in a run's config are whole nanoseconds under `_ns`
+/// names — EngineConfig's own, and the families' json! configs — and the
+/// schema says so.
+#[test]
+fn durations_are_exported_as_whole_nanoseconds() {
+    let mut r = run();
+    r.config = json!({
+        "sizes": [0, 1000], "engine": toll_measure::EngineConfig::default(),
+        "max_time_ns": 60_000_000_000_u64, "time_limit_ns": null,
+    });
+    let mut out = Vec::new();
+    exporter(Format::Json).export(&r, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        !text.contains("\"secs\"") && !text.contains("\"nanos\""),
+        "{text}"
+    );
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let schema: Value = serde_json::from_str(include_str!("../schema.json")).unwrap();
+    check(&schema, &schema["$defs"], &v, "$");
+    assert_eq!(v["config"]["engine"]["warmup_ns"], 100_000_000);
+    assert_eq!(v["config"]["engine"]["batch_time_ns"], 10_000_000);
+    // A config still holding serde's shape is refused by the schema's types.
+    let mut bad = v.clone();
+    bad["config"]["engine"]["warmup_ns"] = json!({"secs": 0, "nanos": 1});
+    let refused = std::panic::catch_unwind(|| check(&schema, &schema["$defs"], &bad, "$"));
+    assert!(refused.is_err(), "the schema must refuse {{secs, nanos}}");
 }

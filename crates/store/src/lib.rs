@@ -10,6 +10,7 @@ mod migrate;
 mod model;
 mod store;
 mod time;
+pub mod upgrade;
 
 pub use error::StoreError;
 pub use model::*;

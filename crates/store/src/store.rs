@@ -354,13 +354,14 @@ impl Store {
             if env.get("cpu_model").and_then(|v| v.as_str()) != Some(cpu_model) {
                 continue;
             }
-            let (Ok(config), Ok(attrs), Ok(fit)) = (
+            let (Ok(mut config), Ok(attrs), Ok(fit)) = (
                 serde_json::from_str(&config),
                 serde_json::from_str(&attrs),
                 serde_json::from_str::<SeriesFit>(&fit),
             ) else {
                 continue;
             };
+            crate::upgrade::config(&mut config);
             out.push(EarlierFit { config, attrs, fit });
             if out.len() == limit {
                 break;
@@ -420,7 +421,11 @@ impl Store {
             status: parse_status(&status),
             summary,
             error,
-            config: self.parse("run config", &config)?,
+            config: {
+                let mut c = self.parse("run config", &config)?;
+                crate::upgrade::config(&mut c);
+                c
+            },
             env: self.parse("environment", &env)?,
             tool_version,
             series: self.load_series(id)?,
