@@ -15,6 +15,7 @@ use crate::table::{fmt_ns, sig3, Table};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 use toll_measure::change::{ParamChange, PointChange, Verdict};
+use toll_measure::wakeup::WakeUp;
 use toll_store::{Point, PointStatus, Run, Series};
 
 /// The rules of one comparison.
@@ -147,8 +148,8 @@ pub struct RunComparison {
     /// The runs come from two machines (host or CPU model differ).
     pub cross_machine: bool,
     pub differences: Vec<Difference>,
-    /// The placement probe of A and of B (one core, across cores), ns.
-    pub wakeup_ns: Option<((f64, Option<f64>), (f64, Option<f64>))>,
+    /// The placement probe of A and of B, when both have one.
+    pub wakeup: Option<(WakeUp, WakeUp)>,
     pub series: Vec<SeriesComparison>,
     /// Series in one run only.
     pub only_in_a: Vec<String>,
@@ -255,20 +256,14 @@ impl RunComparison {
                 ));
             }
         }
-        let wakeup_ns = match (&a.env.wakeup, &b.env.wakeup) {
-            (Some(x), Some(y)) => Some((
-                (x.same_core_ns, x.cross_core_ns),
-                (y.same_core_ns, y.cross_core_ns),
-            )),
-            _ => None,
-        };
+        let wakeup = a.env.wakeup.zip(b.env.wakeup);
         Ok(RunComparison {
             a: RunRef::of(a),
             b: RunRef::of(b),
             rules,
             cross_machine,
             differences,
-            wakeup_ns,
+            wakeup,
             series,
             only_in_a,
             only_in_b,
@@ -551,7 +546,13 @@ pub fn render(c: &RunComparison) -> String {
             let _ = writeln!(s, "  {:<width$}  {} → {}", d.what, d.a, d.b);
         }
     }
-    if let Some(((sa, xa), (sb, xb))) = c.wakeup_ns {
+    if let Some((wa, wb)) = c.wakeup {
+        let (sa, xa, sb, xb) = (
+            wa.same_core_ns,
+            wa.cross_core_ns,
+            wb.same_core_ns,
+            wb.cross_core_ns,
+        );
         let x = |v: Option<f64>| v.map(fmt_ns).unwrap_or_else(|| "–".into());
         let _ = writeln!(
             s,
