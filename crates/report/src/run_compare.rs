@@ -481,6 +481,11 @@ fn pct(x: f64) -> String {
     }
 }
 
+/// A threshold as the user wrote it: `5%`, `2.5%`.
+fn threshold(x: f64) -> String {
+    format!("{}%", (x * 1e4).round() / 1e2)
+}
+
 fn short_time(t: &str) -> String {
     t.replace('T', " ").trim_end_matches('Z').to_string()
 }
@@ -574,7 +579,7 @@ pub fn render(c: &RunComparison) -> String {
                 (Some(ch), Some(v)) => {
                     let verdict = match v {
                         Verdict::UnderThreshold => {
-                            format!("under {}", pct(c.rules.threshold).trim_start_matches('+'))
+                            format!("under {}", threshold(c.rules.threshold))
                         }
                         v => v.word().into(),
                     };
@@ -639,7 +644,7 @@ pub fn render(c: &RunComparison) -> String {
         k.under_threshold,
         k.same,
         c.rules.alpha,
-        pct(c.rules.threshold).trim_start_matches('+')
+        threshold(c.rules.threshold)
     );
     let _ = writeln!(
         s,
