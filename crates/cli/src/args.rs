@@ -48,6 +48,10 @@ pub enum Command {
     Import(ImportArgs),
     /// Delete stored runs.
     Rm(RmArgs),
+    /// Compare two stored runs of one family: each point's change with its CI and Mann–Whitney p.
+    Compare(RunCompareArgs),
+    /// Predict t(n) with its CI from the newest stored model of a series.
+    Predict(PredictArgs),
     /// Which runtimes this machine has, what each can do, and how to add the rest.
     Doctor,
     /// Print a shell completion script: `toll completions bash > /etc/bash_completion.d/toll`.
@@ -319,6 +323,82 @@ pub struct ExportArgs {
     /// Write to this file instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// Exit status of `toll compare`, for a CI job to gate on.
+const COMPARE_EXIT: &str =
+    "Exit status: 0 the comparison ran and --fail-on (if given) found nothing; \
+3 --fail-on found what it names; 2 a mistake in the arguments (a bad run id, \
+runs of two families); 1 any other error (no such run, an unreadable database).";
+
+#[derive(Debug, Args)]
+#[command(after_help = COMPARE_EXIT)]
+pub struct RunCompareArgs {
+    /// The base run: a run id from `toll runs`, or `last`.
+    #[arg(value_name = "RUN_A")]
+    pub a: String,
+    /// The run compared with it (changes are B against A).
+    #[arg(value_name = "RUN_B")]
+    pub b: String,
+    /// Significance level of the Mann–Whitney test: a point whose p is not
+    /// below it is "~".
+    #[arg(long, default_value = "0.05", value_name = "P")]
+    pub alpha: String,
+    /// Smallest change of a median that counts as slower or faster, e.g. 5%.
+    #[arg(long, default_value = "0%", value_name = "PCT")]
+    pub threshold: String,
+    /// Exit with status 3 when some point is slower (regression), faster
+    /// (improvement) or either (change), beyond --threshold.
+    #[arg(long, value_name = "WHAT")]
+    pub fail_on: Option<String>,
+    /// Print the comparison as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PredictArgs {
+    /// The family: transfer, spawn, ring, exec or file.
+    pub family: String,
+    /// The n to predict t(n) at (items, units, bytes, iterations: the family's n), e.g. 100000 or 100k.
+    #[arg(short = 'n', value_name = "N", allow_hyphen_values = true)]
+    pub n: String,
+    /// The run to answer from (default: the newest complete run with the series).
+    #[arg(long, value_name = "RUN")]
+    pub run: Option<String>,
+    /// The series by its label, as `toll show` prints it (rust/pipe, go/goroutine, …).
+    #[arg(long, value_name = "LABEL")]
+    pub series: Option<String>,
+    /// transfer: the peer (rust, c, python, …).
+    #[arg(long)]
+    pub peer: Option<String>,
+    /// transfer: the transport (pipe, unix, tcp, shm).
+    #[arg(long)]
+    pub via: Option<String>,
+    /// transfer: the placement (same, split, none).
+    #[arg(long)]
+    pub pin: Option<String>,
+    /// spawn, ring, file: the runtime (rust, go, java, …).
+    #[arg(long)]
+    pub runtime: Option<String>,
+    /// spawn, ring: the unit (thread, process, goroutine, …).
+    #[arg(long)]
+    pub unit: Option<String>,
+    /// file: the read method (read, pread, mmap-slice, …).
+    #[arg(long)]
+    pub method: Option<String>,
+    /// file: the pattern (seq, random).
+    #[arg(long)]
+    pub pattern: Option<String>,
+    /// file: the cache state (cold, warm).
+    #[arg(long)]
+    pub cache: Option<String>,
+    /// exec: the command as written.
+    #[arg(long)]
+    pub command: Option<String>,
+    /// Print the answer as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

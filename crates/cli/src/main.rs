@@ -32,6 +32,8 @@ fn main() -> ExitCode {
         Command::Import(a) => commands::runs::import(a, db, dry),
         Command::Rm(a) if dry => commands::runs::dry_remove(a, db),
         Command::Rm(a) => commands::runs::remove(a, db),
+        Command::Compare(a) => commands::compare::run(a, db),
+        Command::Predict(a) => commands::predict::run(a, db),
         Command::Doctor => commands::doctor::run(),
         Command::Completions(a) => commands::manual::completions(a),
         Command::Man(a) => commands::manual::man(a),

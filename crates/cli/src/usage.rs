@@ -63,6 +63,8 @@ pub fn clap_error(e: clap::Error) -> ExitCode {
                     "report",
                     "export",
                     "rm",
+                    "compare",
+                    "predict",
                     "completions",
                     "man",
                     "doctor",

@@ -65,7 +65,7 @@ fn nginx_small_and_large_files_with_abs_report() {
     );
     let run = export_json(&s, "last");
     assert_eq!(run["status"], "complete");
-    assert_eq!(run["config"]["coalesce_us"], 10.0, "naps by default");
+    assert_eq!(run["config"]["coalesce_ns"], 10_000, "naps by default");
     let hist = run["series"][0]["points"][0]["extra"]["latency_ns_histogram"]
         .as_array()
         .unwrap();
@@ -78,8 +78,8 @@ fn nginx_small_and_large_files_with_abs_report() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let run = export_json(&s, "last");
-    assert_eq!(run["config"]["spin_us"], 20.0);
-    assert_eq!(run["config"]["coalesce_us"], 0.0, "no naps while spinning");
+    assert_eq!(run["config"]["spin_ns"], 20_000);
+    assert_eq!(run["config"]["coalesce_ns"], 0, "no naps while spinning");
     let r = report(&s);
     assert_eq!(r["complete_requests"], 2000);
     assert_eq!(r["failed_requests"], 0);
@@ -99,7 +99,7 @@ fn nginx_small_and_large_files_with_abs_report() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let run = export_json(&s, "last");
-    assert_eq!(run["config"]["coalesce_us"], 200.0);
+    assert_eq!(run["config"]["coalesce_ns"], 200_000);
     let r = report(&s);
     assert_eq!(r["complete_requests"], 2000);
     assert_eq!(r["failed_requests"], 0);

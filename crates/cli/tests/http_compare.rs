@@ -97,7 +97,7 @@ fn nginx_against_a_slow_server_alternates_rounds_and_calls_it_slower() {
     let run = export_json(&s, "last");
     assert_eq!(run["family"], "http-compare");
     assert_eq!(run["status"], "complete");
-    assert_eq!(run["config"]["round_s"], 0.3);
+    assert_eq!(run["config"]["round_ns"], 300_000_000);
     let series = run["series"].as_array().unwrap();
     assert_eq!(series.len(), 2, "one series per URL");
     assert!(series[0]["label"].as_str().unwrap().contains(&fast));

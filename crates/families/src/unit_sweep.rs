@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+use toll_measure::duration_ns::ns;
 use toll_measure::env::OthersBusy;
 use toll_measure::fit::{cost_knee, fit_series};
 use toll_measure::rounds;
@@ -170,7 +171,7 @@ pub fn run(
         config: json!({
             "op": cfg.op, "ns": cfg.ns, "trials": cfg.trials,
             "targets": cfg.targets.iter().map(Target::label).collect::<Vec<_>>(),
-            "max_time_s": cfg.ceiling.time.as_secs_f64(), "max_mem_mib": cfg.ceiling.mem_kb / 1024,
+            "max_time_ns": ns(cfg.ceiling.time), "max_mem_mib": cfg.ceiling.mem_kb / 1024,
         }),
         env,
         tool_version: env!("CARGO_PKG_VERSION").into(),

@@ -10,8 +10,10 @@ pub struct EngineConfig {
     /// Timed trials per point (each one batch).
     pub trials: u32,
     /// Warm-up time per point before any trial is kept.
+    #[serde(with = "crate::duration_ns", rename = "warmup_ns")]
     pub warmup: Duration,
     /// Target duration of one timed batch (raised to 1000 × clock resolution if shorter).
+    #[serde(with = "crate::duration_ns", rename = "batch_time_ns")]
     pub batch_time: Duration,
     /// Upper bound on operations per batch.
     pub max_iters: u64,

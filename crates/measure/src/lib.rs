@@ -12,7 +12,9 @@
 #![warn(missing_docs)]
 
 pub mod bootstrap;
+pub mod change;
 pub mod clock;
+pub mod duration_ns;
 pub mod engine;
 pub mod env;
 pub mod fit;
@@ -21,6 +23,7 @@ pub mod mean_ci;
 pub mod median_ci;
 pub mod model;
 pub mod outliers;
+pub mod predict;
 pub mod quantile;
 pub mod ratio;
 mod resample;

@@ -8,7 +8,8 @@ use std::str::FromStr;
 use toll_store::Run;
 
 /// The version of the JSON export's shape (schema.json beside this crate).
-pub const SCHEMA_VERSION: u32 = 2;
+/// 3: durations as whole nanoseconds under `_ns` names (issue 17).
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Writes a stored run in one format.
 pub trait Exporter {

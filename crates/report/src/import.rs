@@ -40,7 +40,8 @@ pub enum ImportError {
 
 /// Read and check one exported run.
 pub fn read_run(text: &str) -> Result<Run, ImportError> {
-    let v: Value = serde_json::from_str(text).map_err(|e| ImportError::NotJson(e.to_string()))?;
+    let mut v: Value =
+        serde_json::from_str(text).map_err(|e| ImportError::NotJson(e.to_string()))?;
     let obj = v.as_object().ok_or(ImportError::NotTollRun)?;
     if !["schema_version", "family", "series"]
         .iter()
@@ -57,10 +58,18 @@ pub fn read_run(text: &str) -> Result<Run, ImportError> {
             known: SCHEMA_VERSION,
         });
     }
+    if version < i64::from(SCHEMA_VERSION) {
+        // An older toll's export: its config in today's shape (durations as
+        // `_ns`), as the store reads its own older runs.
+        if let Some(config) = v.get_mut("config") {
+            toll_store::upgrade::config(config);
+        }
+        v["schema_version"] = SCHEMA_VERSION.into();
+    }
     let schema: Value =
         serde_json::from_str(include_str!("../schema.json")).expect("schema.json is JSON");
     check(&schema, &schema["$defs"], &v, "$").map_err(ImportError::Invalid)?;
-    let family = obj["family"].as_str().unwrap_or_default();
+    let family = v["family"].as_str().unwrap_or_default();
     if !FAMILIES.contains(&family) {
         return Err(ImportError::UnknownFamily(family.to_string()));
     }

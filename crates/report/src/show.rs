@@ -40,7 +40,7 @@ pub fn render_run(run: &Run) -> String {
             .unwrap_or(0)
             .max(11);
         for (k, v) in o {
-            let _ = writeln!(s, "  {k:<width$}{}", config_value(v));
+            let _ = writeln!(s, "  {k:<width$}{}", keyed_value(k, v));
         }
     }
     // `toll http compare` keeps its whole report with the first server.
@@ -334,8 +334,18 @@ pub fn family_reports(run: &Run) -> Vec<(String, String)> {
     out
 }
 
+/// A config value under `key`: whole nanoseconds under a `_ns` name as a
+/// time (`100 ms`), anything else as [`config_value`] writes it.
+pub fn keyed_value(key: &str, v: &serde_json::Value) -> String {
+    match v.as_u64() {
+        Some(ns) if key.ends_with("_ns") => fmt_ns(ns as f64),
+        _ => config_value(v),
+    }
+}
+
 /// A config value as a person writes it: strings bare, lists with commas,
-/// durations (serde's `{"secs":…,"nanos":…}`) as times, objects as key=value.
+/// durations (`_ns` keys, or serde's `{"secs":…,"nanos":…}` in a run not yet
+/// upgraded) as times, objects as key=value.
 pub fn config_value(v: &serde_json::Value) -> String {
     use serde_json::Value;
     match v {
@@ -353,7 +363,7 @@ pub fn config_value(v: &serde_json::Value) -> String {
                 return fmt_ns(secs as f64 * 1e9 + nanos as f64);
             }
             o.iter()
-                .map(|(k, v)| format!("{k}={}", config_value(v)))
+                .map(|(k, v)| format!("{k}={}", keyed_value(k, v)))
                 .collect::<Vec<_>>()
                 .join(", ")
         }
@@ -381,6 +391,15 @@ mod tests {
             "m=1000, op=ring"
         );
         assert_eq!(config_value(&json!(null)), "–");
+        assert_eq!(
+            config_value(&json!({"trials": 10, "warmup_ns": 100_000_000})),
+            "trials=10, warmup_ns=100 ms"
+        );
+        assert_eq!(
+            super::keyed_value("max_time_ns", &json!(60_000_000_000_u64)),
+            "60.0 s"
+        );
+        assert_eq!(super::keyed_value("sizes", &json!(60)), "60");
         assert_eq!(config_value(&json!([1, 10, 100])), "1, 10, 100");
     }
 }

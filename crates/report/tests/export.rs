@@ -98,6 +98,9 @@ fn check(schema: &Value, defs: &Value, value: &Value, at: &str) {
         Some(r) => &defs[r.trim_start_matches("#/$defs/")],
         None => schema,
     };
+    if let Some(c) = schema.get("const") {
+        assert_eq!(value, c, "{at}: not the schema's constant");
+    }
     if let Some(types) = schema.get("type") {
         let types: Vec<&str> = match types {
             Value::String(s) => vec![s.as_str()],
@@ -151,7 +154,7 @@ fn json_export_matches_the_committed_schema() {
     let v: Value = serde_json::from_slice(&out).unwrap();
     let schema: Value = serde_json::from_str(include_str!("../schema.json")).unwrap();
     check(&schema, &schema["$defs"], &v, "$");
-    assert_eq!(v["schema_version"], 2);
+    assert_eq!(v["schema_version"], 3);
     assert_eq!(v["series"][0]["points"][0]["samples"][1]["total_ns"], 15200);
 }
 
@@ -254,4 +257,54 @@ fn an_exported_run_is_read_back_by_import_and_other_json_is_not() {
     for other in ["[1, 2]", r#"{"name": "x"}"#] {
         assert_eq!(read_run(other).err(), Some(ImportError::NotTollRun));
     }
+}
+
+/// Issue 17: durations in a run's config are whole nanoseconds under `_ns`
+/// names — EngineConfig's own, and the families' json! configs — and the
+/// schema says so.
+#[test]
+fn durations_are_exported_as_whole_nanoseconds() {
+    let mut r = run();
+    r.config = json!({
+        "sizes": [0, 1000], "engine": toll_measure::EngineConfig::default(),
+        "max_time_ns": 60_000_000_000_u64, "time_limit_ns": null,
+    });
+    let mut out = Vec::new();
+    exporter(Format::Json).export(&r, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        !text.contains("\"secs\"") && !text.contains("\"nanos\""),
+        "{text}"
+    );
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let schema: Value = serde_json::from_str(include_str!("../schema.json")).unwrap();
+    check(&schema, &schema["$defs"], &v, "$");
+    assert_eq!(v["config"]["engine"]["warmup_ns"], 100_000_000);
+    assert_eq!(v["config"]["engine"]["batch_time_ns"], 10_000_000);
+    // A config still holding serde's shape is refused by the schema's types.
+    let mut bad = v.clone();
+    bad["config"]["engine"]["warmup_ns"] = json!({"secs": 0, "nanos": 1});
+    let refused = std::panic::catch_unwind(|| check(&schema, &schema["$defs"], &bad, "$"));
+    assert!(refused.is_err(), "the schema must refuse {{secs, nanos}}");
+}
+
+/// An export from an older toll (schema 2: serde's `{"secs", "nanos"}` and
+/// float seconds in the config) imports, its config in today's shape.
+#[test]
+fn an_older_export_imports_with_its_durations_upgraded() {
+    use toll_report::import::read_run;
+    let mut out = Vec::new();
+    exporter(Format::Json).export(&run(), &mut out).unwrap();
+    let mut v: Value = serde_json::from_slice(&out).unwrap();
+    v["schema_version"] = 2.into();
+    v["config"] = json!({
+        "sizes": [0, 1000],
+        "engine": {"trials": 3, "warmup": {"secs": 0, "nanos": 100_000_000},
+                   "batch_time": {"secs": 0, "nanos": 10_000_000}, "max_iters": 1000},
+        "max_time_s": 60.0,
+    });
+    let back = read_run(&v.to_string()).unwrap();
+    assert_eq!(back.config["engine"]["warmup_ns"], 100_000_000);
+    assert_eq!(back.config["max_time_ns"], 60_000_000_000_u64);
+    assert!(back.config["engine"].get("warmup").is_none());
 }

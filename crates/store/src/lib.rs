@@ -15,6 +15,7 @@ mod pg;
 mod sqlite;
 mod store;
 mod time;
+pub mod upgrade;
 
 pub use error::StoreError;
 pub use model::*;

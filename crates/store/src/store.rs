@@ -283,13 +283,14 @@ impl Store {
             if env.get("cpu_model").and_then(|v| v.as_str()) != Some(cpu_model) {
                 continue;
             }
-            let (Ok(config), Ok(attrs), Ok(fit)) = (
+            let (Ok(mut config), Ok(attrs), Ok(fit)) = (
                 serde_json::from_str(&config),
                 serde_json::from_str(&attrs),
                 serde_json::from_str::<SeriesFit>(&fit),
             ) else {
                 continue;
             };
+            crate::upgrade::config(&mut config);
             out.push(EarlierFit { config, attrs, fit });
             if out.len() == limit {
                 break;
@@ -368,7 +369,11 @@ impl Store {
             status: parse_status(&r.status),
             summary: r.summary,
             error: r.error,
-            config: self.parse("run config", &r.config_json)?,
+            config: {
+                let mut c = self.parse("run config", &r.config_json)?;
+                crate::upgrade::config(&mut c);
+                c
+            },
             env: self.parse("environment", &r.env_json)?,
             tool_version: r.tool_version,
             series,

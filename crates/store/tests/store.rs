@@ -661,3 +661,47 @@ fn postgres_over_the_unix_socket_is_the_same_store() {
     let store = Store::open(Path::new(&tcp)).unwrap();
     assert_eq!(store.latest_run_id().unwrap(), Some(id));
 }
+
+/// Issue 17: a run stored with serde's `{"secs", "nanos"}` durations and
+/// float seconds (export schema 2) reads back with whole `_ns` nanoseconds,
+/// the stored text untouched; a run stored now is written that way.
+#[test]
+fn durations_stored_the_old_way_read_back_as_nanoseconds() {
+    let path = temp_db("durations");
+    let store = Store::open(&path).unwrap();
+    let old = store.begin_run(&new_run()).unwrap();
+    drop(store);
+    let old_config = r#"{"sizes":[0,10],"engine":{"trials":10,"warmup":{"secs":0,"nanos":100000000},"batch_time":{"secs":0,"nanos":10000000},"max_iters":10000000},"max_time_s":60.0}"#;
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute(
+        "UPDATE runs SET config_json = ?1 WHERE id = ?2",
+        rusqlite::params![old_config, old],
+    )
+    .unwrap();
+    drop(conn);
+    let store = Store::open(&path).unwrap();
+    let run = store.load_run(old).unwrap();
+    assert_eq!(run.config["engine"]["warmup_ns"], 100_000_000);
+    assert_eq!(run.config["engine"]["batch_time_ns"], 10_000_000);
+    assert_eq!(run.config["max_time_ns"], 60_000_000_000_u64);
+    assert!(run.config["engine"].get("warmup").is_none());
+    assert!(run.config.get("max_time_s").is_none());
+    // Stored now: EngineConfig writes nanoseconds itself.
+    let mut fresh = new_run();
+    fresh.config = json!({"engine": toll_measure::EngineConfig::default()});
+    let id = store.begin_run(&fresh).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let text: String = conn
+        .query_row("SELECT config_json FROM runs WHERE id = ?1", [id], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert!(text.contains(r#""warmup_ns":100000000"#), "{text}");
+    assert!(!text.contains("secs"), "{text}");
+    let stored: String = conn
+        .query_row("SELECT config_json FROM runs WHERE id = ?1", [old], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(stored, old_config, "the stored text is left as written");
+}

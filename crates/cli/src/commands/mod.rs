@@ -1,5 +1,6 @@
 //! One module per command family.
 
+pub mod compare;
 pub mod db;
 pub mod doctor;
 pub mod exec;
@@ -8,6 +9,7 @@ pub mod http;
 pub mod http_compare;
 pub mod manual;
 pub mod plot;
+pub mod predict;
 pub mod report;
 pub mod runs;
 pub mod runtimes;

@@ -35,6 +35,7 @@ use serde_json::json;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+use toll_measure::duration_ns::ns;
 use toll_measure::fit::fit_series;
 use toll_measure::rounds::{self, Stop, Verdict};
 use toll_measure::{Fingerprint, Sample, SeriesFit, Summary};
@@ -80,6 +81,7 @@ pub struct ExecConfig {
     /// `--ci`: rounds until every benchmark's median CI is within this share.
     pub ci_target: Option<f64>,
     /// Bound on the whole measurement; a run still going then is killed.
+    #[serde(with = "toll_measure::duration_ns", rename = "max_time_ns")]
     pub max_time: Duration,
     pub prepare: Option<String>,
     pub setup: Option<String>,
@@ -372,7 +374,7 @@ pub fn run(
         config: json!({
             "commands": cfg.commands, "parameters": cfg.params, "shell": cfg.shell,
             "shell_cost": shell, "warmup": cfg.warmup, "runs": cfg.runs,
-            "ci_target": cfg.ci_target, "max_time_s": cfg.max_time.as_secs_f64(),
+            "ci_target": cfg.ci_target, "max_time_ns": ns(cfg.max_time),
             "prepare": cfg.prepare, "setup": cfg.setup, "cleanup": cfg.cleanup,
             "ignore_failure": cfg.ignore_failure, "input": cfg.input, "output": cfg.output,
             "pin": cfg.pin, "order": cfg.order, "counters": counters_missing.is_none(),

@@ -29,6 +29,7 @@ use super::{HttpConfig, HttpError};
 use serde::Serialize;
 use serde_json::json;
 use std::time::Duration;
+use toll_measure::duration_ns::ns;
 use toll_measure::median_ci::median_ci;
 use toll_measure::quantile::median;
 use toll_measure::{Fingerprint, Sample, Summary};
@@ -381,11 +382,11 @@ pub fn begin_run(
             "urls": cfgs.iter().map(|c| c.target.url.clone()).collect::<Vec<_>>(),
             "method": first.spec.method(), "concurrency": first.concurrency,
             "keep_alive": first.spec.keep_alive, "threads": first.threads,
-            "timeout_s": first.timeout.as_secs_f64(), "http2": first.http2,
-            "round_s": rules.round.as_secs_f64(), "warmup_window": rules.window,
+            "timeout_ns": ns(first.timeout), "http2": first.http2,
+            "round_ns": ns(rules.round), "warmup_window": rules.window,
             "warmup_tolerance": rules.tolerance, "warmup_max": rules.warmup_max,
             "min_rounds": rules.min_rounds, "max_rounds": rules.max_rounds,
-            "ci_target": rules.ci_target, "max_time_s": rules.max_time.as_secs_f64(),
+            "ci_target": rules.ci_target, "max_time_ns": ns(rules.max_time),
         }),
         env: Fingerprint::capture(vec![]),
         tool_version: env!("CARGO_PKG_VERSION").into(),

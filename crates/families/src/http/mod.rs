@@ -28,6 +28,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 pub use target::Target;
 use tls::TlsSetup;
+use toll_measure::duration_ns::ns;
 use toll_measure::{Fingerprint, Sample, Summary};
 use toll_report::ab::{Failures, HttpReport, RateSpread, SendLag, TimeRow};
 use toll_store::{NewRun, Point, PointStatus, RunStatus, Store, StoreError};
@@ -410,13 +411,12 @@ pub fn store_run(
         family: "http".into(),
         config: json!({
             "url": cfg.target.url, "method": cfg.spec.method(), "concurrency": cfg.concurrency,
-            "requests": cfg.requests, "time_limit_s": cfg.time_limit.map(|d| d.as_secs_f64()),
+            "requests": cfg.requests, "time_limit_ns": cfg.time_limit.map(ns),
             "threads": rep.threads, "keep_alive": cfg.spec.keep_alive,
-            "timeout_s": cfg.timeout.as_secs_f64(), "rate": cfg.rate,
+            "timeout_ns": ns(cfg.timeout), "rate": cfg.rate,
             "variable_length": cfg.variable_length, "http2": cfg.http2,
             "streams": cfg.streams, "insecure": cfg.insecure,
-            "spin_us": cfg.spin.as_secs_f64() * 1e6,
-            "coalesce_us": cfg.coalesce.as_secs_f64() * 1e6,
+            "spin_ns": ns(cfg.spin), "coalesce_ns": ns(cfg.coalesce),
         }),
         env,
         tool_version: env!("CARGO_PKG_VERSION").into(),

@@ -1,0 +1,107 @@
+//! `toll compare RUN_A RUN_B`: two stored runs, point by point, with an
+//! exit status a CI job can gate on (see `args::RunCompareArgs`).
+
+use super::db;
+use crate::args::RunCompareArgs;
+use crate::usage::usage;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use toll_report::run_compare::{self, FailOn, Rules, RunComparison};
+
+/// The exit status when `--fail-on` finds what it names.
+pub const GATE_FAILED: u8 = 3;
+
+/// `--threshold 5%` (or `5`) as a share, 0.05: from 0 to 100%.
+fn threshold(text: &str) -> anyhow::Result<f64> {
+    text.trim()
+        .trim_end_matches('%')
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && (0.0..=100.0).contains(v))
+        .map(|v| v / 100.0)
+        .ok_or_else(|| {
+            usage(format!(
+                "--threshold `{text}` is not a percentage from 0 to 100: give the smallest change that counts, e.g. --threshold 5%"
+            ))
+        })
+}
+
+/// `--alpha 0.05`: above 0 and below 1.
+fn alpha(text: &str) -> anyhow::Result<f64> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| *v > 0.0 && *v < 1.0)
+        .ok_or_else(|| {
+            usage(format!(
+                "--alpha `{text}` is not a significance level above 0 and below 1: e.g. --alpha 0.05"
+            ))
+        })
+}
+
+/// `toll compare`.
+pub fn run(args: RunCompareArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
+    db::check_run_ref(Some(&args.a))?;
+    db::check_run_ref(Some(&args.b))?;
+    let rules = Rules {
+        alpha: alpha(&args.alpha)?,
+        threshold: threshold(&args.threshold)?,
+    };
+    let fail_on = args
+        .fail_on
+        .as_deref()
+        .map(|t| t.parse::<FailOn>().map_err(usage))
+        .transpose()?;
+    let store = db::open_for_reading(db)?;
+    let a = store.load_run(db::run_id(&store, Some(&args.a))?)?;
+    let b = store.load_run(db::run_id(&store, Some(&args.b))?)?;
+    let c = RunComparison::of(&a, &b, rules).map_err(|e| usage(e.to_string()))?;
+    if let Some(w) = run_compare::cross_machine_warning(&c) {
+        eprintln!("warning: {w}");
+    }
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        // Written as text, so that a closed pipe is an io::Error main can tell.
+        writeln!(out, "{}", serde_json::to_string_pretty(&c)?)?;
+    } else {
+        write!(out, "{}", run_compare::render(&c))?;
+    }
+    out.flush()?;
+    for w in &c.warnings {
+        eprintln!("warning: {w}");
+    }
+    match fail_on {
+        Some(on) if c.fails(on) => {
+            let k = &c.counts;
+            eprintln!(
+                "toll: --fail-on {}: {} slower, {} faster beyond the threshold (exit status {GATE_FAILED})",
+                args.fail_on.as_deref().unwrap_or_default(),
+                k.slower,
+                k.faster
+            );
+            Ok(ExitCode::from(GATE_FAILED))
+        }
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thresholds_and_levels_are_checked() {
+        assert_eq!(threshold("5%").unwrap(), 0.05);
+        assert_eq!(threshold("0").unwrap(), 0.0);
+        assert_eq!(threshold(" 12.5 % ").unwrap(), 0.125);
+        for bad in ["-1%", "101%", "five", "NaN%", ""] {
+            assert!(threshold(bad).is_err(), "{bad}");
+        }
+        assert_eq!(alpha("0.01").unwrap(), 0.01);
+        for bad in ["0", "1", "-0.5", "x"] {
+            assert!(alpha(bad).is_err(), "{bad}");
+        }
+    }
+}

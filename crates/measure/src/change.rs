@@ -1,0 +1,225 @@
+//! Has it changed? One point's times in two runs, and one fitted line in two
+//! runs, compared the way Go's benchstat compares benchmarks.
+//!
+//! A point changed when two things hold: the Mann–Whitney U test tells the
+//! two sets of times apart at the chosen significance level (it assumes no
+//! shape of the times, only independent trials; see [`crate::mann_whitney`]),
+//! and the change of the median is at least the noise threshold. The change
+//! is the ratio of medians with its bootstrap interval, each run resampled
+//! on its own ([`crate::ratio::median_ratio`], unpaired: the runs were not
+//! taken round by round together).
+//!
+//! A fitted line's α and β are compared through their stored 95% intervals:
+//! each is read as estimate ± 1.96 standard errors, the two runs are taken
+//! as independent, so the difference has standard error √(s₁² + s₂²). That
+//! is the normal approximation to two bootstraps that are not stored; an
+//! asymmetric interval is read by its wider side, which errs wide.
+
+use crate::mann_whitney::{self, MannWhitney};
+use crate::ratio::median_ratio;
+use serde::{Deserialize, Serialize};
+
+/// z of a two-sided 95% interval.
+const Z95: f64 = 1.959_963_984_540_054;
+
+/// One point's times in run A (the base) against run B.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PointChange {
+    /// Trials in A and in B.
+    pub count: (usize, usize),
+    /// Median of A and of B, ns.
+    pub median: (f64, f64),
+    /// median(B) / median(A) − 1.
+    pub change: f64,
+    /// 95% bootstrap interval of that change.
+    pub change_ci: (f64, f64),
+    /// The Mann–Whitney U test of A against B.
+    pub test: MannWhitney,
+    /// The smallest p-value these counts can give (complete separation):
+    /// at or above the significance level, no change can ever be shown.
+    pub min_p: f64,
+}
+
+/// What a comparison says about one point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The test cannot tell the runs apart ("~").
+    Same,
+    /// Told apart, but the change is below the threshold.
+    UnderThreshold,
+    /// B is slower by at least the threshold.
+    Slower,
+    /// B is faster by at least the threshold.
+    Faster,
+}
+
+impl Verdict {
+    /// The word printed for it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Same => "~",
+            Verdict::UnderThreshold => "under threshold",
+            Verdict::Slower => "slower",
+            Verdict::Faster => "faster",
+        }
+    }
+}
+
+impl PointChange {
+    /// Compare the per-operation times `a` (base) and `b`; None when either
+    /// is empty or A's median is not positive.
+    pub fn of(a: &[f64], b: &[f64]) -> Option<PointChange> {
+        let (ratio, lo, hi) = median_ratio(a, b, false)?;
+        let test = mann_whitney::test(a, b)?;
+        let median = |v: &[f64]| crate::quantile::median_in_place(&mut v.to_vec());
+        Some(PointChange {
+            count: (a.len(), b.len()),
+            median: (median(a), median(b)),
+            change: ratio - 1.0,
+            change_ci: (lo - 1.0, hi - 1.0),
+            test,
+            min_p: min_p(a.len(), b.len()),
+        })
+    }
+
+    /// The verdict at significance level `alpha` with noise threshold
+    /// `threshold` (a share: 0.05 is 5%).
+    pub fn verdict(&self, alpha: f64, threshold: f64) -> Verdict {
+        if self.test.p >= alpha {
+            Verdict::Same
+        } else if self.change.abs() < threshold {
+            Verdict::UnderThreshold
+        } else if self.change > 0.0 {
+            Verdict::Slower
+        } else {
+            Verdict::Faster
+        }
+    }
+}
+
+/// The smallest two-sided p of the exact test for groups of `n1` and `n2`:
+/// 2 / C(n1 + n2, n1), capped at 1.
+pub fn min_p(n1: usize, n2: usize) -> f64 {
+    if n1 == 0 || n2 == 0 {
+        return 1.0;
+    }
+    // C(n1 + n2, n1) as a product, in floating point (it only needs to be
+    // compared with a significance level).
+    let k = n1.min(n2);
+    let n = n1 + n2;
+    let c = (0..k).fold(1.0, |c, i| c * (n - i) as f64 / (i + 1) as f64);
+    (2.0 / c).min(1.0)
+}
+
+/// One parameter (α or β) of a line in run A against run B.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParamChange {
+    /// The estimate in A and in B.
+    pub value: (f64, f64),
+    /// B − A.
+    pub difference: f64,
+    /// 95% interval of B − A (see the module's note on the method).
+    pub difference_ci: (f64, f64),
+    /// The interval lies wholly above or below 0.
+    pub significant: bool,
+}
+
+impl ParamChange {
+    /// Compare estimate `a` with interval `a_ci` against `b` with `b_ci`.
+    pub fn of(a: f64, a_ci: (f64, f64), b: f64, b_ci: (f64, f64)) -> ParamChange {
+        let se = |x: f64, ci: (f64, f64)| (x - ci.0).abs().max((ci.1 - x).abs()) / Z95;
+        let s = se(a, a_ci).hypot(se(b, b_ci));
+        let d = b - a;
+        let ci = (d - Z95 * s, d + Z95 * s);
+        ParamChange {
+            value: (a, b),
+            difference: d,
+            difference_ci: ci,
+            significant: ci.0 > 0.0 || ci.1 < 0.0,
+        }
+    }
+
+    /// The difference as a share of A's value (None when A's is 0).
+    pub fn relative(&self) -> Option<(f64, (f64, f64))> {
+        let a = self.value.0.abs();
+        (a > 0.0).then(|| {
+            (
+                self.difference / a,
+                (self.difference_ci.0 / a, self.difference_ci.1 / a),
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tight times around `centre`: ±0.5% in a fixed pattern.
+    fn tight(centre: f64, k: usize) -> Vec<f64> {
+        (0..k)
+            .map(|i| centre * (1.0 + 0.001 * ((i * 7 % 11) as f64 - 5.0)))
+            .collect()
+    }
+
+    #[test]
+    fn a_ten_percent_change_in_tight_samples_is_slower() {
+        let a = tight(1000.0, 10);
+        let b = tight(1100.0, 10);
+        let c = PointChange::of(&a, &b).unwrap();
+        assert!((c.change - 0.10).abs() < 1e-9, "{c:?}");
+        assert!(c.change_ci.0 > 0.05 && c.change_ci.1 < 0.15, "{c:?}");
+        assert!(c.test.exact && c.test.p < 1e-4, "{c:?}");
+        assert_eq!(c.verdict(0.05, 0.0), Verdict::Slower);
+        assert_eq!(c.verdict(0.05, 0.05), Verdict::Slower);
+        assert_eq!(c.verdict(0.05, 0.15), Verdict::UnderThreshold);
+        let back = PointChange::of(&b, &a).unwrap();
+        assert_eq!(back.verdict(0.05, 0.05), Verdict::Faster);
+    }
+
+    #[test]
+    fn identical_distributions_are_the_same() {
+        let a = tight(1000.0, 10);
+        let c = PointChange::of(&a, &a).unwrap();
+        assert_eq!(c.change, 0.0);
+        assert_eq!(c.test.p, 1.0);
+        assert_eq!(c.verdict(0.05, 0.0), Verdict::Same);
+        assert_eq!(Verdict::Same.word(), "~");
+    }
+
+    #[test]
+    fn three_trials_a_side_can_never_show_a_change() {
+        // C(6, 3) = 20 arrangements: the best p is 2/20.
+        assert!((min_p(3, 3) - 0.1).abs() < 1e-12);
+        assert!((min_p(10, 10) - 2.0 / 184_756.0).abs() < 1e-15);
+        let c = PointChange::of(&tight(1000.0, 3), &tight(2000.0, 3)).unwrap();
+        assert_eq!(c.verdict(0.05, 0.0), Verdict::Same);
+        assert!((c.test.p - c.min_p).abs() < 1e-12);
+        assert_eq!(min_p(0, 4), 1.0);
+    }
+
+    #[test]
+    fn parameter_changes_add_their_variances() {
+        // ±1.96 around each: standard errors of 1, difference 10 ± 1.96·√2.
+        let c = ParamChange::of(
+            100.0,
+            (100.0 - Z95, 100.0 + Z95),
+            110.0,
+            (110.0 - Z95, 110.0 + Z95),
+        );
+        assert!((c.difference - 10.0).abs() < 1e-12);
+        let half = Z95 * 2f64.sqrt();
+        assert!((c.difference_ci.0 - (10.0 - half)).abs() < 1e-9);
+        assert!((c.difference_ci.1 - (10.0 + half)).abs() < 1e-9);
+        assert!(c.significant);
+        let (rel, (lo, hi)) = c.relative().unwrap();
+        assert!((rel - 0.1).abs() < 1e-12 && lo < rel && rel < hi);
+        // Overlapping wide intervals: not told apart.
+        let c = ParamChange::of(100.0, (80.0, 120.0), 105.0, (85.0, 125.0));
+        assert!(!c.significant);
+        assert!(ParamChange::of(0.0, (0.0, 0.0), 1.0, (1.0, 1.0))
+            .relative()
+            .is_none());
+    }
+}

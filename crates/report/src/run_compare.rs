@@ -1,0 +1,658 @@
+//! `toll compare RUN_A RUN_B`: two stored runs of one family, series by
+//! series and point by point, as Go's benchstat compares benchmarks.
+//!
+//! What differs between the two runs besides the code — the machine, its
+//! placement probe, the toolchains, toll itself, the config and each
+//! series' placement — comes first, and a pair from two machines says so
+//! loudly: a change across machines is the machines' as much as the code's.
+//! Then each series present in both runs: every point's change of the
+//! median with its interval, the Mann–Whitney p and a verdict (see
+//! `toll_measure::change`), and for fitted series the change of α and β.
+//! Series and points present on one side only are listed, not dropped.
+
+use crate::show::keyed_value;
+use crate::table::{fmt_ns, sig3, Table};
+use serde::{Deserialize, Serialize};
+use std::fmt::Write;
+use toll_measure::change::{ParamChange, PointChange, Verdict};
+use toll_measure::wakeup::WakeUp;
+use toll_store::{Point, PointStatus, Run, Series};
+
+/// The rules of one comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Rules {
+    /// Significance level of the Mann–Whitney test.
+    pub alpha: f64,
+    /// Smallest change of a median that counts, as a share (0.05: 5%).
+    pub threshold: f64,
+}
+
+/// Which verdicts fail a gate (`--fail-on`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailOn {
+    /// Some point is slower.
+    Regression,
+    /// Some point is faster.
+    Improvement,
+    /// Some point is slower or faster.
+    Change,
+}
+
+impl std::str::FromStr for FailOn {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "regression" => Ok(FailOn::Regression),
+            "improvement" => Ok(FailOn::Improvement),
+            "change" => Ok(FailOn::Change),
+            _ => Err(format!(
+                "--fail-on `{s}`: give regression, improvement or change"
+            )),
+        }
+    }
+}
+
+/// Keys of series attributes that describe how a series went, not what it
+/// measured: they differ from run to run and are not differences.
+const VOLATILE_ATTRS: &[&str] = &["rounds", "others_busy", "busiest", "observed_last_cpu"];
+
+/// Config keys that are measured, not chosen (the clock's resolution, the
+/// shell's own cost): they differ from run to run.
+const MEASURED_CONFIG: &[&str] = &["clock", "shell_cost"];
+
+/// Which run, briefly.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRef {
+    pub id: i64,
+    pub family: String,
+    pub started_at: String,
+    pub status: String,
+    pub host: String,
+    pub cpu_model: String,
+    pub tool_version: String,
+}
+
+impl RunRef {
+    fn of(run: &Run) -> RunRef {
+        RunRef {
+            id: run.id,
+            family: run.family.clone(),
+            started_at: run.started_at.clone(),
+            status: run.status.as_str().into(),
+            host: run.env.hostname.clone(),
+            cpu_model: run.env.cpu_model.clone(),
+            tool_version: run.tool_version.clone(),
+        }
+    }
+}
+
+/// One thing that differs between the runs besides the code.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Difference {
+    /// What: `host`, `toolchain python`, `config sizes`, `rust/pipe peer_cpu`, …
+    pub what: String,
+    /// Its value in A, and in B ("–": absent).
+    pub a: String,
+    pub b: String,
+}
+
+/// One point of a series in both runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PointComparison {
+    pub n: u64,
+    /// None when a side has no times at this point (then `note` says why).
+    pub change: Option<PointChange>,
+    pub verdict: Option<Verdict>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// α and β of a fitted series in both runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FitComparison {
+    pub alpha_ns: ParamChange,
+    /// ns per unit of n.
+    pub beta_ns: ParamChange,
+    /// Whether the straight line describes the points, in A and in B.
+    pub line_fits: (bool, bool),
+}
+
+/// One series present in both runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeriesComparison {
+    pub label: String,
+    pub points: Vec<PointComparison>,
+    /// Sizes measured in one run only.
+    pub only_in_a: Vec<u64>,
+    pub only_in_b: Vec<u64>,
+    /// Both runs have a fit.
+    pub fit: Option<FitComparison>,
+}
+
+/// How many points got each verdict.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    pub slower: usize,
+    pub faster: usize,
+    pub same: usize,
+    pub under_threshold: usize,
+}
+
+/// The whole comparison: what `--json` prints.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunComparison {
+    pub a: RunRef,
+    pub b: RunRef,
+    pub rules: Rules,
+    /// The runs come from two machines (host or CPU model differ).
+    pub cross_machine: bool,
+    pub differences: Vec<Difference>,
+    /// The placement probe of A and of B, when both have one.
+    pub wakeup: Option<(WakeUp, WakeUp)>,
+    pub series: Vec<SeriesComparison>,
+    /// Series in one run only.
+    pub only_in_a: Vec<String>,
+    pub only_in_b: Vec<String>,
+    pub counts: Counts,
+    /// What limits the comparison, each with its remedy (besides
+    /// `cross_machine`, which [`cross_machine_warning`] words).
+    pub warnings: Vec<String>,
+}
+
+/// The loud line for a pair from two machines, if it is one.
+pub fn cross_machine_warning(c: &RunComparison) -> Option<String> {
+    c.cross_machine.then(|| {
+        format!(
+            "ACROSS MACHINES: A ran on {} ({}), B on {} ({}). Every change below mixes the machines' difference with the code's.",
+            c.a.host, c.a.cpu_model, c.b.host, c.b.cpu_model
+        )
+    })
+}
+
+/// Two runs that cannot be compared.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    #[error("run {a} is a {fa} run and run {b} a {fb} run: compare two runs of one family (see `toll runs`)")]
+    Families {
+        a: i64,
+        fa: String,
+        b: i64,
+        fb: String,
+    },
+    #[error(
+        "--alpha {0} is out of range: give a significance level above 0 and below 1, e.g. 0.05"
+    )]
+    Alpha(f64),
+    #[error("--threshold {0} is out of range: give a share from 0 to 1 (0% to 100%), e.g. 5%")]
+    Threshold(f64),
+}
+
+impl RunComparison {
+    /// Compare run `b` against run `a` (the base) under `rules`.
+    pub fn of(a: &Run, b: &Run, rules: Rules) -> Result<RunComparison, CompareError> {
+        if a.family != b.family {
+            return Err(CompareError::Families {
+                a: a.id,
+                fa: a.family.clone(),
+                b: b.id,
+                fb: b.family.clone(),
+            });
+        }
+        if !(rules.alpha > 0.0 && rules.alpha < 1.0) {
+            return Err(CompareError::Alpha(rules.alpha));
+        }
+        if !(0.0..=1.0).contains(&rules.threshold) {
+            return Err(CompareError::Threshold(rules.threshold));
+        }
+        let cross_machine = a.env.hostname != b.env.hostname || a.env.cpu_model != b.env.cpu_model;
+        let mut differences = machine_differences(a, b);
+        let mut series = Vec::new();
+        let mut only_in_a = Vec::new();
+        for sa in &a.series {
+            match b.series.iter().find(|sb| sb.label == sa.label) {
+                Some(sb) => {
+                    differences.extend(attr_differences(sa, sb));
+                    series.push(compare_series(sa, sb, rules));
+                }
+                None => only_in_a.push(sa.label.clone()),
+            }
+        }
+        let only_in_b = b
+            .series
+            .iter()
+            .filter(|sb| !a.series.iter().any(|sa| sa.label == sb.label))
+            .map(|s| s.label.clone())
+            .collect();
+        let mut counts = Counts::default();
+        let mut warnings = Vec::new();
+        let mut too_few = None;
+        for p in series.iter().flat_map(|s| &s.points) {
+            match p.verdict {
+                Some(Verdict::Slower) => counts.slower += 1,
+                Some(Verdict::Faster) => counts.faster += 1,
+                Some(Verdict::Same) => counts.same += 1,
+                Some(Verdict::UnderThreshold) => counts.under_threshold += 1,
+                None => {}
+            }
+            if let Some(c) = &p.change {
+                if c.min_p >= rules.alpha && too_few.is_none() {
+                    too_few = Some(c);
+                }
+            }
+        }
+        if let Some(c) = too_few {
+            warnings.push(format!(
+                "with {} and {} trials a point's smallest possible p is {:.3}, not below α = {}: no change can be shown there; measure with more trials (e.g. --trials 10)",
+                c.count.0, c.count.1, c.min_p, rules.alpha
+            ));
+        }
+        for r in [a, b] {
+            if r.status != toll_store::RunStatus::Complete {
+                warnings.push(format!(
+                    "run {} is {}: only the points it measured are compared",
+                    r.id,
+                    r.status.as_str()
+                ));
+            }
+        }
+        let wakeup = a.env.wakeup.zip(b.env.wakeup);
+        Ok(RunComparison {
+            a: RunRef::of(a),
+            b: RunRef::of(b),
+            rules,
+            cross_machine,
+            differences,
+            wakeup,
+            series,
+            only_in_a,
+            only_in_b,
+            counts,
+            warnings,
+        })
+    }
+
+    /// Whether the comparison fails a `--fail-on` gate.
+    pub fn fails(&self, on: FailOn) -> bool {
+        match on {
+            FailOn::Regression => self.counts.slower > 0,
+            FailOn::Improvement => self.counts.faster > 0,
+            FailOn::Change => self.counts.slower + self.counts.faster > 0,
+        }
+    }
+}
+
+fn text(key: &str, v: Option<&serde_json::Value>) -> String {
+    v.map(|v| keyed_value(key, v)).unwrap_or_else(|| "–".into())
+}
+
+fn differ(out: &mut Vec<Difference>, what: impl Into<String>, a: String, b: String) {
+    if a != b {
+        out.push(Difference {
+            what: what.into(),
+            a,
+            b,
+        });
+    }
+}
+
+/// The machine, toll, the toolchains and the run's config.
+fn machine_differences(a: &Run, b: &Run) -> Vec<Difference> {
+    let (ea, eb) = (&a.env, &b.env);
+    let mut out = Vec::new();
+    differ(&mut out, "host", ea.hostname.clone(), eb.hostname.clone());
+    let cpu =
+        |e: &toll_measure::Fingerprint| format!("{} ({} logical)", e.cpu_model, e.logical_cpus);
+    differ(&mut out, "cpu", cpu(ea), cpu(eb));
+    let gib = |e: &toll_measure::Fingerprint| {
+        format!("{:.1} GiB", e.memory_bytes as f64 / (1u64 << 30) as f64)
+    };
+    differ(&mut out, "memory", gib(ea), gib(eb));
+    let or = |v: &Option<String>, none: &str| v.clone().unwrap_or_else(|| none.into());
+    differ(
+        &mut out,
+        "virtualization",
+        or(&ea.virtualization, "bare metal"),
+        or(&eb.virtualization, "bare metal"),
+    );
+    differ(
+        &mut out,
+        "governor",
+        or(&ea.governor, "–"),
+        or(&eb.governor, "–"),
+    );
+    differ(&mut out, "kernel", ea.kernel.clone(), eb.kernel.clone());
+    differ(
+        &mut out,
+        "system",
+        ea.distribution.clone(),
+        eb.distribution.clone(),
+    );
+    differ(
+        &mut out,
+        "toll",
+        a.tool_version.clone(),
+        b.tool_version.clone(),
+    );
+    let mut tools: Vec<&String> = ea
+        .toolchains
+        .iter()
+        .chain(&eb.toolchains)
+        .map(|t| &t.0)
+        .collect();
+    tools.sort();
+    tools.dedup();
+    for tool in tools {
+        let version = |e: &toll_measure::Fingerprint| {
+            e.toolchains
+                .iter()
+                .find(|t| &t.0 == tool)
+                .map(|t| t.1.clone())
+                .unwrap_or_else(|| "–".into())
+        };
+        differ(
+            &mut out,
+            format!("toolchain {tool}"),
+            version(ea),
+            version(eb),
+        );
+    }
+    let empty = serde_json::Map::new();
+    let (ca, cb) = (
+        a.config.as_object().unwrap_or(&empty),
+        b.config.as_object().unwrap_or(&empty),
+    );
+    let mut keys: Vec<&String> = ca.keys().chain(cb.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    for k in keys
+        .into_iter()
+        .filter(|k| !MEASURED_CONFIG.contains(&k.as_str()))
+    {
+        differ(
+            &mut out,
+            format!("config {k}"),
+            text(k, ca.get(k)),
+            text(k, cb.get(k)),
+        );
+    }
+    out
+}
+
+/// A series' own attributes: placement, peer and runtime versions, ….
+fn attr_differences(sa: &Series, sb: &Series) -> Vec<Difference> {
+    let empty = serde_json::Map::new();
+    let (aa, ab) = (
+        sa.attrs.as_object().unwrap_or(&empty),
+        sb.attrs.as_object().unwrap_or(&empty),
+    );
+    let mut keys: Vec<&String> = aa.keys().chain(ab.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let mut out = Vec::new();
+    for k in keys
+        .into_iter()
+        .filter(|k| !VOLATILE_ATTRS.contains(&k.as_str()))
+    {
+        differ(
+            &mut out,
+            format!("{} {k}", sa.label),
+            text(k, aa.get(k)),
+            text(k, ab.get(k)),
+        );
+    }
+    out
+}
+
+/// Per-operation times of a measured point; None when it has none.
+fn times(p: &Point) -> Option<Vec<f64>> {
+    (p.status == PointStatus::Ok && !p.samples.is_empty())
+        .then(|| p.samples.iter().map(|s| s.per_op_ns()).collect())
+}
+
+fn compare_series(sa: &Series, sb: &Series, rules: Rules) -> SeriesComparison {
+    let mut points = Vec::new();
+    let mut only_in_a = Vec::new();
+    for pa in &sa.points {
+        let Some(pb) = sb.points.iter().find(|pb| pb.n == pa.n) else {
+            only_in_a.push(pa.n);
+            continue;
+        };
+        let (ta, tb) = (times(pa), times(pb));
+        let change = match (&ta, &tb) {
+            (Some(a), Some(b)) => PointChange::of(a, b),
+            _ => None,
+        };
+        let note = match (&ta, &tb) {
+            (None, _) => Some(format!(
+                "failed in run A: {}",
+                pa.error.as_deref().unwrap_or("no times")
+            )),
+            (_, None) => Some(format!(
+                "failed in run B: {}",
+                pb.error.as_deref().unwrap_or("no times")
+            )),
+            _ if change.is_none() => Some("no positive median in run A".into()),
+            _ => None,
+        };
+        points.push(PointComparison {
+            n: pa.n,
+            verdict: change
+                .as_ref()
+                .map(|c| c.verdict(rules.alpha, rules.threshold)),
+            change,
+            note,
+        });
+    }
+    let only_in_b = sb
+        .points
+        .iter()
+        .filter(|pb| !sa.points.iter().any(|pa| pa.n == pb.n))
+        .map(|p| p.n)
+        .collect();
+    let fit = match (&sa.fit, &sb.fit) {
+        (Some(fa), Some(fb)) => {
+            let (la, lb) = (fa.primary(), fb.primary());
+            Some(FitComparison {
+                alpha_ns: ParamChange::of(la.alpha, la.alpha_ci, lb.alpha, lb.alpha_ci),
+                beta_ns: ParamChange::of(la.beta, la.beta_ci, lb.beta, lb.beta_ci),
+                line_fits: (fa.line_fits(), fb.line_fits()),
+            })
+        }
+        _ => None,
+    };
+    SeriesComparison {
+        label: sa.label.clone(),
+        points,
+        only_in_a,
+        only_in_b,
+        fit,
+    }
+}
+
+/// A share as a signed percentage: `+9.7%`, `−2.1%`.
+fn pct(x: f64) -> String {
+    let v = x * 100.0;
+    let s = sig3(v.abs());
+    if v >= 0.0 {
+        format!("+{s}%")
+    } else {
+        format!("−{s}%")
+    }
+}
+
+/// A threshold as the user wrote it: `5%`, `2.5%`.
+fn threshold(x: f64) -> String {
+    format!("{}%", (x * 1e4).round() / 1e2)
+}
+
+fn short_time(t: &str) -> String {
+    t.replace('T', " ").trim_end_matches('Z').to_string()
+}
+
+/// A fit parameter's line: `α  8.00 µs → 8.80 µs  +10.0% [+3.1%, +17.0%]  changed`.
+fn param_line(name: &str, c: &ParamChange, show: impl Fn(f64) -> String) -> String {
+    let rel = match c.relative() {
+        Some((r, (lo, hi))) => format!("{} [{}, {}]", pct(r), pct(lo), pct(hi)),
+        None => format!(
+            "{} [{}, {}]",
+            show(c.difference),
+            show(c.difference_ci.0),
+            show(c.difference_ci.1)
+        ),
+    };
+    let word = match (c.significant, c.difference > 0.0) {
+        (false, _) => "~",
+        (true, true) => "higher",
+        (true, false) => "lower",
+    };
+    format!(
+        "{name}  {} → {}  {rel}  {word}",
+        show(c.value.0),
+        show(c.value.1)
+    )
+}
+
+/// The comparison as text for a person: differences first, then each
+/// series (the warnings are the caller's to print, on stderr).
+pub fn render(c: &RunComparison) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "toll compare: {} runs, A = run {} → B = run {}",
+        c.a.family, c.a.id, c.b.id
+    );
+    for (side, r) in [("A", &c.a), ("B", &c.b)] {
+        let _ = writeln!(
+            s,
+            "  {side}  run {}  {}  {}  on {}  toll {}",
+            r.id,
+            short_time(&r.started_at),
+            r.status,
+            r.host,
+            r.tool_version
+        );
+    }
+    if let Some(w) = cross_machine_warning(c) {
+        let _ = writeln!(s, "\n!! {w}");
+    }
+    let _ = writeln!(s);
+    if c.differences.is_empty() {
+        let _ = writeln!(s, "same machine, toolchains, toll, config and placement");
+    } else {
+        let _ = writeln!(s, "differences besides the code (A → B):");
+        let width = c
+            .differences
+            .iter()
+            .map(|d| d.what.chars().count())
+            .max()
+            .unwrap_or(0);
+        for d in &c.differences {
+            let _ = writeln!(s, "  {:<width$}  {} → {}", d.what, d.a, d.b);
+        }
+    }
+    if let Some((wa, wb)) = c.wakeup {
+        let (sa, xa, sb, xb) = (
+            wa.same_core_ns,
+            wa.cross_core_ns,
+            wb.same_core_ns,
+            wb.cross_core_ns,
+        );
+        let x = |v: Option<f64>| v.map(fmt_ns).unwrap_or_else(|| "–".into());
+        let _ = writeln!(
+            s,
+            "placement probe (a thread's wake-up, one core / across cores): A {} / {}, B {} / {}",
+            fmt_ns(sa),
+            x(xa),
+            fmt_ns(sb),
+            x(xb)
+        );
+    }
+    for sc in &c.series {
+        let _ = writeln!(s, "\n{}", sc.label);
+        let mut t = Table::new(&[
+            "n", "A median", "B median", "change", "95% CI", "p", "verdict",
+        ]);
+        let mut notes = Vec::new();
+        for p in &sc.points {
+            match (&p.change, p.verdict) {
+                (Some(ch), Some(v)) => {
+                    let verdict = match v {
+                        Verdict::UnderThreshold => {
+                            format!("under {}", threshold(c.rules.threshold))
+                        }
+                        v => v.word().into(),
+                    };
+                    t.row(vec![
+                        p.n.to_string(),
+                        fmt_ns(ch.median.0),
+                        fmt_ns(ch.median.1),
+                        pct(ch.change),
+                        format!("[{}, {}]", pct(ch.change_ci.0), pct(ch.change_ci.1)),
+                        format!("{:.3}", ch.test.p),
+                        verdict,
+                    ]);
+                }
+                _ => {
+                    t.row(vec![p.n.to_string(), "–".into(), "–".into()]);
+                    if let Some(note) = &p.note {
+                        notes.push(format!("n = {}: {note}", p.n));
+                    }
+                }
+            }
+        }
+        for line in t.render().lines() {
+            let _ = writeln!(s, "  {line}");
+        }
+        for n in notes {
+            let _ = writeln!(s, "  ! {n}");
+        }
+        for (side, ns) in [("A", &sc.only_in_a), ("B", &sc.only_in_b)] {
+            if !ns.is_empty() {
+                let list: Vec<String> = ns.iter().map(u64::to_string).collect();
+                let _ = writeln!(s, "  measured in {side} only: n = {}", list.join(", "));
+            }
+        }
+        if let Some(f) = &sc.fit {
+            let _ = writeln!(s, "  {}", param_line("α", &f.alpha_ns, fmt_ns));
+            let _ = writeln!(
+                s,
+                "  {}",
+                param_line("β", &f.beta_ns, |v| format!("{} ns/n", sig3(v)))
+            );
+            for (side, fits) in [("A", f.line_fits.0), ("B", f.line_fits.1)] {
+                if !fits {
+                    let _ = writeln!(
+                        s,
+                        "  ! in run {side} a straight line does not describe the points: read α and β with care (`toll show`)"
+                    );
+                }
+            }
+        }
+    }
+    for (side, labels) in [("A", &c.only_in_a), ("B", &c.only_in_b)] {
+        if !labels.is_empty() {
+            let _ = writeln!(s, "\nonly in {side}: {}", labels.join(", "));
+        }
+    }
+    let k = &c.counts;
+    let _ = writeln!(
+        s,
+        "\n{} slower, {} faster, {} under the threshold, {} ~ (not told apart at α = {}; threshold {})",
+        k.slower,
+        k.faster,
+        k.under_threshold,
+        k.same,
+        c.rules.alpha,
+        threshold(c.rules.threshold)
+    );
+    let _ = writeln!(
+        s,
+        "change: median(B)/median(A) − 1 with its 95% bootstrap CI; p: Mann–Whitney U, two-sided; ~: p ≥ α; α, β: the fits' change, CI from both runs' intervals (~: it holds 0)"
+    );
+    s
+}
+
+#[cfg(test)]
+#[path = "run_compare_tests.rs"]
+mod tests;

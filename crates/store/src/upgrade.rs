@@ -1,0 +1,101 @@
+//! Runs stored by an older toll, read in today's shape.
+//!
+//! Up to export schema 2, run configs held durations as serde wrote a
+//! `Duration` (`"warmup": {"secs": 0, "nanos": 100000000}`) or as floats
+//! in seconds or microseconds (`"max_time_s": 60.0`, `"spin_us": 20.0`).
+//! Since schema 3 every duration is whole nanoseconds under a `_ns` name.
+//! The stored text is left as it was written (a copy of the database read
+//! by an older toll still reads); each config is upgraded as it is read,
+//! so every reader — `show`, `export`, `compare`, the run-to-run history —
+//! sees one shape.
+
+use serde_json::{Map, Value};
+
+/// Float durations of older configs: (old key, its new `_ns` key, ns per unit).
+const FLOAT_KEYS: &[(&str, &str, f64)] = &[
+    ("max_time_s", "max_time_ns", 1e9),
+    ("time_limit_s", "time_limit_ns", 1e9),
+    ("timeout_s", "timeout_ns", 1e9),
+    ("round_s", "round_ns", 1e9),
+    ("spin_us", "spin_ns", 1e3),
+    ("coalesce_us", "coalesce_ns", 1e3),
+];
+
+/// serde's `{"secs": s, "nanos": n}`, as nanoseconds.
+fn serde_duration(v: &Value) -> Option<u64> {
+    let o = v.as_object()?;
+    if o.len() != 2 {
+        return None;
+    }
+    let secs = o.get("secs")?.as_u64()?;
+    let nanos = o.get("nanos")?.as_u64()?;
+    Some(secs.saturating_mul(1_000_000_000).saturating_add(nanos))
+}
+
+/// Rename every `{"secs", "nanos"}` value under `o`, at any depth, to `<key>_ns`.
+fn durations(o: &mut Map<String, Value>) {
+    let keys: Vec<String> = o.keys().cloned().collect();
+    for k in keys {
+        if let Some(ns) = o.get(&k).and_then(serde_duration) {
+            o.remove(&k);
+            o.insert(format!("{k}_ns"), ns.into());
+        } else if let Some(inner) = o.get_mut(&k).and_then(Value::as_object_mut) {
+            durations(inner);
+        }
+    }
+}
+
+/// Upgrade a run's config in place to today's shape (a no-op on configs
+/// already in it).
+pub fn config(config: &mut Value) {
+    let Some(o) = config.as_object_mut() else {
+        return;
+    };
+    durations(o);
+    for (old, new, scale) in FLOAT_KEYS {
+        let Some(v) = o.remove(*old) else {
+            continue;
+        };
+        let ns = match v.as_f64() {
+            Some(x) if x.is_finite() && x >= 0.0 => Value::from((x * scale).round() as u64),
+            Some(_) => continue,
+            None => v, // null: no limit, as before
+        };
+        o.insert((*new).into(), ns);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::config;
+    use serde_json::json;
+
+    #[test]
+    fn old_durations_become_whole_nanoseconds() {
+        let mut c = json!({
+            "sizes": [0, 10],
+            "engine": {"trials": 10, "warmup": {"secs": 0, "nanos": 100_000_000},
+                       "batch_time": {"secs": 2, "nanos": 5}, "max_iters": 10},
+            "max_time_s": 60.0, "time_limit_s": null, "spin_us": 20.0, "coalesce_us": 0.0,
+            "clock": {"resolution_ns": 20.0},
+        });
+        config(&mut c);
+        assert_eq!(
+            c,
+            json!({
+                "sizes": [0, 10],
+                "engine": {"trials": 10, "warmup_ns": 100_000_000_u64,
+                           "batch_time_ns": 2_000_000_005_u64, "max_iters": 10},
+                "max_time_ns": 60_000_000_000_u64, "time_limit_ns": null,
+                "spin_ns": 20_000, "coalesce_ns": 0,
+                "clock": {"resolution_ns": 20.0},
+            })
+        );
+        let again = c.clone();
+        config(&mut c);
+        assert_eq!(c, again, "today's shape is left alone");
+        let mut odd = json!("not an object");
+        config(&mut odd);
+        assert_eq!(odd, json!("not an object"));
+    }
+}
