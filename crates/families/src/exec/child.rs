@@ -74,6 +74,8 @@ pub struct Runner {
     /// The last run's stderr (O_APPEND, truncated before each run).
     stderr: Option<File>,
     counters: Option<Counters>,
+    /// /dev/null, opened once: each run gets a duplicate, not a fresh open.
+    null: File,
 }
 
 impl Runner {
@@ -99,11 +101,16 @@ impl Runner {
             let _ = std::fs::remove_file(&path);
             Some(f)
         };
+        let null = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/null")?;
         Ok(Runner {
             input,
             output,
             stderr,
             counters,
+            null,
         })
     }
 
@@ -123,10 +130,10 @@ impl Runner {
         let spawn_err = |e| RunError::Spawn(argv[0].clone(), e);
         match &self.input {
             Some(p) => cmd.stdin(File::open(p).map_err(spawn_err)?),
-            None => cmd.stdin(Stdio::null()),
+            None => cmd.stdin(self.null.try_clone().map_err(spawn_err)?),
         };
         match &self.output {
-            Output::Null => cmd.stdout(Stdio::null()),
+            Output::Null => cmd.stdout(self.null.try_clone().map_err(spawn_err)?),
             Output::Pipe => cmd.stdout(Stdio::piped()),
             Output::Inherit => cmd.stdout(Stdio::inherit()),
             Output::File(p) => cmd.stdout(File::create(p).map_err(spawn_err)?),
@@ -210,7 +217,13 @@ fn wait(
     let pidfd = (raw >= 0).then(|| unsafe { OwnedFd::from_raw_fd(raw as i32) });
     if let Some(pidfd) = &pidfd {
         if deadline.is_some() || pipe.is_some() {
-            let mut buf = vec![0u8; 64 * 1024];
+            // Only a drained pipe needs a buffer: a run without one touches
+            // no fresh memory while it waits.
+            let mut buf = if pipe.is_some() {
+                vec![0u8; 64 * 1024]
+            } else {
+                Vec::new()
+            };
             loop {
                 let timeout = match deadline {
                     None => -1,
