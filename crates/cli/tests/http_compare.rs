@@ -125,12 +125,12 @@ fn nginx_against_a_slow_server_alternates_rounds_and_calls_it_slower() {
     assert_eq!(seqs(&b["warmup"]), [1, 3, 5]);
     assert_eq!(seqs(&a["rounds"]), [6, 9, 10, 13]);
     assert_eq!(seqs(&b["rounds"]), [7, 8, 11, 12]);
-    let starts = |e: &Value| -> Vec<f64> {
+    let starts = |e: &Value| -> Vec<u64> {
         e["rounds"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|r| r["start_s"].as_f64().unwrap())
+            .map(|r| r["start_ns"].as_u64().unwrap())
             .collect()
     };
     let (sa, sb) = (starts(a), starts(b));

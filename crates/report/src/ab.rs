@@ -57,7 +57,7 @@ pub struct HttpReport {
     pub document_length: u64,
     pub concurrency_level: u64,
     pub threads: usize,
-    pub time_taken_s: f64,
+    pub time_taken_ns: u64,
     pub complete_requests: u64,
     pub failed_requests: u64,
     pub failures: Failures,
@@ -121,7 +121,11 @@ pub fn render(r: &HttpReport) -> String {
     let _ = writeln!(w);
     let _ = writeln!(w, "Concurrency Level:      {}", r.concurrency_level);
     let _ = writeln!(w, "Event loops (threads):  {}", r.threads);
-    let _ = writeln!(w, "Time taken for tests:   {:.3} seconds", r.time_taken_s);
+    let _ = writeln!(
+        w,
+        "Time taken for tests:   {:.3} seconds",
+        r.time_taken_ns as f64 / 1e9
+    );
     let _ = writeln!(w, "Complete requests:      {}", r.complete_requests);
     let _ = writeln!(w, "Failed requests:        {}", r.failed_requests);
     if r.failed_requests > 0 {

@@ -113,7 +113,7 @@ pub enum StopReason {
 /// The whole comparison.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CompareReport {
-    pub round_s: f64,
+    pub round_ns: u64,
     pub concurrency: u64,
     pub keep_alive: bool,
     pub threads: usize,
@@ -175,7 +175,11 @@ pub fn render(r: &CompareReport) -> String {
         names.join(" "),
         reversed.join(" ")
     );
-    let _ = writeln!(w, "Round length:           {:.3} seconds", r.round_s);
+    let _ = writeln!(
+        w,
+        "Round length:           {:.3} seconds",
+        r.round_ns as f64 / 1e9
+    );
     let _ = writeln!(
         w,
         "Concurrency Level:      {}{}",
@@ -295,7 +299,7 @@ mod tests {
     #[test]
     fn renders_every_server_and_each_ratio() {
         let r = CompareReport {
-            round_s: 2.0,
+            round_ns: 2_000_000_000,
             concurrency: 4,
             keep_alive: true,
             threads: 2,

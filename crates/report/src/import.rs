@@ -64,6 +64,17 @@ pub fn read_run(text: &str) -> Result<Run, ImportError> {
         if let Some(config) = v.get_mut("config") {
             toll_store::upgrade::config(config);
         }
+        if let Some(series) = v.get_mut("series").and_then(Value::as_array_mut) {
+            for point in series
+                .iter_mut()
+                .filter_map(|s| s.get_mut("points").and_then(Value::as_array_mut))
+                .flatten()
+            {
+                if let Some(extra) = point.get_mut("extra") {
+                    toll_store::upgrade::point_extra(extra);
+                }
+            }
+        }
         v["schema_version"] = SCHEMA_VERSION.into();
     }
     let schema: Value =

@@ -353,7 +353,11 @@ impl Store {
                                     .collect(),
                                 extra: p
                                     .extra_json
-                                    .map(|e| self.parse("point extra", &e))
+                                    .map(|e| {
+                                        let mut v = self.parse("point extra", &e)?;
+                                        crate::upgrade::point_extra(&mut v);
+                                        Ok::<_, StoreError>(v)
+                                    })
                                     .transpose()?,
                             })
                         })

@@ -4,6 +4,9 @@
 //! `Duration` (`"warmup": {"secs": 0, "nanos": 100000000}`) or as floats
 //! in seconds or microseconds (`"max_time_s": 60.0`, `"spin_us": 20.0`).
 //! Since schema 3 every duration is whole nanoseconds under a `_ns` name.
+//! The same holds for the figures a point keeps: `toll http`'s report
+//! (`time_taken_s`) and `toll http compare`'s comparison and rounds
+//! (`round_s`, `start_s`) are read as `_ns` ([`point_extra`]).
 //! The stored text is left as it was written (a copy of the database read
 //! by an older toll still reads); each config is upgraded as it is read,
 //! so every reader — `show`, `export`, `compare`, the run-to-run history —
@@ -65,9 +68,36 @@ pub fn config(config: &mut Value) {
     }
 }
 
+/// Float seconds among a point's figures, at any depth: (old key, new key).
+const RESULT_KEYS: &[(&str, &str)] = &[
+    ("time_taken_s", "time_taken_ns"),
+    ("round_s", "round_ns"),
+    ("start_s", "start_ns"),
+];
+
+/// Upgrade a point's extra figures in place to today's shape (a no-op on
+/// figures already in it).
+pub fn point_extra(extra: &mut Value) {
+    match extra {
+        Value::Object(o) => {
+            for (old, new) in RESULT_KEYS {
+                if let Some(x) = o.get(*old).and_then(Value::as_f64) {
+                    if x.is_finite() && x >= 0.0 {
+                        o.remove(*old);
+                        o.insert((*new).into(), Value::from((x * 1e9).round() as u64));
+                    }
+                }
+            }
+            o.values_mut().for_each(point_extra);
+        }
+        Value::Array(a) => a.iter_mut().for_each(point_extra),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::config;
+    use super::{config, point_extra};
     use serde_json::json;
 
     #[test]
@@ -97,5 +127,26 @@ mod tests {
         let mut odd = json!("not an object");
         config(&mut odd);
         assert_eq!(odd, json!("not an object"));
+    }
+
+    #[test]
+    fn old_result_seconds_become_whole_nanoseconds() {
+        let mut e = json!({
+            "report": {"time_taken_s": 1.5, "requests": 10},
+            "comparison": {"round_s": 2.0},
+            "rounds": [{"seq": 1, "start_s": 0.25, "report": {"time_taken_s": 0.001}}],
+        });
+        point_extra(&mut e);
+        assert_eq!(
+            e,
+            json!({
+                "report": {"time_taken_ns": 1_500_000_000_u64, "requests": 10},
+                "comparison": {"round_ns": 2_000_000_000_u64},
+                "rounds": [{"seq": 1, "start_ns": 250_000_000_u64, "report": {"time_taken_ns": 1_000_000_u64}}],
+            })
+        );
+        let again = e.clone();
+        point_extra(&mut e);
+        assert_eq!(e, again, "a no-op on today's shape");
     }
 }

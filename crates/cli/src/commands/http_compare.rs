@@ -184,7 +184,7 @@ pub fn run(mut a: CompareArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow:
         bar.set_message(what.clone());
         bar.tick();
         let cfg = &cfgs[round.server];
-        let start_s = started.elapsed().as_secs_f64();
+        let start_ns = started.elapsed().as_nanos() as u64;
         let outcome = http::load(cfg, &never, &mut |done, _| {
             if stop.load(Ordering::SeqCst) {
                 tell(&bar);
@@ -208,7 +208,7 @@ pub fn run(mut a: CompareArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow:
             seq: records.len(),
             server: round.server,
             phase: round.phase,
-            start_s,
+            start_ns,
             rate,
             sample: Sample {
                 iters: outcome.stats.complete,

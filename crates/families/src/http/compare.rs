@@ -264,7 +264,7 @@ pub struct RoundRecord {
     pub server: usize,
     pub phase: Phase,
     /// Seconds from the comparison's start to the round's.
-    pub start_s: f64,
+    pub start_ns: u64,
     pub rate: f64,
     pub sample: Sample,
     pub report: HttpReport,
@@ -353,7 +353,7 @@ pub fn figures(
         .collect();
     let first = &cfgs[0];
     CompareReport {
-        round_s: r.round.as_secs_f64(),
+        round_ns: r.round.as_nanos() as u64,
         concurrency: first.concurrency as u64,
         keep_alive: first.spec.keep_alive,
         threads: first.threads.clamp(1, first.concurrency.max(1)),
@@ -454,12 +454,12 @@ pub fn finish_run(
         let measured: Vec<&RoundRecord> = mine().filter(|x| x.phase == Phase::Measure).collect();
         let warmup: Vec<_> = mine()
             .filter(|x| x.phase == Phase::Warmup)
-            .map(|x| json!({"seq": x.seq, "start_s": x.start_s, "rate": x.rate}))
+            .map(|x| json!({"seq": x.seq, "start_ns": x.start_ns, "rate": x.rate}))
             .collect();
         let rounds: Vec<_> = measured
             .iter()
             .map(
-                |x| json!({"seq": x.seq, "start_s": x.start_s, "rate": x.rate, "report": x.report}),
+                |x| json!({"seq": x.seq, "start_ns": x.start_ns, "rate": x.rate, "report": x.report}),
             )
             .collect();
         let per_request: Vec<f64> = measured

@@ -357,7 +357,7 @@ pub fn report(cfg: &HttpConfig, out: &LoadOutcome) -> HttpReport {
         document_length: s.doc_len.unwrap_or(0),
         concurrency_level: cfg.concurrency as u64,
         threads: cfg.threads.clamp(1, cfg.concurrency.max(1)),
-        time_taken_s: secs,
+        time_taken_ns: (secs * 1e9).round() as u64,
         complete_requests: s.complete,
         failed_requests: s.failed(),
         failures: Failures {
