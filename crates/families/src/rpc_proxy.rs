@@ -64,6 +64,32 @@ impl ProxyKind {
         &["raw", "http1", "h2", "grpc"]
     }
 
+    /// The stacks it can carry on this machine now: nginx's raw only with
+    /// its stream module installed.
+    pub fn available_stacks(self) -> Vec<&'static str> {
+        self.stacks()
+            .iter()
+            .copied()
+            .filter(|s| !(self == ProxyKind::Nginx && *s == "raw") || nginx_has_stream())
+            .collect()
+    }
+
+    /// What it says of its version, found or not.
+    pub fn version(self) -> Result<String, ProxyError> {
+        let program = self.find()?;
+        let out = Command::new(&program)
+            .arg("-v")
+            .output()
+            .map_err(io_error(format!("running {} -v", program.display())))?;
+        // nginx says it on stderr, haproxy on stdout.
+        let text = [out.stdout, out.stderr].concat();
+        let text = String::from_utf8_lossy(&text);
+        let line = text.lines().next().unwrap_or("");
+        // haproxy's line goes on with a date and its web address.
+        let line = line.split(" - ").next().unwrap_or(line).trim().to_string();
+        Ok(line)
+    }
+
     /// Its executable: `$TOLL_HAPROXY` / `$TOLL_NGINX`, else on PATH or in /usr/sbin.
     pub fn find(self) -> Result<PathBuf, ProxyError> {
         let (var, name) = match self {
@@ -186,11 +212,13 @@ pub fn start(kind: ProxyKind, stack: &str, upstream: SocketAddr) -> Result<Proxy
             detail: format!("it carries {}", kind.stacks().join(", ")),
         });
     }
-    if kind == ProxyKind::Nginx && stack == "raw" && !Path::new(NGINX_STREAM_MODULE).is_file() {
+    if kind == ProxyKind::Nginx && stack == "raw" && !nginx_has_stream() {
         return Err(ProxyError::Unsupported {
             proxy: "nginx",
             stack: stack.into(),
-            detail: "raw TCP needs nginx's stream module: install it with `apt-get install libnginx-mod-stream`".into(),
+            detail: format!(
+                "raw TCP needs nginx's stream module: install it with `{NGINX_STREAM_INSTALL}`"
+            ),
         });
     }
     let program = kind.find()?;
@@ -221,6 +249,13 @@ pub fn start(kind: ProxyKind, stack: &str, upstream: SocketAddr) -> Result<Proxy
     };
     wait_accepting(&mut proxy)?;
     Ok(proxy)
+}
+
+/// The install command of nginx's stream module (raw TCP through nginx).
+pub const NGINX_STREAM_INSTALL: &str = "apt-get install libnginx-mod-stream";
+
+fn nginx_has_stream() -> bool {
+    Path::new(NGINX_STREAM_MODULE).is_file()
 }
 
 fn config_name(kind: ProxyKind) -> &'static str {

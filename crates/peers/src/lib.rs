@@ -16,7 +16,7 @@ pub mod worker;
 
 pub use error::PeerError;
 pub use peer::{process_alive, Ceiling, Hello, Peer};
-pub use rpc_server::{launch_rpc_server, RpcHello, RpcServer, RpcStats};
+pub use rpc_server::{launch_rpc_server, rpc_stacks, RpcHello, RpcServer, RpcStats};
 pub use runtime::{Launch, Runtime, UnitClass};
 pub use session::Session;
 pub use transport::Transport;

@@ -41,6 +41,36 @@ pub fn launch_rpc_server(runtime: &str, note: &mut dyn FnMut(&str)) -> Result<La
     rt.prepare_rpc_server(note)
 }
 
+/// The stacks `runtime`'s RPC server serves on this machine, known without
+/// building or starting it (for `toll doctor`): none for a runtime without
+/// a server, and Python's `grpc` only when its python imports grpcio.
+pub fn rpc_stacks(runtime: Runtime) -> Vec<&'static str> {
+    match runtime {
+        Runtime::Rust | Runtime::Go => STACKS.to_vec(),
+        Runtime::Python => {
+            let grpcio = runtime.detect().is_ok_and(|py| {
+                Command::new(py.program)
+                    .args(["-c", "import grpc"])
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status()
+                    .is_ok_and(|s| s.success())
+            });
+            let mut stacks = vec!["raw", "http1"];
+            if grpcio {
+                stacks.push("grpc");
+            }
+            stacks
+        }
+        _ => vec![],
+    }
+}
+
+/// The command that gives the Python RPC server its grpc stack.
+pub fn grpcio_install() -> String {
+    format!("python3 -m pip install {GRPCIO_PIN}")
+}
+
 /// What a server said in answer to `hello`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RpcHello {
@@ -345,10 +375,14 @@ fn missing_stack(hello: &RpcHello, stack: &str) -> String {
     let serves = format!("it serves {}", hello.stacks.join(", "));
     match (hello.runtime.as_str(), stack) {
         (_, s) if !STACKS.contains(&s) => {
-            format!("there is no such stack: the stacks are {}", STACKS.join(", "))
+            format!(
+                "there is no such stack: the stacks are {}",
+                STACKS.join(", ")
+            )
         }
         ("python", "grpc") => format!(
-            "grpcio is not installed for this python: install it with `python3 -m pip install {GRPCIO_PIN}`"
+            "grpcio is not installed for this python: install it with `{}`",
+            grpcio_install()
         ),
         ("python", "h2") => format!(
             "Python's standard library has no HTTP/2 server ({serves}): use the go or rust server"
