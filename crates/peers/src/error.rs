@@ -43,6 +43,18 @@ pub enum PeerError {
         /// The runtime hit a limit making units (spec/wire.md, `spawn`).
         limit: bool,
     },
+    #[error("there is no rpc server for `{runtime}`: the rpc servers are {valid}")]
+    NoRpcServer {
+        runtime: String,
+        valid: &'static str,
+    },
+    #[error("the {server} rpc server cannot serve the `{stack}` stack: {detail}")]
+    StackUnsupported {
+        server: String,
+        stack: String,
+        /// Why, and the fix (what to install, or which server can).
+        detail: String,
+    },
     /// The I/O error's text is in the message, so it is not also a
     /// `source` (which `{:#}` would print a second time).
     #[error("{context}: {cause}")]

@@ -6,6 +6,7 @@ pub mod control;
 mod error;
 pub mod frame;
 mod peer;
+pub mod rpc_server;
 pub mod runtime;
 pub mod serve;
 mod session;
@@ -15,6 +16,7 @@ pub mod worker;
 
 pub use error::PeerError;
 pub use peer::{process_alive, Ceiling, Hello, Peer};
+pub use rpc_server::{launch_rpc_server, rpc_stacks, RpcHello, RpcServer, RpcStats};
 pub use runtime::{Launch, Runtime, UnitClass};
 pub use session::Session;
 pub use transport::Transport;
