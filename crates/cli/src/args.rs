@@ -52,6 +52,10 @@ pub enum Command {
     Compare(RunCompareArgs),
     /// Predict t(n) with its CI from the newest stored model of a series.
     Predict(PredictArgs),
+    /// Serve a results board over the store: machines side by side, runs, compare, seeds; an API to push to.
+    Board(BoardArgs),
+    /// Send a stored run to a results board (`toll board`), with a write token.
+    Push(PushArgs),
     /// Which runtimes this machine has, what each can do, and how to add the rest.
     Doctor,
     /// Print a shell completion script: `toll completions bash > /etc/bash_completion.d/toll`.
@@ -323,6 +327,52 @@ pub struct ExportArgs {
     /// Write to this file instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct BoardArgs {
+    #[command(subcommand)]
+    pub command: Option<BoardCommand>,
+    /// Address to listen on: loopback unless told otherwise (port 0: any
+    /// free port; the board prints its URL).
+    #[arg(long, default_value = "127.0.0.1:8080", value_name = "HOST:PORT")]
+    pub listen: String,
+    /// The largest run a push may send, e.g. 32Mi.
+    #[arg(long, default_value = "32Mi", value_name = "SIZE")]
+    pub max_body: String,
+    /// Pushes a token may make a minute (after a burst of up to 10).
+    #[arg(long, default_value_t = 60, value_name = "N")]
+    pub writes_per_minute: u32,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BoardCommand {
+    /// Write tokens: who may push runs to the board.
+    #[command(subcommand)]
+    Token(TokenCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TokenCommand {
+    /// Make a token for NAME and print it once (only its hash is stored).
+    Add { name: String },
+    /// Revoke NAME's token.
+    Rm { name: String },
+    /// List the tokens' names.
+    List,
+}
+
+#[derive(Debug, Args)]
+pub struct PushArgs {
+    /// Run id, or `last`.
+    pub run: String,
+    /// The board's URL, as `toll board` printed it: http://HOST:PORT.
+    #[arg(long, value_name = "URL")]
+    pub to: String,
+    /// The write token (default: $TOLL_TOKEN).
+    #[arg(long, env = "TOLL_TOKEN", hide_env_values = true, value_name = "TOKEN")]
+    pub token: Option<String>,
 }
 
 /// Exit status of `toll compare`, for a CI job to gate on.

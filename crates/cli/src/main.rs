@@ -34,6 +34,8 @@ fn main() -> ExitCode {
         Command::Rm(a) => commands::runs::remove(a, db),
         Command::Compare(a) => commands::compare::run(a, db),
         Command::Predict(a) => commands::predict::run(a, db),
+        Command::Board(a) => commands::board::run(a, db),
+        Command::Push(a) => commands::board::push(a, db),
         Command::Doctor => commands::doctor::run(),
         Command::Completions(a) => commands::manual::completions(a),
         Command::Man(a) => commands::manual::man(a),

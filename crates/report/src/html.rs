@@ -34,7 +34,8 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-const STYLE: &str = r#"
+/// The report's stylesheet (also the board's, `toll board`).
+pub const STYLE: &str = r#"
 :root { color-scheme: light; --ink: #1d232a; --muted: #5b6570; --line: #d9dee3; --band: #f4f6f8; --accent: #0072b2; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "DejaVu Sans", sans-serif; color: var(--ink); background: #fff; }
@@ -129,7 +130,9 @@ pub fn render(runs: &[Run], scale: Scale, version: &str) -> String {
     h
 }
 
-fn run_section(h: &mut String, run: &Run, scale: Scale) {
+/// One run's section of the page: its models, plots, points and machine
+/// (the board's run page shows the same).
+pub fn run_section(h: &mut String, run: &Run, scale: Scale) {
     let _ = write!(
         h,
         "<section class=\"run\" id=\"run-{}\">\n<h2>Run {} — {} <span class=\"badge {}\">{}</span></h2>\n",

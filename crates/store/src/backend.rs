@@ -116,4 +116,12 @@ pub(crate) trait Backend: Send {
     /// The origin recorded for an imported run (None: measured here, or no
     /// such run).
     fn origin(&self, id: i64) -> Result<Option<String>, StoreError>;
+    /// Add a board token (its SHA-256, hex); false when the name is taken.
+    fn add_token(&self, name: &str, sha256: &str, now: &str) -> Result<bool, StoreError>;
+    /// Remove a board token; whether it was there.
+    fn remove_token(&self, name: &str) -> Result<bool, StoreError>;
+    /// The name of the token with this SHA-256, if any.
+    fn token_name(&self, sha256: &str) -> Result<Option<String>, StoreError>;
+    /// Every token's name and when it was made.
+    fn tokens(&self) -> Result<Vec<(String, String)>, StoreError>;
 }

@@ -59,6 +59,13 @@ const STEPS: &[&str] = &[
     // 3: where an imported run came from (`toll import`), as JSON; NULL for
     // runs measured into this store.
     "ALTER TABLE runs ADD COLUMN origin_json TEXT;",
+    // 4: `toll board`'s write tokens: a name and the SHA-256 of the token
+    // (the token itself is shown once and never stored).
+    "CREATE TABLE board_tokens (
+        name TEXT PRIMARY KEY,
+        token_sha256 TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL
+    );",
 ];
 
 /// The schema version this toll writes.

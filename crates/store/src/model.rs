@@ -63,6 +63,9 @@ pub struct RunRow {
     pub started_at: String,
     pub status: RunStatus,
     pub summary: String,
+    /// The machine it was measured on (its hostname).
+    #[serde(default)]
+    pub host: String,
 }
 
 /// One measured point of a series.

@@ -402,7 +402,7 @@ impl Backend for Postgres {
         let rows = self
             .client()
             .query(
-                "SELECT id, family, started_at, status, summary FROM runs ORDER BY id DESC",
+                "SELECT id, family, started_at, status, summary, host FROM runs ORDER BY id DESC",
                 &[],
             )
             .map_err(|e| self.err(e))?;
@@ -414,6 +414,7 @@ impl Backend for Postgres {
                 started_at: r.get(2),
                 status: crate::store::parse_status(r.get(3)),
                 summary: r.get(4),
+                host: r.get(5),
             })
             .collect())
     }
@@ -560,6 +561,44 @@ impl Backend for Postgres {
         self.client()
             .query_opt("SELECT origin_json FROM runs WHERE id = $1", &[&id])
             .map(|r| r.and_then(|r| r.get(0)))
+            .map_err(|e| self.err(e))
+    }
+
+    fn add_token(&self, name: &str, sha256: &str, now: &str) -> Result<bool, StoreError> {
+        self.client()
+            .execute(
+                "INSERT INTO board_tokens (name, token_sha256, created_at) VALUES ($1, $2, $3)
+                 ON CONFLICT (name) DO NOTHING",
+                &[&name, &sha256, &now],
+            )
+            .map(|n| n == 1)
+            .map_err(|e| self.err(e))
+    }
+
+    fn remove_token(&self, name: &str) -> Result<bool, StoreError> {
+        self.client()
+            .execute("DELETE FROM board_tokens WHERE name = $1", &[&name])
+            .map(|n| n == 1)
+            .map_err(|e| self.err(e))
+    }
+
+    fn token_name(&self, sha256: &str) -> Result<Option<String>, StoreError> {
+        self.client()
+            .query_opt(
+                "SELECT name FROM board_tokens WHERE token_sha256 = $1",
+                &[&sha256],
+            )
+            .map(|r| r.map(|r| r.get(0)))
+            .map_err(|e| self.err(e))
+    }
+
+    fn tokens(&self) -> Result<Vec<(String, String)>, StoreError> {
+        self.client()
+            .query(
+                "SELECT name, created_at FROM board_tokens ORDER BY name",
+                &[],
+            )
+            .map(|rows| rows.iter().map(|r| (r.get(0), r.get(1))).collect())
             .map_err(|e| self.err(e))
     }
 }

@@ -309,7 +309,9 @@ impl Backend for Sqlite {
     fn list_runs(&self) -> Result<Vec<RunRow>, StoreError> {
         let mut stmt = self
             .conn
-            .prepare("SELECT id, family, started_at, status, summary FROM runs ORDER BY id DESC")
+            .prepare(
+                "SELECT id, family, started_at, status, summary, host FROM runs ORDER BY id DESC",
+            )
             .map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map([], |r| {
@@ -319,6 +321,7 @@ impl Backend for Sqlite {
                     started_at: r.get(2)?,
                     status: crate::store::parse_status(&r.get::<_, String>(3)?),
                     summary: r.get(4)?,
+                    host: r.get(5)?,
                 })
             })
             .map_err(|e| self.err(e))?;
@@ -443,5 +446,45 @@ impl Backend for Sqlite {
             .optional()
             .map(Option::flatten)
             .map_err(|e| self.err(e))
+    }
+
+    fn add_token(&self, name: &str, sha256: &str, now: &str) -> Result<bool, StoreError> {
+        self.conn
+            .execute(
+                "INSERT INTO board_tokens (name, token_sha256, created_at) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (name) DO NOTHING",
+                params![name, sha256, now],
+            )
+            .map(|n| n == 1)
+            .map_err(|e| self.err(e))
+    }
+
+    fn remove_token(&self, name: &str) -> Result<bool, StoreError> {
+        self.conn
+            .execute("DELETE FROM board_tokens WHERE name = ?1", [name])
+            .map(|n| n == 1)
+            .map_err(|e| self.err(e))
+    }
+
+    fn token_name(&self, sha256: &str) -> Result<Option<String>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT name FROM board_tokens WHERE token_sha256 = ?1",
+                [sha256],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    fn tokens(&self) -> Result<Vec<(String, String)>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT name, created_at FROM board_tokens ORDER BY name")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }
 }

@@ -459,4 +459,25 @@ impl Store {
             .map(|o| self.parse("run origin", &o))
             .transpose()
     }
+
+    /// Record a `toll board` write token by its SHA-256 (lowercase hex);
+    /// false when a token of that name exists already.
+    pub fn add_token(&self, name: &str, sha256: &str) -> Result<bool, StoreError> {
+        self.db.add_token(name, sha256, &crate::time::now())
+    }
+
+    /// Forget a board token; whether there was one of that name.
+    pub fn remove_token(&self, name: &str) -> Result<bool, StoreError> {
+        self.db.remove_token(name)
+    }
+
+    /// Which token, by name, has this SHA-256.
+    pub fn token_name(&self, sha256: &str) -> Result<Option<String>, StoreError> {
+        self.db.token_name(sha256)
+    }
+
+    /// Every board token: its name and when it was made.
+    pub fn tokens(&self) -> Result<Vec<(String, String)>, StoreError> {
+        self.db.tokens()
+    }
 }

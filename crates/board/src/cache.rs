@@ -1,0 +1,159 @@
+//! The board's state: the store behind a lock, and what is costly to make
+//! again kept for a while — the list of runs (every page filters it), each
+//! finished run's page and its headline figures — so a page under load is
+//! a lookup, not a query.
+
+use crate::headline::{self, RunHeads};
+use crate::limit::RateLimit;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use toll_store::{Run, RunRow, RunStatus, Store, StoreError};
+
+/// How long the list of runs is reused: a run another process stores
+/// shows within this; the board's own writes drop the list at once.
+pub const RUNS_FRESH: Duration = Duration::from_secs(1);
+/// How long a run's page is reused (a run removed meanwhile goes with it).
+const PAGE_FRESH: Duration = Duration::from_secs(60);
+/// How many pages and headlines are kept: memory stays flat however many
+/// runs the store holds.
+const KEEP: usize = 512;
+
+/// Everything the handlers share.
+pub struct Board {
+    store: Mutex<Store>,
+    runs: Mutex<Option<(Instant, Arc<Vec<RunRow>>)>>,
+    pages: Mutex<Kept<Arc<String>>>,
+    heads: Mutex<Kept<Arc<RunHeads>>>,
+    pub limit: Mutex<RateLimit>,
+    pub max_body: usize,
+}
+
+impl Board {
+    pub fn new(store: Store, max_body: usize, writes_per_minute: u32) -> Board {
+        Board {
+            store: Mutex::new(store),
+            runs: Mutex::new(None),
+            pages: Mutex::new(Kept::default()),
+            heads: Mutex::new(Kept::default()),
+            limit: Mutex::new(RateLimit::new(
+                writes_per_minute.clamp(1, 10),
+                writes_per_minute,
+            )),
+            max_body,
+        }
+    }
+
+    /// The store, for one operation.
+    pub fn store(&self) -> MutexGuard<'_, Store> {
+        lock(&self.store)
+    }
+
+    /// Every run, newest first.
+    pub fn runs(&self) -> Result<Arc<Vec<RunRow>>, StoreError> {
+        if let Some((at, rows)) = lock(&self.runs).as_ref() {
+            if at.elapsed() < RUNS_FRESH {
+                return Ok(rows.clone());
+            }
+        }
+        let rows = Arc::new(self.store().list_runs()?);
+        *lock(&self.runs) = Some((Instant::now(), rows.clone()));
+        Ok(rows)
+    }
+
+    /// After a write: the list is read again next time.
+    pub fn written(&self) {
+        *lock(&self.runs) = None;
+    }
+
+    /// Run `id`'s page, made by `make` unless a finished run's page is kept.
+    pub fn page(
+        &self,
+        id: i64,
+        make: impl FnOnce(&Run) -> String,
+    ) -> Result<Arc<String>, StoreError> {
+        if let Some(p) = lock(&self.pages).get(id, PAGE_FRESH) {
+            return Ok(p);
+        }
+        let run = self.store().load_run(id)?;
+        let page = Arc::new(make(&run));
+        if run.status != RunStatus::Running {
+            lock(&self.pages).put(id, page.clone());
+        }
+        Ok(page)
+    }
+
+    /// Run `id`'s headline figures.
+    pub fn heads(&self, id: i64) -> Result<Arc<RunHeads>, StoreError> {
+        if let Some(h) = lock(&self.heads).get(id, PAGE_FRESH) {
+            return Ok(h);
+        }
+        let run = self.store().load_run(id)?;
+        let heads = Arc::new(headline::of(&run));
+        if run.status != RunStatus::Running {
+            lock(&self.heads).put(id, heads.clone());
+        }
+        Ok(heads)
+    }
+}
+
+/// A poisoned lock only means a handler panicked mid-way: what it guards
+/// is still whole (every write to it is one assignment).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// At most [`KEEP`] values by run id, the oldest put dropped first.
+struct Kept<T> {
+    map: HashMap<i64, (Instant, T)>,
+    order: VecDeque<i64>,
+}
+
+impl<T> Default for Kept<T> {
+    fn default() -> Self {
+        Kept {
+            map: HashMap::new(),
+            order: VecDeque::new(),
+        }
+    }
+}
+
+impl<T: Clone> Kept<T> {
+    fn get(&self, id: i64, fresh: Duration) -> Option<T> {
+        self.map
+            .get(&id)
+            .filter(|(at, _)| at.elapsed() < fresh)
+            .map(|(_, v)| v.clone())
+    }
+
+    fn put(&mut self, id: i64, v: T) {
+        if self.map.insert(id, (Instant::now(), v)).is_none() {
+            self.order.push_back(id);
+        }
+        while self.order.len() > KEEP {
+            if let Some(old) = self.order.pop_front() {
+                self.map.remove(&old);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_values_are_bounded_and_expire() {
+        let mut k: Kept<i64> = Kept::default();
+        for i in 0..(KEEP as i64 + 10) {
+            k.put(i, i);
+        }
+        assert_eq!(k.map.len(), KEEP);
+        assert_eq!(k.get(0, Duration::from_secs(60)), None);
+        assert_eq!(
+            k.get(KEEP as i64 + 9, Duration::from_secs(60)),
+            Some(KEEP as i64 + 9)
+        );
+        assert_eq!(k.get(KEEP as i64 + 9, Duration::ZERO), None);
+    }
+}

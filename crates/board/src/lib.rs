@@ -1,0 +1,23 @@
+//! `toll board`: a results board over a toll store (SQLite or PostgreSQL)
+//! that a team runs — machines side by side, every run's report, two runs
+//! compared, the seed experiments' figures beside the board's — and the
+//! API machines push runs to (`toll push`).
+//!
+//! Pages are written on the server, self-contained (inline CSS and SVG, no
+//! script, nothing fetched), every string from a user or a machine escaped
+//! by [`toll_report::html::escape`]. Reads are open; a write needs a bearer
+//! token made by `toll board token add` (only its SHA-256 is stored).
+
+mod api;
+mod cache;
+mod headline;
+mod layout;
+mod limit;
+mod pages;
+mod push;
+mod serve;
+mod token;
+
+pub use push::{push, PushError, Pushed};
+pub use serve::{serve, BoardError, Options};
+pub use token::{new_token, sha256_hex};
