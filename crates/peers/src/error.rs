@@ -43,6 +43,9 @@ pub enum PeerError {
         /// The runtime hit a limit making units (spec/wire.md, `spawn`).
         limit: bool,
     },
+    /// `toll agent` on the far host could not be started or reached.
+    #[error("the far end `{launcher}` {detail}")]
+    Remote { launcher: String, detail: String },
     /// The I/O error's text is in the message, so it is not also a
     /// `source` (which `{:#}` would print a second time).
     #[error("{context}: {cause}")]
