@@ -418,7 +418,6 @@ impl Sweep<'_> {
             fit_input.push((n as f64, per_op));
             points.push((n, summary));
         }
-        let mut attrs = attrs;
         if self.placement.pin == Pin::None {
             // Unpinned: record where the scheduler last ran each end.
             attrs["observed_last_cpu"] =
