@@ -216,3 +216,74 @@ fn an_agent_whose_worker_dies_mid_run_leaves_a_partial_run() {
         .count();
     assert_eq!(ok, 2, "the points before the crash (0, 1000) are kept");
 }
+
+#[test]
+fn ctrl_c_across_a_link_stores_the_run_and_removes_the_namespaces() {
+    if !root() {
+        return;
+    }
+    let s = Scratch::new("agent-ctrl-c");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toll"))
+        .arg("--db")
+        .arg(s.db())
+        .args([
+            "transfer",
+            "--link",
+            "delay=2ms",
+            "--sizes",
+            "0,10",
+            "--trials",
+            "100000",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mine = format!("toll-{}-", child.id());
+    let listed = || {
+        let o = Command::new("ip").args(["netns", "list"]).output().unwrap();
+        String::from_utf8_lossy(&o.stdout).contains(&mine)
+    };
+    // Wait (bounded) for the link, then for a little measuring.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !listed() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(listed(), "the link was never built");
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(!listed(), "namespaces left behind after Ctrl-C");
+    let run = export_json(&s, "last");
+    assert_eq!(run["status"], "partial");
+}
+
+#[test]
+fn without_permission_for_namespaces_link_says_so_in_one_line() {
+    if !root() {
+        return;
+    }
+    // Root can be anyone: run toll as `nobody`, who may not make namespaces.
+    use std::os::unix::fs::PermissionsExt;
+    let s = Scratch::new("agent-nobody");
+    std::fs::set_permissions(&s.0, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let o = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_toll"))
+        .arg("--db")
+        .arg(s.db())
+        .args(["transfer", "--link", "wan", "--sizes", "0,1"])
+        .env("HOME", &s.0)
+        .env("TOLL_CACHE_DIR", &s.0)
+        .output()
+        .unwrap();
+    assert_one_line_error(
+        &o,
+        "network namespaces are not permitted here (need root or CAP_NET_ADMIN): --link loopback still works",
+    );
+}

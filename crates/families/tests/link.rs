@@ -172,3 +172,20 @@ fn without_permission_the_error_is_one_line_naming_loopback() {
         "network namespaces are not permitted here (need root or CAP_NET_ADMIN): --link loopback still works"
     );
 }
+
+#[test]
+fn a_panic_still_tears_the_link_down() {
+    if !root() {
+        return;
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let panicked = std::thread::spawn(move || {
+        let link = link::build(&"delay=1ms".parse().unwrap()).unwrap();
+        tx.send(link.far_namespace().unwrap().to_string()).unwrap();
+        panic!("a measurement went wrong");
+    })
+    .join();
+    assert!(panicked.is_err());
+    let far = rx.recv().unwrap();
+    assert!(!namespaces().contains(&far), "{far} outlived a panic");
+}

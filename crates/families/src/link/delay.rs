@@ -20,10 +20,11 @@
 //! bytes, and the relay's queue is bounded ([`QUEUE_CHUNKS`] chunks), so a
 //! slow link pushes back on the sender instead of filling toll's memory.
 
+use std::collections::HashMap;
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -43,8 +44,9 @@ pub(super) struct Relay {
     /// A second handle on the listening socket, to wake the accept at Drop.
     listener: TcpListener,
     stop: Arc<AtomicBool>,
-    /// Every socket it has open, to shut down when the relay is dropped.
-    open: Arc<Mutex<Vec<TcpStream>>>,
+    /// The sockets of every connection still relayed, to shut down when the
+    /// relay is dropped (a connection's leave when both its directions end).
+    open: Arc<Open>,
     accept: Option<JoinHandle<()>>,
 }
 
@@ -65,7 +67,7 @@ impl Relay {
     ) -> io::Result<Relay> {
         let addr = listener.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
-        let open: Arc<Mutex<Vec<TcpStream>>> = Arc::default();
+        let open: Arc<Open> = Arc::default();
         let hold = Hold { delay, jitter };
         let handle = listener.try_clone()?;
         let (stop2, open2) = (stop.clone(), open.clone());
@@ -99,22 +101,53 @@ impl Relay {
     }
 }
 
+/// The relayed connections' sockets, by connection number.
+#[derive(Default)]
+struct Open {
+    count: AtomicU64,
+    pairs: Mutex<HashMap<u64, (TcpStream, TcpStream)>>,
+}
+
+/// Counts a connection's ended directions; the second takes it off the list.
+struct Ends {
+    id: u64,
+    ended: AtomicU8,
+    open: Arc<Open>,
+}
+
+impl Ends {
+    fn one_ended(&self) {
+        if self.ended.fetch_add(1, Ordering::AcqRel) == 1 {
+            self.open
+                .pairs
+                .lock()
+                .expect("relay sockets")
+                .remove(&self.id);
+        }
+    }
+}
+
 /// Start both directions of one relayed connection.
-fn pair(a: TcpStream, b: TcpStream, hold: Hold, open: &Mutex<Vec<TcpStream>>) -> io::Result<()> {
+fn pair(a: TcpStream, b: TcpStream, hold: Hold, open: &Arc<Open>) -> io::Result<()> {
     a.set_nodelay(true)?;
     b.set_nodelay(true)?;
-    {
-        let mut open = open.lock().expect("relay sockets");
-        open.push(a.try_clone()?);
-        open.push(b.try_clone()?);
-    }
-    direction(a.try_clone()?, b.try_clone()?, hold)?;
-    direction(b, a, hold)
+    let id = open.count.fetch_add(1, Ordering::Relaxed);
+    open.pairs
+        .lock()
+        .expect("relay sockets")
+        .insert(id, (a.try_clone()?, b.try_clone()?));
+    let ends = Arc::new(Ends {
+        id,
+        ended: AtomicU8::new(0),
+        open: open.clone(),
+    });
+    direction(a.try_clone()?, b.try_clone()?, hold, ends.clone())?;
+    direction(b, a, hold, ends)
 }
 
 /// One direction: a reader that stamps each chunk with when it may leave,
 /// and a writer that sends it then.
-fn direction(mut from: TcpStream, to: TcpStream, hold: Hold) -> io::Result<()> {
+fn direction(mut from: TcpStream, to: TcpStream, hold: Hold, ends: Arc<Ends>) -> io::Result<()> {
     let (tx, rx) = sync_channel::<Option<(Instant, Vec<u8>)>>(QUEUE_CHUNKS);
     let from_writer = from.try_clone()?;
     std::thread::Builder::new()
@@ -142,7 +175,10 @@ fn direction(mut from: TcpStream, to: TcpStream, hold: Hold) -> io::Result<()> {
         })?;
     std::thread::Builder::new()
         .name("toll-link-write".into())
-        .spawn(move || write_out(rx, to, from_writer))?;
+        .spawn(move || {
+            write_out(rx, to, from_writer);
+            ends.one_ended();
+        })?;
     Ok(())
 }
 
@@ -186,8 +222,9 @@ impl Drop for Relay {
         if let Some(t) = self.accept.take() {
             let _ = t.join();
         }
-        for s in self.open.lock().expect("relay sockets").drain(..) {
-            let _ = s.shutdown(Shutdown::Both);
+        for (_, (a, b)) in self.open.pairs.lock().expect("relay sockets").drain() {
+            let _ = a.shutdown(Shutdown::Both);
+            let _ = b.shutdown(Shutdown::Both);
         }
     }
 }
@@ -238,6 +275,35 @@ mod tests {
         drop(relay);
         // Once dropped, the relayed connection is closed.
         assert_eq!(c.read(&mut one).unwrap_or(0), 0);
+    }
+
+    #[test]
+    fn a_closed_connection_leaves_no_sockets_behind() {
+        let sink = TcpListener::bind("127.0.0.1:0").unwrap();
+        let target = sink.local_addr().unwrap();
+        std::thread::spawn(move || {
+            while let Ok((mut s, _)) = sink.accept() {
+                let _ = io::copy(&mut s, &mut io::sink());
+            }
+        });
+        let connect: Connect = Arc::new(move || TcpStream::connect(target));
+        let relay = Relay::start(
+            TcpListener::bind("127.0.0.1:0").unwrap(),
+            connect,
+            Duration::from_millis(1),
+            Duration::ZERO,
+        )
+        .unwrap();
+        for _ in 0..5 {
+            let mut c = TcpStream::connect(relay.addr()).unwrap();
+            c.write_all(b"hello").unwrap();
+        }
+        let open = || relay.open.pairs.lock().unwrap().len();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while open() > 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(open(), 0, "closed connections are still held");
     }
 
     #[test]
