@@ -21,6 +21,14 @@ fn answer(out: &mut impl Write, v: &Value) -> io::Result<()> {
 
 /// Serve until `exit`, end of input or a `worker` (which replaces this process).
 pub fn run() -> i32 {
+    run_with(&[], &mut |_, _| Value::Null)
+}
+
+/// The same, with more ops: a command whose op is in `ops` is answered by
+/// `handle(op, command)` (one line, as every answer), and `hello` lists
+/// them. How another family (rpc) has the agent start its servers on the far
+/// host without a second protocol.
+pub fn run_with(ops: &[&str], handle: &mut dyn FnMut(&str, &Value) -> Value) -> i32 {
     let mut stdin = io::stdin().lock();
     let mut out = io::stdout().lock();
     let mut line = String::new();
@@ -34,15 +42,24 @@ pub fn run() -> i32 {
             None => continue,
             Some(Err(e)) => json!({"ok": false, "error": e}),
             Some(Ok((op, cmd))) => match op.as_str() {
-                "hello" => hello(),
+                "hello" => {
+                    let mut h = hello();
+                    if let Some(list) = h["ops"].as_array_mut() {
+                        list.extend(ops.iter().map(|o| json!(o)));
+                    }
+                    h
+                }
                 "worker" => match worker(&cmd, &mut out) {
                     // Only a failed exec returns.
                     Ok(never) => match never {},
                     Err(e) => json!({"ok": false, "error": e}),
                 },
                 "exit" => return 0,
+                op if ops.contains(&op) => handle(op, &cmd),
                 op => {
-                    json!({"ok": false, "error": format!("unknown op `{op}`: the agent knows hello, worker and exit")})
+                    let known = ["hello", "worker", "exit"].iter().chain(ops).copied();
+                    let known: Vec<&str> = known.collect();
+                    json!({"ok": false, "error": format!("unknown op `{op}`: the agent knows {}", known.join(", "))})
                 }
             },
         };
