@@ -118,6 +118,28 @@ fn doctor_lists_every_runtime_and_how_to_install_what_is_missing() {
         .contains("found"));
 }
 
+#[test]
+fn doctor_lists_each_rpc_server_s_stacks_and_the_proxies() {
+    let s = Scratch::new("doctor-rpc");
+    let out = stdout(&s.toll(&["doctor"]));
+    let row = |name: &str| {
+        out.lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no {name} row: {out}"))
+            .to_string()
+    };
+    assert!(row("go").contains("raw, http1, h2, grpc"), "{}", row("go"));
+    assert!(row("python").contains("raw, http1"), "{}", row("python"));
+    assert!(!row("python").contains("h2"), "{}", row("python"));
+    for proxy in ["haproxy", "nginx"] {
+        let r = row(proxy);
+        assert!(
+            r.contains("found") || r.contains(&format!("apt-get install {proxy}")),
+            "{r}"
+        );
+    }
+}
+
 /// `toll export N | head` closing the pipe early is not an error: no message,
 /// exit 0 (the JSON exporter once lost the broken pipe inside serde's error).
 #[test]

@@ -46,6 +46,18 @@ pub enum PeerError {
     /// `toll agent` on the far host could not be started or reached.
     #[error("the far end `{launcher}` {detail}")]
     Remote { launcher: String, detail: String },
+    #[error("there is no rpc server for `{runtime}`: the rpc servers are {valid}")]
+    NoRpcServer {
+        runtime: String,
+        valid: &'static str,
+    },
+    #[error("the {server} rpc server cannot serve the `{stack}` stack: {detail}")]
+    StackUnsupported {
+        server: String,
+        stack: String,
+        /// Why, and the fix (what to install, or which server can).
+        detail: String,
+    },
     /// The I/O error's text is in the message, so it is not also a
     /// `source` (which `{:#}` would print a second time).
     #[error("{context}: {cause}")]

@@ -1,8 +1,12 @@
-//! `toll doctor`: which runtimes this machine has, what each can do, and the
-//! command that installs what is missing.
+//! `toll doctor`: which runtimes this machine has, what each can do (its
+//! worker's transports, ops and units; its RPC server's stacks), which
+//! proxies `toll rpc --path` can start, and the command that installs what
+//! is missing. Nothing is built or started: it answers at once.
 
 use std::io::Write;
 use std::process::ExitCode;
+use toll_families::rpc_proxy::{ProxyKind, NGINX_STREAM_INSTALL};
+use toll_peers::rpc_server::{grpcio_install, rpc_stacks, STACKS};
 use toll_peers::Runtime;
 use toll_report::table::Table;
 
@@ -15,12 +19,22 @@ pub fn run() -> anyhow::Result<ExitCode> {
         "transports",
         "ops",
         "units (spawn, ring)",
+        "rpc stacks",
         "to install",
     ]);
     let mut missing = 0;
     for r in Runtime::ALL {
         let transports: Vec<&str> = r.transports().iter().map(|t| t.name()).collect();
+        let stacks = rpc_stacks(r);
         let (status, version, install) = match r.detect() {
+            Ok(tool) if r == Runtime::Python && !stacks.contains(&"grpc") => {
+                missing += 1;
+                (
+                    "found",
+                    tool.version,
+                    format!("{} (rpc's grpc)", grpcio_install()),
+                )
+            }
             Ok(tool) => ("found", tool.version, String::new()),
             Err(_) => {
                 missing += 1;
@@ -34,15 +48,57 @@ pub fn run() -> anyhow::Result<ExitCode> {
             transports.join(", "),
             r.ops().join(", "),
             r.units().join(", "),
+            if stacks.is_empty() {
+                "–".into()
+            } else {
+                stacks.join(", ")
+            },
+            install,
+        ]);
+    }
+    let mut p = Table::new(&[
+        "proxy (toll rpc --path)",
+        "status",
+        "version",
+        "rpc stacks",
+        "to install",
+    ]);
+    for k in ProxyKind::ALL {
+        let (status, version, stacks, install) = match k.version() {
+            Ok(v) => {
+                let stacks = k.available_stacks();
+                let install = if stacks.len() < STACKS.len() {
+                    missing += 1;
+                    format!("{NGINX_STREAM_INSTALL} (raw)")
+                } else {
+                    String::new()
+                };
+                ("found", v, stacks.join(", "), install)
+            }
+            Err(_) => {
+                missing += 1;
+                (
+                    "missing",
+                    "–".into(),
+                    "–".into(),
+                    k.install_hint().to_string(),
+                )
+            }
+        };
+        p.row(vec![
+            k.name().into(),
+            status.into(),
+            version,
+            stacks,
             install,
         ]);
     }
     let mut out = std::io::stdout().lock();
-    write!(out, "{}", t.render())?;
+    write!(out, "{}\n{}", t.render(), p.render())?;
     if missing > 0 {
         writeln!(
             out,
-            "\n{missing} runtime(s) missing: run the command beside each to add it"
+            "\n{missing} thing(s) missing: run the command beside each to add it"
         )?;
     }
     Ok(ExitCode::SUCCESS)

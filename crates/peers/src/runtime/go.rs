@@ -68,3 +68,93 @@ pub(super) fn prepare(go: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Launc
         toolchain: ("go".into(), go.version),
     })
 }
+
+/// The Go RPC server (workers/go-rpc, spec/rpc.md): a module of its own, with
+/// grpc-go. Its modules come from the module cache, which scripts/setup fills
+/// (`go mod download`), so a build needs no network after setup.
+const RPC_SOURCES: [(&str, &str); 4] = [
+    ("go.mod", include_str!("../../../../workers/go-rpc/go.mod")),
+    ("go.sum", include_str!("../../../../workers/go-rpc/go.sum")),
+    (
+        "main.go",
+        include_str!("../../../../workers/go-rpc/main.go"),
+    ),
+    (
+        "stacks.go",
+        include_str!("../../../../workers/go-rpc/stacks.go"),
+    ),
+];
+
+/// Build the Go RPC server on first use (cached by source and Go version).
+pub(super) fn prepare_rpc(go: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Launch, PeerError> {
+    let mut parts: Vec<&str> = RPC_SOURCES.iter().map(|(_, s)| *s).collect();
+    parts.push(&go.version);
+    let dir = keyed_dir("go-rpc", &parts);
+    let exe = dir.join("toll-rpc-go");
+    if !exe.is_file() {
+        note("building the Go RPC server with go build (first use, a minute or so; cached after)");
+        let src = dir.join("src");
+        write_sources(&src, &RPC_SOURCES)?;
+        let tmp = dir.join(format!("toll-rpc-go.{}", std::process::id()));
+        let out = Command::new(&go.program)
+            .current_dir(&src)
+            .args(["build", "-o"])
+            .arg(&tmp)
+            .arg(".")
+            .env("GOFLAGS", "-mod=mod")
+            .env("GOTOOLCHAIN", "local")
+            .output()
+            .map_err(|e| PeerError::io(format!("running {}", go.program.display()), e))?;
+        if !out.status.success() {
+            return Err(PeerError::BuildFailed {
+                peer: "go rpc server",
+                detail: build_failure(&String::from_utf8_lossy(&out.stderr)),
+            });
+        }
+        std::fs::rename(&tmp, &exe)
+            .map_err(|e| PeerError::io(format!("installing {}", exe.display()), e))?;
+    }
+    Ok(Launch {
+        program: exe,
+        args: vec![],
+        toolchain: ("go".into(), go.version),
+    })
+}
+
+/// The line of go build's output that says what failed (not its progress
+/// lines), with the fix when the modules could not be fetched.
+fn build_failure(log: &str) -> String {
+    let line = log
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with("go: downloading"))
+        .unwrap_or("go build failed")
+        .to_string();
+    let offline = [
+        "dial tcp",
+        "proxy.golang.org",
+        "missing go.sum entry",
+        "lookup",
+        "GOPROXY=off",
+    ];
+    if offline.iter().any(|w| log.contains(w)) {
+        format!(
+            "{line} (its modules are not in the module cache: run scripts/setup, or `go mod download` in workers/go-rpc, once with network)"
+        )
+    } else {
+        line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_build_failure_names_the_error_not_the_downloads() {
+        let log = "go: downloading google.golang.org/grpc v1.84.0\nmain.go:3:2: undefined: x\n";
+        assert_eq!(super::build_failure(log), "main.go:3:2: undefined: x");
+        let offline = "go: downloading google.golang.org/grpc v1.84.0\nstacks.go:12:2: google.golang.org/grpc@v1.84.0: Get \"https://proxy.golang.org/x\": dial tcp: lookup proxy.golang.org: no such host\n";
+        let said = super::build_failure(offline);
+        assert!(said.starts_with("stacks.go:12:2"), "{said}");
+        assert!(said.contains("go mod download"), "{said}");
+    }
+}

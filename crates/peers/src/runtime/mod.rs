@@ -51,6 +51,8 @@ mod java;
 mod node;
 mod python;
 
+pub(crate) use python::GRPCIO_PIN;
+
 /// What kind of thing a unit is: the OS's process or thread, or a runtime's
 /// own light-weight unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -203,6 +205,39 @@ impl Runtime {
             Runtime::Java => java::prepare(tool, note),
             Runtime::Erlang => erlang::prepare(tool, note),
             Runtime::Haskell => haskell::prepare(tool, note),
+        }
+    }
+}
+
+/// [`Runtime::RPC_SERVERS`]' names, for messages.
+pub(crate) const RPC_SERVER_NAMES: &str = "rust, go, python";
+
+impl Runtime {
+    /// The runtimes with an RPC server (spec/rpc.md), in the order toll measures them.
+    pub const RPC_SERVERS: [Runtime; 3] = [Runtime::Rust, Runtime::Go, Runtime::Python];
+
+    /// Find the toolchain and build this runtime's RPC server if needed; the
+    /// Rust one is toll's hidden `toll rpc-server`.
+    pub(crate) fn prepare_rpc_server(
+        self,
+        note: &mut dyn FnMut(&str),
+    ) -> Result<Launch, PeerError> {
+        if !Runtime::RPC_SERVERS.contains(&self) {
+            return Err(PeerError::NoRpcServer {
+                runtime: self.name().into(),
+                valid: RPC_SERVER_NAMES,
+            });
+        }
+        let tool = self.detect()?;
+        match self {
+            Runtime::Rust => Ok(Launch {
+                program: tool.program,
+                args: vec!["rpc-server".into()],
+                toolchain: ("toll".into(), tool.version),
+            }),
+            Runtime::Go => go::prepare_rpc(tool, note),
+            Runtime::Python => python::prepare_rpc(tool),
+            _ => unreachable!("checked above"),
         }
     }
 }

@@ -33,3 +33,31 @@ pub(super) fn prepare(python: Toolchain) -> Result<Launch, PeerError> {
         toolchain: ("python3".into(), python.version),
     })
 }
+
+/// The Python RPC server (spec/rpc.md); its grpc stack needs grpcio.
+const RPC_SERVER: &str = include_str!("../../../../workers/python/toll_rpc.py");
+/// The grpcio the Python RPC server is tested with (workers/python/requirements-rpc.txt).
+pub(crate) const GRPCIO_PIN: &str = "grpcio==1.80.1";
+
+pub(super) fn prepare_rpc(python: Toolchain) -> Result<Launch, PeerError> {
+    let dir = keyed_dir("python-rpc", &[RPC_SERVER]);
+    let script = dir.join("toll_rpc.py");
+    if !script.is_file() {
+        write_sources(&dir, &[("toll_rpc.py", RPC_SERVER)])?;
+    }
+    Ok(Launch {
+        program: python.program,
+        args: vec!["-u".into(), script.into()],
+        toolchain: ("python3".into(), python.version),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_grpcio_pin_is_the_one_the_requirements_and_the_server_name() {
+        let req = include_str!("../../../../workers/python/requirements-rpc.txt");
+        assert!(req.lines().any(|l| l.trim() == super::GRPCIO_PIN), "{req}");
+        assert!(super::RPC_SERVER.contains(&format!("\"{}\"", super::GRPCIO_PIN)));
+    }
+}
