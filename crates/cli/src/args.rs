@@ -62,6 +62,9 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print toll's manual page (roff), or write one per command to a directory.
     Man(ManArgs),
+    /// The far end of --remote: serve toll's control protocol on stdin/stdout
+    /// (`ssh HOST toll agent` starts it; so can any launcher).
+    Agent,
     /// Run the built-in Rust worker on stdin/stdout (toll starts it itself).
     #[command(hide = true)]
     Worker,
@@ -118,6 +121,24 @@ pub struct TransferArgs {
     #[arg(long, default_value_t = 10, value_name = "MS",
           value_parser = clap::value_parser!(u64).range(1..=10_000))]
     pub batch_ms: u64,
+    /// Run the peer on another host, started there by `ssh HOST toll agent`
+    /// (toll must be on that host's PATH); the data crosses the network over tcp.
+    #[arg(long, value_name = "HOST", conflicts_with_all = ["remote_cmd", "link"])]
+    pub remote: Option<String>,
+    /// Like --remote, with any command that runs `toll agent` on the far
+    /// host, e.g. 'ip netns exec B /usr/local/bin/toll agent'.
+    #[arg(long, value_name = "CMD", conflicts_with = "link")]
+    pub remote_cmd: Option<String>,
+    /// With --remote or --remote-cmd: this machine's address as the far host
+    /// reaches it (default: the address ssh came from, else this machine's
+    /// address on the route to the far host).
+    #[arg(long, value_name = "IP")]
+    pub remote_addr: Option<String>,
+    /// Run the peer across an emulated link: loopback, lan (100 Mbit/s,
+    /// 0.1 ms), wan (1.5 Mbit/s, 30 ms ± 5 ms) or
+    /// delay=30ms,rate=1.5mbit,jitter=5ms. Builds network namespaces: needs root.
+    #[arg(long, value_name = "LINK")]
+    pub link: Option<String>,
     /// Print the stored run as JSON on stdout instead of the table.
     #[arg(long)]
     pub json: bool,

@@ -39,6 +39,7 @@ fn main() -> ExitCode {
         Command::Doctor => commands::doctor::run(),
         Command::Completions(a) => commands::manual::completions(a),
         Command::Man(a) => commands::manual::man(a),
+        Command::Agent => return ExitCode::from(toll_peers::agent::serve::run() as u8),
         Command::Worker => return ExitCode::from(toll_peers::worker::run() as u8),
     };
     match result {

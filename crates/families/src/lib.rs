@@ -5,6 +5,7 @@ pub mod exec;
 pub mod file;
 pub mod history;
 pub mod http;
+pub mod link;
 pub mod observer;
 pub mod placement;
 pub mod rpc_proxy;

@@ -2,6 +2,7 @@
 //! over each kind of link, fitted as t(n) = α + β·n.
 
 use crate::history::{self, Comparable};
+use crate::link::{self, Link, LinkError, LinkSpec};
 use crate::observer::Observer;
 use crate::placement::{last_cpu, Pin, Placement, PlacementError};
 use serde::Serialize;
@@ -13,7 +14,7 @@ use toll_measure::rounds::{self, Stop, Verdict};
 use toll_measure::{
     fit::fit_series, Engine, EngineConfig, Fingerprint, Sample, SeriesFit, Summary,
 };
-use toll_peers::{Launch, Peer, PeerError, Runtime, Transport};
+use toll_peers::{Agent, Launch, Peer, PeerError, Runtime, TcpRoute, Transport};
 use toll_store::{NewRun, Point, PointStatus, RunStatus, Store, StoreError};
 
 /// Bytes per item.
@@ -40,6 +41,32 @@ pub struct TransferConfig {
     pub ci_target: Option<f64>,
     /// `--max-time`: the most one series may spend on rounds past the minimum.
     pub max_time: std::time::Duration,
+    /// Where the peer runs when it is not a child of toll on this machine.
+    pub far: Option<Far>,
+}
+
+/// A peer elsewhere: started by `toll agent` there, over TCP only.
+#[derive(Debug, Clone, Serialize)]
+pub enum Far {
+    /// `--remote HOST` (ssh) or `--remote-cmd CMD`: the launcher that runs
+    /// `toll agent` on the far host, and this machine's address as the far
+    /// host reaches it (`--remote-addr`; None: the agent's ssh client or route).
+    Agent {
+        launcher: String,
+        addr: Option<std::net::IpAddr>,
+    },
+    /// `--link SPEC`: in the far namespace of a link toll builds for the run.
+    Link(LinkSpec),
+}
+
+impl Far {
+    /// How the far end is recorded with the run and its series.
+    fn describe(&self) -> serde_json::Value {
+        match self {
+            Far::Agent { launcher, .. } => json!({"remote": launcher}),
+            Far::Link(spec) => json!({"link": spec.to_string()}),
+        }
+    }
 }
 
 /// Why a transfer could not run, or stopped.
@@ -63,6 +90,10 @@ pub enum TransferError {
     SpinWithoutShm,
     #[error("cannot make a scratch directory: {0}")]
     Scratch(std::io::Error),
+    #[error(transparent)]
+    Link(#[from] LinkError),
+    #[error("a peer on another host or across a link speaks tcp only, not {0}: use --via tcp")]
+    FarTransport(Transport),
 }
 
 /// One measured series.
@@ -105,8 +136,23 @@ pub struct TransferOutcome {
 /// The (peer, transport) pairs a config asks for, checked against what each peer speaks.
 pub fn plan(cfg: &TransferConfig) -> Result<Vec<(Runtime, Transport)>, TransferError> {
     let mut pairs = Vec::new();
+    if cfg.far.is_some() {
+        if let Some(t) = cfg
+            .transports
+            .iter()
+            .flatten()
+            .find(|t| **t != Transport::Tcp)
+        {
+            return Err(TransferError::FarTransport(*t));
+        }
+    }
+    let tcp_only = [Transport::Tcp];
+    let transports = match (&cfg.far, &cfg.transports) {
+        (Some(_), _) => Some(&tcp_only[..]),
+        (None, t) => t.as_deref(),
+    };
     for &peer in &cfg.peers {
-        match &cfg.transports {
+        match transports {
             None => pairs.extend(peer.transports().iter().map(|&t| (peer, t))),
             Some(ts) => {
                 for &t in ts {
@@ -148,8 +194,25 @@ pub fn run(
     let placement = Placement::choose(cfg.pin)?;
     let mut launches = Vec::new();
     for &peer in &cfg.peers {
-        launches.push((peer, peer.prepare_noting(&mut |m| observer.note(m))?));
+        let launch = match &cfg.far {
+            // The agent prepares the worker over there.
+            Some(far) => Launch {
+                program: "toll agent".into(),
+                args: vec![],
+                toolchain: (
+                    format!("{peer} peer via toll agent"),
+                    far.describe().to_string(),
+                ),
+            },
+            None => peer.prepare_noting(&mut |m| observer.note(m))?,
+        };
+        launches.push((peer, launch));
     }
+    // Built before the run is stored: a link that cannot be built stores nothing.
+    let link = match &cfg.far {
+        Some(Far::Link(spec)) => Some(std::sync::Arc::new(link::build(spec)?)),
+        _ => None,
+    };
     let toolchains = launches.iter().map(|(_, l)| l.toolchain.clone()).collect();
     let env = Fingerprint::capture(toolchains);
     if let Some(w) = env.busy_warning() {
@@ -165,6 +228,7 @@ pub fn run(
             "pin": cfg.pin, "spin": cfg.spin, "engine": cfg.engine,
             "placement": placement, "clock": engine.clock,
             "item_bytes": ITEM_BYTES, "item_value": toll_peers::frame::ITEM_VALUE,
+            "far": cfg.far.as_ref().map(Far::describe),
         }),
         env,
         tool_version: env!("CARGO_PKG_VERSION").into(),
@@ -183,6 +247,7 @@ pub fn run(
         stop,
         results: vec![],
         cpu_model: &cpu_model,
+        link: link.clone(),
     };
     let result = launches.into_iter().try_for_each(|(runtime, launch)| {
         let transports: Vec<Transport> = pairs
@@ -194,6 +259,7 @@ pub fn run(
     });
     let series = std::mem::take(&mut sweep.results);
     let _ = std::fs::remove_dir_all(&scratch);
+    drop(link);
 
     let interrupted = stop.load(Ordering::Relaxed);
     let measured = series.iter().any(|s| !s.points.is_empty());
@@ -222,6 +288,24 @@ pub fn run(
     })
 }
 
+/// Words as one shell command line (the agent's launcher is run by `sh -c`).
+fn shell_words(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| {
+            if !w.is_empty()
+                && w.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:@".contains(c))
+            {
+                w.clone()
+            } else {
+                format!("'{}'", w.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// One run's sweep: everything a series needs, so each level is one method.
 struct Sweep<'a> {
     cfg: &'a TransferConfig,
@@ -235,6 +319,8 @@ struct Sweep<'a> {
     results: Vec<SeriesResult>,
     /// The machine's CPU model: earlier runs on another CPU are not history.
     cpu_model: &'a str,
+    /// The link built for `--link`, whose far end runs the peers.
+    link: Option<std::sync::Arc<Link>>,
 }
 
 impl Sweep<'_> {
@@ -252,9 +338,12 @@ impl Sweep<'_> {
         if !self.keep_going() {
             return Ok(());
         }
-        let mut peer = self
-            .placement
-            .spawn_on_peer_cpu(|| Peer::start(runtime, launch))??;
+        let mut peer = match &self.cfg.far {
+            None => self
+                .placement
+                .spawn_on_peer_cpu(|| Peer::start(runtime, launch))??,
+            Some(far) => self.far_peer(far, runtime)?,
+        };
         for &transport in transports {
             if !self.keep_going() {
                 break;
@@ -263,6 +352,40 @@ impl Sweep<'_> {
         }
         peer.close();
         Ok(())
+    }
+
+    /// Start `runtime`'s worker at the far end through `toll agent` there.
+    fn far_peer(&mut self, far: &Far, runtime: Runtime) -> Result<Peer, TransferError> {
+        let (launcher, addr) = match (far, &self.link) {
+            (Far::Agent { launcher, addr }, _) => (launcher.clone(), *addr),
+            (Far::Link(_), Some(link)) => {
+                let toll = std::env::current_exe()
+                    .map_err(|e| PeerError::io("finding toll's own path", e))?;
+                let mut words = link.launcher();
+                words.push(toll.display().to_string());
+                words.push("agent".into());
+                (shell_words(&words), None)
+            }
+            (Far::Link(_), None) => unreachable!("the link is built before the sweep"),
+        };
+        self.observer
+            .note(&format!("starting toll agent: {launcher}"));
+        let agent = self
+            .placement
+            .spawn_on_peer_cpu(|| Agent::launch(&launcher))??;
+        let route = match &self.link {
+            // The far end connects to the near namespace, whose relay
+            // (the link's delay) forwards to the harness on loopback.
+            Some(link) => {
+                let link = link.clone();
+                TcpRoute {
+                    bind: std::net::Ipv4Addr::LOCALHOST.into(),
+                    advertise: std::sync::Arc::new(move |at| link.to_near(at)),
+                }
+            }
+            None => agent.route(addr)?,
+        };
+        Ok(agent.start_worker(runtime, route)?)
     }
 
     /// One series: every size over one transport; the fit is stored even when
@@ -278,6 +401,10 @@ impl Sweep<'_> {
             "pin": p.pin, "harness_cpu": p.harness_cpu, "peer_cpu": p.peer_cpu,
             "spin": spin,
         });
+        let mut attrs = attrs;
+        if let Some(far) = &self.cfg.far {
+            attrs["far"] = far.describe();
+        }
         let series_id = self.store.add_series(self.run_id, &label, &attrs)?;
         self.observer.series_started(&label, self.cfg.sizes.len());
         let mut points: Vec<(u64, Summary)> = Vec::new();
@@ -291,7 +418,6 @@ impl Sweep<'_> {
             fit_input.push((n as f64, per_op));
             points.push((n, summary));
         }
-        let mut attrs = attrs;
         if self.placement.pin == Pin::None {
             // Unpinned: record where the scheduler last ran each end.
             attrs["observed_last_cpu"] =
@@ -311,7 +437,15 @@ impl Sweep<'_> {
                 run_id: self.run_id,
                 cpu_model: self.cpu_model,
                 config: &[("sizes", json!(self.cfg.sizes))],
-                attrs: &[("pin", json!(p.pin)), ("spin", json!(spin))],
+                // A far peer's history is its own; a local one's has no "far".
+                attrs: &match &self.cfg.far {
+                    None => vec![("pin", json!(p.pin)), ("spin", json!(spin))],
+                    Some(far) => vec![
+                        ("pin", json!(p.pin)),
+                        ("spin", json!(spin)),
+                        ("far", far.describe()),
+                    ],
+                },
             };
             history::widen(self.store, &which, f);
             self.store.set_fit(series_id, f)?;

@@ -43,6 +43,9 @@ pub enum PeerError {
         /// The runtime hit a limit making units (spec/wire.md, `spawn`).
         limit: bool,
     },
+    /// `toll agent` on the far host could not be started or reached.
+    #[error("the far end `{launcher}` {detail}")]
+    Remote { launcher: String, detail: String },
     #[error("there is no rpc server for `{runtime}`: the rpc servers are {valid}")]
     NoRpcServer {
         runtime: String,

@@ -2,6 +2,7 @@
 //! built-in Rust worker and the registry of runtimes whose workers toll
 //! builds and starts.
 
+pub mod agent;
 pub mod control;
 mod error;
 pub mod frame;
@@ -14,8 +15,9 @@ pub mod transport;
 pub mod units;
 pub mod worker;
 
+pub use agent::{Agent, AgentHello};
 pub use error::PeerError;
-pub use peer::{process_alive, Ceiling, Hello, Peer};
+pub use peer::{process_alive, Ceiling, Hello, Peer, TcpRoute};
 pub use rpc_server::{launch_rpc_server, rpc_stacks, RpcHello, RpcServer, RpcStats};
 pub use runtime::{Launch, Runtime, UnitClass};
 pub use session::Session;

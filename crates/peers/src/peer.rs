@@ -170,6 +170,25 @@ pub struct Peer {
     pub hello: Hello,
     /// How the worker was started (for the fingerprint).
     pub launch: Launch,
+    /// Where a worker on another host reaches the harness over TCP.
+    tcp_route: Option<TcpRoute>,
+}
+
+/// How a worker on another host (started by `toll agent`) reaches the
+/// harness's TCP listener: the harness listens on `bind`, and tells the
+/// worker to connect to `advertise(listener's address)` (the same address,
+/// or one that a link's relay forwards to it).
+#[derive(Clone)]
+pub struct TcpRoute {
+    pub bind: std::net::IpAddr,
+    pub advertise:
+        Arc<dyn Fn(std::net::SocketAddr) -> std::io::Result<std::net::SocketAddr> + Send + Sync>,
+}
+
+impl std::fmt::Debug for TcpRoute {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TcpRoute(bind {})", self.bind)
+    }
 }
 
 /// Whether process `pid` still runs (a zombie counts as gone).
@@ -237,13 +256,42 @@ impl Peer {
                 pid: 0,
             },
             launch,
+            tcp_route: None,
         };
-        let h = peer.command(&json!({"op": "hello"}), "hello")?;
-        match Hello::from_answer(&h) {
-            Ok(hello) => peer.hello = hello,
-            Err(why) => return Err(peer.protocol(why)),
-        }
+        peer.say_hello()?;
         Ok(peer)
+    }
+
+    /// Ask the process what it is.
+    fn say_hello(&mut self) -> Result<(), PeerError> {
+        let h = self.command(&json!({"op": "hello"}), "hello")?;
+        match Hello::from_answer(&h) {
+            Ok(hello) => self.hello = hello,
+            Err(why) => return Err(self.protocol(why)),
+        }
+        Ok(())
+    }
+
+    /// The process (a `toll agent` that has just exec'd a worker) now is a
+    /// worker of `runtime`, reached over `route`: say hello to it as one.
+    pub(crate) fn become_worker(
+        &mut self,
+        runtime: Runtime,
+        route: TcpRoute,
+    ) -> Result<(), PeerError> {
+        self.runtime = runtime;
+        self.tcp_route = Some(route);
+        self.say_hello()
+    }
+
+    /// Send a command and read its one-line answer (`{"ok":false}` is an error).
+    pub fn request(&mut self, cmd: &Value) -> Result<Value, PeerError> {
+        let op = cmd
+            .get("op")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string();
+        self.command(cmd, &op)
     }
 
     /// The runtime of this peer.
@@ -406,8 +454,20 @@ impl Peer {
                 supported: self.hello.transports.join(", "),
             });
         }
-        let (pending, cmd) = transport::listen(transport, scratch, spin, &self.pipes)
-            .map_err(|e| PeerError::io(format!("setting up the {transport} endpoint"), e))?;
+        let (pending, cmd) = match (&self.tcp_route, transport) {
+            (Some(route), Transport::Tcp) => {
+                let advertise = route.advertise.clone();
+                transport::listen_tcp_at(route.bind)
+                    .and_then(|(p, at)| Ok((p, advertise(at)?)))
+                    .map(|(p, to)| {
+                        let cmd = json!({"op": "transfer", "transport": "tcp",
+                                         "host": to.ip().to_string(), "port": to.port()});
+                        (p, cmd)
+                    })
+            }
+            _ => transport::listen(transport, scratch, spin, &self.pipes),
+        }
+        .map_err(|e| PeerError::io(format!("setting up the {transport} endpoint"), e))?;
         self.send(&cmd, "transfer")?;
         let pid = self.child.id();
         let alive: Alive = Arc::new(move || process_alive(pid));

@@ -9,9 +9,12 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+use toll_families::link::LinkSpec;
 use toll_families::placement::Pin;
 use toll_families::sizes::parse_sizes;
-use toll_families::transfer::{self, SeriesResult, TransferConfig, TransferOutcome, ITEM_BYTES};
+use toll_families::transfer::{
+    self, Far, SeriesResult, TransferConfig, TransferOutcome, ITEM_BYTES,
+};
 use toll_measure::EngineConfig;
 use toll_peers::Transport;
 use toll_report::table::Table;
@@ -60,6 +63,7 @@ fn config(args: &TransferArgs) -> anyhow::Result<TransferConfig> {
         .map(|v| list::<Transport>(v, "--via"))
         .transpose()?;
     let pin: Pin = args.pin.parse().map_err(usage)?;
+    let far = far(args)?;
     Ok(TransferConfig {
         sizes,
         peers,
@@ -74,6 +78,66 @@ fn config(args: &TransferArgs) -> anyhow::Result<TransferConfig> {
         },
         ci_target,
         max_time,
+        far,
+    })
+}
+
+/// `--remote`, `--remote-cmd`, `--remote-addr` and `--link`: where the peer runs.
+fn far(args: &TransferArgs) -> anyhow::Result<Option<Far>> {
+    let addr = args
+        .remote_addr
+        .as_deref()
+        .map(|a| {
+            a.trim().parse::<std::net::IpAddr>().map_err(|_| {
+                usage(format!(
+                    "--remote-addr `{a}` is not an IP address: give this machine's address as the far host reaches it, e.g. 10.0.0.5"
+                ))
+            })
+        })
+        .transpose()?;
+    if let Some(host) = &args.remote {
+        if host.trim().is_empty() || host.starts_with('-') || host.contains(char::is_whitespace) {
+            return Err(usage(format!(
+                "--remote `{host}` is not a host name: give one ssh can reach, or use --remote-cmd for any other launcher"
+            )));
+        }
+        if !on_path("ssh") {
+            anyhow::bail!("--remote runs ssh, which was not found: install it (apt-get install openssh-client), or start the agent another way with --remote-cmd");
+        }
+        let launcher = toll_peers::agent::ssh_launcher(host);
+        return Ok(Some(Far::Agent { launcher, addr }));
+    }
+    if let Some(cmd) = &args.remote_cmd {
+        if cmd.trim().is_empty() {
+            return Err(usage(
+                "--remote-cmd is empty: give a command that runs `toll agent` on the far host",
+            ));
+        }
+        return Ok(Some(Far::Agent {
+            launcher: cmd.clone(),
+            addr,
+        }));
+    }
+    if addr.is_some() {
+        return Err(usage(
+            "--remote-addr applies to --remote or --remote-cmd: add one",
+        ));
+    }
+    match args.link.as_deref().map(str::parse::<LinkSpec>).transpose() {
+        Err(e) => Err(usage(e)),
+        Ok(None | Some(LinkSpec::Loopback)) => Ok(None),
+        Ok(Some(spec)) => Ok(Some(Far::Link(spec))),
+    }
+}
+
+/// Whether `program` is an executable on PATH.
+fn on_path(program: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path).any(|d| {
+            std::fs::metadata(d.join(program))
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
     })
 }
 
@@ -162,8 +226,11 @@ fn dry(
     if let Some(p) = db {
         db::check_name(p)?;
     }
-    for peer in &cfg.peers {
-        peer.detect()?;
+    // A far peer's toolchain is the far host's business (the agent prepares it).
+    if cfg.far.is_none() {
+        for peer in &cfg.peers {
+            peer.detect()?;
+        }
     }
     let series: Vec<String> = pairs.iter().map(|(p, t)| format!("{p}/{t}")).collect();
     println!(
@@ -206,6 +273,16 @@ fn render(cfg: &TransferConfig, outcome: &TransferOutcome) -> String {
             ""
         },
     );
+    match &cfg.far {
+        Some(Far::Agent { launcher, .. }) => {
+            s.insert_str(s.len() - 1, &format!("peer: far end started by `{launcher}`, over tcp\n"))
+        }
+        Some(Far::Link(spec)) => s.insert_str(
+            s.len() - 1,
+            &format!("peer: across an emulated link ({spec}: namespaces joined by veth, tbf, toll's delay relay), over tcp\n"),
+        ),
+        None => {}
+    }
     // The model's time at the largest size of the sweep: E1's quoted
     // t(100000) with the default sizes.
     let largest = sizes[sizes.len() - 1];

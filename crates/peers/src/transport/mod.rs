@@ -107,6 +107,13 @@ pub fn listen(
     }
 }
 
+/// The harness's TCP endpoint for a worker elsewhere (`toll agent`): a
+/// listener on `bind`; the `transfer` command names the address the worker
+/// is to connect to, which the caller works out from the listener's.
+pub fn listen_tcp_at(bind: std::net::IpAddr) -> io::Result<(Pending, std::net::SocketAddr)> {
+    socket::listen_tcp_at(bind).map(|(p, a)| (Pending::Socket(p), a))
+}
+
 impl Pending {
     /// Wait until the worker has connected (or `deadline`, or the worker died).
     pub fn accept(self, deadline: Instant, alive: &Alive) -> io::Result<Channel> {

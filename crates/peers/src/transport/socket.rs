@@ -31,6 +31,17 @@ pub(super) fn listen_tcp() -> io::Result<(PendingSocket, Value)> {
     Ok((PendingSocket::Tcp(l), cmd))
 }
 
+/// Listen on `bind` (any port) for a worker on another host; the caller
+/// says where it is to connect (the address may be translated on the way).
+pub(super) fn listen_tcp_at(
+    bind: std::net::IpAddr,
+) -> io::Result<(PendingSocket, std::net::SocketAddr)> {
+    let l = TcpListener::bind((bind, 0))?;
+    l.set_nonblocking(true)?;
+    let addr = l.local_addr()?;
+    Ok((PendingSocket::Tcp(l), addr))
+}
+
 fn accept_loop<T>(
     deadline: Instant,
     alive: &Alive,

@@ -1,0 +1,132 @@
+//! `toll agent`, the far end's side: answers `hello` with what this host is
+//! (its name, its addresses, the ssh client that reached it), and on
+//! `worker` prepares that runtime's worker here and becomes it (exec), so
+//! the harness goes on talking to the worker over the same stdin/stdout.
+
+use crate::control;
+use crate::runtime::Runtime;
+use serde_json::{json, Value};
+use std::io::{self, Write};
+use std::net::IpAddr;
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+
+/// The agent protocol's version, in its `hello`.
+pub const AGENT_VERSION: u64 = 1;
+
+fn answer(out: &mut impl Write, v: &Value) -> io::Result<()> {
+    writeln!(out, "{v}")?;
+    out.flush()
+}
+
+/// Serve until `exit`, end of input or a `worker` (which replaces this process).
+pub fn run() -> i32 {
+    run_with(&[], &mut |_, _| Value::Null)
+}
+
+/// The same, with more ops: a command whose op is in `ops` is answered by
+/// `handle(op, command)` (one line, as every answer), and `hello` lists
+/// them. How another family (rpc) has the agent start its servers on the far
+/// host without a second protocol.
+pub fn run_with(ops: &[&str], handle: &mut dyn FnMut(&str, &Value) -> Value) -> i32 {
+    let mut stdin = io::stdin().lock();
+    let mut out = io::stdout().lock();
+    let mut line = String::new();
+    loop {
+        match control::read_line(&mut stdin, &mut line) {
+            Ok(true) => {}
+            Ok(false) => return 0,
+            Err(_) => return 1,
+        }
+        let reply = match control::parse_command(&line) {
+            None => continue,
+            Some(Err(e)) => json!({"ok": false, "error": e}),
+            Some(Ok((op, cmd))) => match op.as_str() {
+                "hello" => {
+                    let mut h = hello();
+                    if let Some(list) = h["ops"].as_array_mut() {
+                        list.extend(ops.iter().map(|o| json!(o)));
+                    }
+                    h
+                }
+                "worker" => match worker(&cmd, &mut out) {
+                    // Only a failed exec returns.
+                    Ok(never) => match never {},
+                    Err(e) => json!({"ok": false, "error": e}),
+                },
+                "exit" => return 0,
+                op if ops.contains(&op) => handle(op, &cmd),
+                op => {
+                    let known = ["hello", "worker", "exit"].iter().chain(ops).copied();
+                    let known: Vec<&str> = known.collect();
+                    json!({"ok": false, "error": format!("unknown op `{op}`: the agent knows {}", known.join(", "))})
+                }
+            },
+        };
+        if answer(&mut out, &reply).is_err() {
+            return 1;
+        }
+    }
+}
+
+fn hello() -> Value {
+    // ssh sets SSH_CONNECTION to "client_ip client_port server_ip server_port":
+    // the client's address is the harness's as this host sees it.
+    let ssh_client = std::env::var("SSH_CONNECTION")
+        .ok()
+        .and_then(|c| c.split_whitespace().next()?.parse::<IpAddr>().ok());
+    json!({
+        "ok": true, "runtime": "agent", "agent": AGENT_VERSION, "wire": 1,
+        "version": concat!("toll ", env!("CARGO_PKG_VERSION")),
+        "pid": std::process::id(),
+        "host": nix::unistd::gethostname().ok().and_then(|h| h.into_string().ok()).unwrap_or_default(),
+        "ssh_client": ssh_client.map(|a| a.to_string()),
+        "addrs": addresses().iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "ops": ["hello", "worker", "exit"],
+        "runtimes": Runtime::ALL.iter().map(|r| r.name()).collect::<Vec<_>>(),
+    })
+}
+
+/// This host's addresses other than loopback, IPv4 first.
+fn addresses() -> Vec<IpAddr> {
+    let mut addrs: Vec<IpAddr> = nix::ifaddrs::getifaddrs()
+        .map(|all| {
+            all.filter_map(|i| {
+                let a = i.address?;
+                a.as_sockaddr_in()
+                    .map(|s| IpAddr::V4(s.ip()))
+                    .or_else(|| a.as_sockaddr_in6().map(|s| IpAddr::V6(s.ip())))
+            })
+            .filter(|a| !a.is_loopback() && !a.is_unspecified())
+            .filter(|a| !matches!(a, IpAddr::V6(v6) if (v6.segments()[0] & 0xffc0) == 0xfe80))
+            .collect()
+        })
+        .unwrap_or_default();
+    addrs.sort_by_key(|a| a.is_ipv6());
+    addrs.dedup();
+    addrs
+}
+
+/// Prepare `runtime`'s worker (building it on first use, as `toll transfer`
+/// does here), say so, and exec it.
+fn worker(cmd: &Value, out: &mut impl Write) -> Result<std::convert::Infallible, String> {
+    let name = cmd
+        .get("runtime")
+        .and_then(Value::as_str)
+        .ok_or("`worker` needs a `runtime`")?;
+    let runtime: Runtime = name.parse()?;
+    let launch = runtime
+        .prepare_noting(&mut |m| eprintln!("toll agent: {m}"))
+        .map_err(|e| e.to_string())?;
+    let ok = json!({"ok": true, "event": "worker", "runtime": runtime.name(),
+                    "toolchain": [launch.toolchain.0, launch.toolchain.1]});
+    answer(out, &ok).map_err(|e| e.to_string())?;
+    let e = Command::new(&launch.program).args(&launch.args).exec();
+    // The harness was told the worker is coming: say why it is not on stderr,
+    // and exit, which the harness reports with this line.
+    eprintln!(
+        "toll agent: cannot start the {runtime} worker {}: {e}",
+        launch.program.display()
+    );
+    std::process::exit(1);
+}
