@@ -7,6 +7,7 @@ pub mod history;
 pub mod http;
 pub mod observer;
 pub mod placement;
+pub mod rpc;
 pub mod sizes;
 pub mod transfer;
 pub mod unit_memory;
