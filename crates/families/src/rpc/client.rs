@@ -482,6 +482,8 @@ where
             (broker, lat, trips, res)
         });
     }
+    // Brokers of tasks not started this time (fewer calls than K) are kept.
+    brokers.append(&mut mine);
     let mut lat = Vec::with_capacity(calls as usize);
     let mut trips = 0;
     let mut err = None;
