@@ -249,8 +249,13 @@ impl Session {
             conns,
             server,
         };
-        // The probe: one null call per connection, checked.
-        s.trial(0, s.conns.len() as u64).await?;
+        // The probe: one null call per connection, checked. A server that
+        // hangs up on the first call is one that did not understand it.
+        let stack = s.plan.stack;
+        s.trial(0, s.conns.len() as u64).await.map_err(|e| match e {
+            CallError::Closed => mismatch(stack, "it hung up on the first call"),
+            e => e,
+        })?;
         Ok(s)
     }
 
@@ -316,7 +321,7 @@ impl Session {
 
 fn mismatch(stack: Stack, detail: &str) -> CallError {
     CallError::Protocol(format!(
-        "not a {} server: {detail} (is it a server of another stack? check --stack)",
+        "not a `{}` server: {detail} (is it a server of another stack? check --stack)",
         stack.name()
     ))
 }
@@ -613,13 +618,13 @@ async fn h2_call(
             "POST /call answered {status}: not a toll h2 server? check --stack"
         )));
     }
-    if received.as_deref() != Some(n.to_string().as_str()) {
-        return Err(CallError::Protocol(format!(
-            "POST /call answered toll-received: {}, not {n}",
-            received.unwrap_or_else(|| "(none)".into())
-        )));
+    match received {
+        Some(r) if r == n.to_string() => Ok(()),
+        Some(r) => Err(CallError::Protocol(format!(
+            "POST /call answered toll-received: {r}, not {n}"
+        ))),
+        None => Err(mismatch(Stack::H2, "its 200 has no toll-received header")),
     }
-    Ok(())
 }
 
 fn h2_err(e: hyper::Error) -> CallError {
