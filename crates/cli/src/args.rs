@@ -463,7 +463,7 @@ pub struct RunCompareArgs {
 
 #[derive(Debug, Args)]
 pub struct PredictArgs {
-    /// The family: transfer, spawn, ring, exec or file.
+    /// The family: transfer, spawn, ring, exec, file or rpc.
     pub family: String,
     /// The n to predict t(n) at (items, units, bytes, iterations: the family's n), e.g. 100000 or 100k.
     #[arg(short = 'n', value_name = "N", allow_hyphen_values = true)]
@@ -501,6 +501,15 @@ pub struct PredictArgs {
     /// exec: the command as written.
     #[arg(long)]
     pub command: Option<String>,
+    /// rpc: the stack (raw, http1, h2, grpc).
+    #[arg(long)]
+    pub stack: Option<String>,
+    /// rpc: the path (direct, broker-per-call, broker-once, haproxy, nginx).
+    #[arg(long)]
+    pub path: Option<String>,
+    /// rpc: the call style (blocking, pipelined).
+    #[arg(long)]
+    pub mode: Option<String>,
     /// Print the answer as JSON.
     #[arg(long)]
     pub json: bool,

@@ -252,10 +252,12 @@ impl Session {
         // The probe: one null call per connection, checked. A server that
         // hangs up on the first call is one that did not understand it.
         let stack = s.plan.stack;
-        s.trial(0, s.conns.len() as u64).await.map_err(|e| match e {
-            CallError::Closed => mismatch(stack, "it hung up on the first call"),
-            e => e,
-        })?;
+        s.trial(0, s.conns.len() as u64)
+            .await
+            .map_err(|e| match e {
+                CallError::Closed => mismatch(stack, "it hung up on the first call"),
+                e => e,
+            })?;
         Ok(s)
     }
 
