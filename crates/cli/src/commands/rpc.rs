@@ -33,16 +33,19 @@ pub fn run(args: RpcArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<Ex
         if let Some(p) = db {
             db::check_name(p)?;
         }
-        println!(
+        // Written, not println!'d: `toll rpc --dry-run | head` is no panic.
+        let mut out = std::io::stdout().lock();
+        writeln!(
+            out,
             "would time {} series against the {} server, {} trials of {} calls at {} B:",
             cfg.series.len(),
             cfg.runtime,
             cfg.trials,
             cfg.calls,
             sizes_text(&cfg.sizes)
-        );
+        )?;
         for s in &cfg.series {
-            println!("  {}", cfg.label(s));
+            writeln!(out, "  {}", cfg.label(s))?;
         }
         return Ok(ExitCode::SUCCESS);
     }
