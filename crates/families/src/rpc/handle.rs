@@ -48,8 +48,8 @@ pub struct Stats {
     pub cpu_ns: u64,
 }
 
-/// Start a server of `runtime` and read its `hello`. `env` goes to the
-/// child (the tests' faults).
+/// Start a server of `runtime` and read its `hello`. The child inherits
+/// toll's environment (the tests' `TOLL_RPC_SERVER_FAULT`).
 pub fn start_server(runtime: ServerRuntime) -> Result<ServerHandle, ServerError> {
     let mut cmd = match runtime {
         ServerRuntime::Rust => {

@@ -60,7 +60,7 @@ impl Counters {
         self.calls.load(Ordering::Relaxed)
     }
 
-    /// Count one call about to be answered; false: the fault says stall.
+    /// Count one call about to be answered (and play the test fault, if any).
     async fn answer(&self) {
         let done = self.calls.fetch_add(1, Ordering::Relaxed);
         match self.fault {
