@@ -103,6 +103,14 @@ fn raw_over_a_unix_socket_and_a_lookup_once() {
     let run = json_run(&s, &["--stack", "raw", "--via", "unix"]);
     assert_eq!(series(&run)[0]["attrs"]["via"], "unix");
     assert_eq!(series(&run)[0]["points"][0]["status"], "ok");
+    // The floor over three connections, a thread each, per-call look-ups.
+    let run = json_run(
+        &s,
+        &["--stack", "raw", "--connections", "3", "--path", "broker"],
+    );
+    let p = &series(&run)[0]["points"][0];
+    assert_eq!(p["status"], "ok");
+    assert_eq!(p["extra"]["round_trips"], 2 * 2 * 40);
     let run = json_run(
         &s,
         &[

@@ -1,6 +1,13 @@
 //! The server side of each stack (spec/rpc.md): accept on loopback, answer
 //! every call with the bytes it carried, count it. Nothing else is done per
 //! call, so a call's time is the stack's own.
+//!
+//! `raw` is the ladder's floor, so it is served as the C reference serves
+//! (scripts/reference/pingpong.c): blocking sockets, a thread per
+//! connection, one read and one write per call. An async runtime costs a
+//! readiness poll and a wake-up on each side of every call; http1, h2 and
+//! grpc pay it because the servers people deploy with them (hyper, tonic)
+//! are async, so the ladder's raw → http1 step includes it.
 
 use super::frame;
 use super::proto::{Ack, Payload, CALL_PATH};
@@ -13,8 +20,8 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::net::{TcpListener, UnixListener};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpListener;
 
 /// A fault for the tests (`TOLL_RPC_SERVER_FAULT`): the server exits, or
 /// stops answering, once it has answered this many calls.
@@ -70,6 +77,18 @@ impl Counters {
         }
     }
 
+    /// [`Counters::answer`] for a blocking server's thread.
+    fn answer_blocking(&self) {
+        let done = self.calls.fetch_add(1, Ordering::Relaxed);
+        match self.fault {
+            Some(Fault::ExitAfter(n)) if done >= n => std::process::exit(3),
+            Some(Fault::StallAfter(n)) if done >= n => loop {
+                std::thread::park();
+            },
+            _ => {}
+        }
+    }
+
     pub fn register(&self, stack: &str, addr: &str) {
         let mut r = self.registry.lock().unwrap_or_else(|e| e.into_inner());
         r.entry(stack.to_string())
@@ -89,43 +108,50 @@ impl Counters {
     }
 }
 
-pub async fn raw_tcp(l: TcpListener, c: Arc<Counters>) {
-    while let Ok((s, _)) = l.accept().await {
+/// raw over TCP: an accepting thread, a thread per connection.
+pub fn raw_tcp(l: std::net::TcpListener, c: Arc<Counters>) {
+    for s in l.incoming() {
+        let Ok(s) = s else { return };
         let _ = s.set_nodelay(true);
-        tokio::spawn(raw_conn(s, c.clone()));
+        let c = c.clone();
+        std::thread::spawn(move || raw_conn(s, &c));
     }
 }
 
-pub async fn raw_unix(l: UnixListener, c: Arc<Counters>) {
-    while let Ok((s, _)) = l.accept().await {
-        tokio::spawn(raw_conn(s, c.clone()));
+/// raw over a unix socket, the same way.
+pub fn raw_unix(l: std::os::unix::net::UnixListener, c: Arc<Counters>) {
+    for s in l.incoming() {
+        let Ok(s) = s else { return };
+        let c = c.clone();
+        std::thread::spawn(move || raw_conn(s, &c));
     }
 }
 
 /// Frames in, lengths out, in order; replies to every frame already read
 /// go out in one write, so a pipelining client is answered in batches.
-async fn raw_conn<S: AsyncRead + AsyncWrite + Unpin>(s: S, c: Arc<Counters>) {
-    let mut s = BufReader::with_capacity(64 << 10, s);
+fn raw_conn<S: std::io::Read + std::io::Write>(s: S, c: &Counters) {
+    use std::io::Read;
+    let mut s = std::io::BufReader::with_capacity(64 << 10, s);
     let mut out = Vec::with_capacity(4096);
     let mut sink = vec![0u8; 64 << 10];
     loop {
         let mut head = [0u8; 4];
-        if s.read_exact(&mut head).await.is_err() {
+        if s.read_exact(&mut head).is_err() {
             return;
         }
         let Some(n) = frame::length(head) else { return };
         let mut left = n as usize;
         while left > 0 {
             let k = left.min(sink.len());
-            if s.read_exact(&mut sink[..k]).await.is_err() {
+            if s.read_exact(&mut sink[..k]).is_err() {
                 return;
             }
             left -= k;
         }
-        c.answer().await;
+        c.answer_blocking();
         out.extend_from_slice(&frame::reply(n));
         if s.buffer().is_empty() {
-            if s.get_mut().write_all(&out).await.is_err() {
+            if s.get_mut().write_all(&out).is_err() {
                 return;
             }
             out.clear();

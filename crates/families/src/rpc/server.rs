@@ -2,10 +2,11 @@
 //! reads its control plane on stdin and serves the four stacks (and the
 //! broker) on loopback with tokio, hyper and tonic.
 //!
-//! One current-thread tokio runtime on its own thread serves every stack:
-//! a null call's server side then costs what the stack costs, with no
-//! hand-off between worker threads, and the process's CPU time (`stats`)
-//! is the stacks' alone. The control plane is plain blocking I/O on the
+//! One current-thread tokio runtime on its own thread serves http1, h2,
+//! grpc and the broker: a null call's server side then costs what the
+//! stack costs, with no hand-off between worker threads; `raw`, the floor,
+//! is served on blocking sockets, a thread per connection (see
+//! [`listen`]). The process's CPU time (`stats`) is the stacks' alone. The control plane is plain blocking I/O on the
 //! main thread, so a busy runtime never delays an answer to toll.
 
 use super::listen::{self, Counters, Fault};
@@ -87,9 +88,10 @@ fn serve(cmd: &Value, rt: &tokio::runtime::Handle, counters: &Arc<Counters>) -> 
             return json!({"ok": false, "error": format!("{stack} over a unix socket: only raw is served on one")});
         }
         let _ = std::fs::remove_file(path);
-        return match tokio::net::UnixListener::bind(path) {
+        return match std::os::unix::net::UnixListener::bind(path) {
             Ok(l) => {
-                rt.spawn(listen::raw_unix(l, counters.clone()));
+                let c = counters.clone();
+                std::thread::spawn(move || listen::raw_unix(l, c));
                 json!({"ok": true, "event": "listening", "stack": stack, "unix": path})
             }
             Err(e) => json!({"ok": false, "error": format!("cannot listen on {path}: {e}")}),
@@ -119,6 +121,11 @@ fn serve(cmd: &Value, rt: &tokio::runtime::Handle, counters: &Arc<Counters>) -> 
         }
     };
     let port = std_listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    if stack == "raw" {
+        let c = counters.clone();
+        std::thread::spawn(move || listen::raw_tcp(std_listener, c));
+        return json!({"ok": true, "event": "listening", "stack": stack, "port": port});
+    }
     let listener = match std_listener
         .set_nonblocking(true)
         .and_then(|_| tokio::net::TcpListener::from_std(std_listener))
@@ -130,7 +137,6 @@ fn serve(cmd: &Value, rt: &tokio::runtime::Handle, counters: &Arc<Counters>) -> 
     };
     let c = counters.clone();
     match stack {
-        "raw" => rt.spawn(listen::raw_tcp(listener, c)),
         "http1" => rt.spawn(listen::http1(listener, c)),
         "h2" => rt.spawn(listen::h2(listener, c)),
         "grpc" => rt.spawn(listen::grpc(listener, c)),
