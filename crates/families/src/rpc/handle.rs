@@ -71,7 +71,11 @@ pub fn start_server(runtime: ServerRuntime) -> Result<ServerHandle, ServerError>
 }
 
 fn spawn(runtime: ServerRuntime, cmd: &mut Command) -> Result<ServerHandle, ServerError> {
+    use std::os::unix::process::CommandExt;
+    // Its own process group: Ctrl-C stops toll after the current trial, not
+    // the server under it (which exits when toll closes its stdin).
     let mut child = cmd
+        .process_group(0)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
