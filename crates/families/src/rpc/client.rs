@@ -5,15 +5,13 @@
 //! codec and status on the same connection, so grpc − h2 is gRPC's own
 //! cost). Every reply is checked: the server must have received n bytes.
 //!
-//! `raw` in blocking mode is the floor, timed as the C reference times
-//! (scripts/reference/pingpong.c): blocking sockets, one write and one read
-//! per call, a thread per connection, with no async runtime between the
-//! call and the socket (see [`Blocking`]).
+//! `raw` in blocking mode is the floor, on blocking sockets ([`floor`]).
 //!
 //! The HTTP/1.1 client is written out (httparse reads the replies) because
 //! hyper's client sends one request at a time per connection, and E3's
 //! non-blocking calls need several in flight.
 
+use super::floor::{self, Blocking, Plain};
 use super::frame;
 use super::proto::{Ack, Payload, CALL_PATH};
 use super::{Lookup, Stack};
@@ -66,7 +64,7 @@ pub enum CallError {
     NoServer(SocketAddr),
 }
 
-fn io_err(e: std::io::Error) -> CallError {
+pub(super) fn io_err(e: std::io::Error) -> CallError {
     use std::io::ErrorKind::*;
     match e.kind() {
         UnexpectedEof | ConnectionReset | BrokenPipe | ConnectionAborted => CallError::Closed,
@@ -160,110 +158,6 @@ pub struct Trial {
     pub latencies: Vec<u64>,
     /// Client round trips made: calls plus broker look-ups.
     pub round_trips: u64,
-}
-
-/// A blocking socket of the floor: raw, one call outstanding.
-pub enum Plain {
-    Tcp(std::net::TcpStream),
-    Unix(std::os::unix::net::UnixStream),
-}
-
-impl Plain {
-    fn open(target: &Target, t: Duration) -> Result<Plain, CallError> {
-        let err = |e: std::io::Error| CallError::Connect {
-            target: target.to_string(),
-            why: e.to_string(),
-        };
-        let p = match target {
-            Target::Tcp(a) => {
-                let s = std::net::TcpStream::connect_timeout(a, t).map_err(err)?;
-                s.set_nodelay(true).map_err(err)?;
-                Plain::Tcp(s)
-            }
-            Target::Unix(p) => {
-                Plain::Unix(std::os::unix::net::UnixStream::connect(p).map_err(err)?)
-            }
-        };
-        let timeouts = match &p {
-            Plain::Tcp(s) => s
-                .set_read_timeout(Some(t))
-                .and(s.set_write_timeout(Some(t))),
-            Plain::Unix(s) => s
-                .set_read_timeout(Some(t))
-                .and(s.set_write_timeout(Some(t))),
-        };
-        timeouts.map_err(err)?;
-        Ok(p)
-    }
-
-    fn write_all(&mut self, b: &[u8]) -> std::io::Result<()> {
-        use std::io::Write;
-        match self {
-            Plain::Tcp(s) => s.write_all(b),
-            Plain::Unix(s) => s.write_all(b),
-        }
-    }
-
-    fn read_exact(&mut self, b: &mut [u8]) -> std::io::Result<()> {
-        use std::io::Read;
-        match self {
-            Plain::Tcp(s) => s.read_exact(b),
-            Plain::Unix(s) => s.read_exact(b),
-        }
-    }
-}
-
-/// A blocking call's failure: a read or write past its timeout is a stall.
-fn blocking_err(t: Duration) -> impl Fn(std::io::Error) -> CallError {
-    move |e| match e.kind() {
-        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => CallError::Timeout(t),
-        _ => io_err(e),
-    }
-}
-
-/// The floor's connection: its socket and, per call, the broker's.
-pub struct Blocking {
-    io: Plain,
-    broker: Option<(SocketAddr, Plain, Vec<u8>)>,
-}
-
-impl Blocking {
-    /// `calls` calls one after the other: (latencies, round trips).
-    fn run(
-        &mut self,
-        request: &[u8],
-        n: u32,
-        calls: u64,
-        server: Option<SocketAddr>,
-        t: Duration,
-    ) -> Result<(Vec<u64>, u64), CallError> {
-        let err = blocking_err(t);
-        let mut lat = Vec::with_capacity(calls as usize);
-        let mut trips = 0;
-        for _ in 0..calls {
-            let at = Instant::now();
-            if let Some((addr, b, ask)) = self.broker.as_mut() {
-                b.write_all(ask).map_err(&err)?;
-                let mut head = [0u8; 4];
-                b.read_exact(&mut head).map_err(&err)?;
-                let k = u32::from_le_bytes(head).min(frame::MAX_MESSAGE);
-                let mut text = vec![0u8; k as usize];
-                b.read_exact(&mut text).map_err(&err)?;
-                let got: SocketAddr = String::from_utf8_lossy(&text)
-                    .parse()
-                    .map_err(|_| CallError::NoServer(*addr))?;
-                same_server(got, server)?;
-                trips += 1;
-            }
-            self.io.write_all(request).map_err(&err)?;
-            let mut head = [0u8; 4];
-            self.io.read_exact(&mut head).map_err(&err)?;
-            check_raw(head, n)?;
-            lat.push(at.elapsed().as_nanos() as u64);
-            trips += 1;
-        }
-        Ok((lat, trips))
-    }
 }
 
 /// A connection of one stack.
@@ -457,15 +351,11 @@ impl Session {
 impl Session {
     /// The floor's trial: on this thread for one connection, else a thread each.
     fn trial_blocking(&mut self, n: u32, calls: u64) -> Result<Trial, CallError> {
-        let k = self.conns.len().max(1) as u64;
-        let (per, extra) = (calls / k, calls % k);
-        let request = frame::call(n);
         let server = match &self.server {
             Target::Tcp(a) => Some(*a),
             Target::Unix(_) => None,
         };
-        let t = self.plan.timeout;
-        let mut floors: Vec<&mut Blocking> = self
+        let floors: Vec<&mut Blocking> = self
             .conns
             .iter_mut()
             .filter_map(|c| match c {
@@ -473,41 +363,7 @@ impl Session {
                 _ => None,
             })
             .collect();
-        let start = Instant::now();
-        let results: Vec<Result<(Vec<u64>, u64), CallError>> = if floors.len() == 1 {
-            vec![floors[0].run(&request, n, calls, server, t)]
-        } else {
-            std::thread::scope(|sc| {
-                let handles: Vec<_> = floors
-                    .iter_mut()
-                    .enumerate()
-                    .map(|(i, b)| {
-                        let mine = per + u64::from((i as u64) < extra);
-                        let request = &request;
-                        sc.spawn(move || b.run(request, n, mine, server, t))
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| {
-                        h.join().unwrap_or_else(|_| {
-                            Err(CallError::Protocol("a connection's thread panicked".into()))
-                        })
-                    })
-                    .collect()
-            })
-        };
-        let wall_ns = start.elapsed().as_nanos() as u64;
-        let mut out = Trial {
-            wall_ns,
-            ..Trial::default()
-        };
-        for r in results {
-            let (lat, trips) = r?;
-            out.latencies.extend(lat);
-            out.round_trips += trips;
-        }
-        Ok(out)
+        floor::trial(floors, server, self.plan.timeout, n, calls)
     }
 }
 
@@ -528,7 +384,7 @@ async fn with_timeout<T>(
 }
 
 /// The broker's answer must be the server this connection reached.
-fn same_server(got: SocketAddr, server: Option<SocketAddr>) -> Result<(), CallError> {
+pub(super) fn same_server(got: SocketAddr, server: Option<SocketAddr>) -> Result<(), CallError> {
     match server {
         Some(s) if s != got => Err(CallError::Protocol(format!(
             "the broker named {got}, but this connection reached {s}: one server per stack is supported"
@@ -715,7 +571,7 @@ async fn raw_reply(io: &mut Box<dyn Io>, n: u32) -> Result<(), CallError> {
 }
 
 /// A raw reply must be the length sent.
-fn check_raw(head: [u8; 4], n: u32) -> Result<(), CallError> {
+pub(super) fn check_raw(head: [u8; 4], n: u32) -> Result<(), CallError> {
     let got = u32::from_le_bytes(head);
     if got == n {
         return Ok(());

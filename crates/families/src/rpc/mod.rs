@@ -14,6 +14,7 @@
 
 pub mod client;
 pub mod figures;
+pub mod floor;
 pub mod frame;
 pub mod handle;
 pub mod listen;
