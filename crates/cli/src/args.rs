@@ -36,6 +36,8 @@ pub enum Command {
     Exec(Box<ExecArgs>),
     /// Read a file by read, pread, mmap or io_uring; sequential or random; cold or warm (E4).
     File(FileArgs),
+    /// Time null remote calls: raw, HTTP/1.1, h2c, gRPC; direct or via a broker; blocking or pipelined (E3).
+    Rpc(Box<RpcArgs>),
     /// List stored runs, newest first.
     Runs(RunsArgs),
     /// Show one stored run in full (default: the newest).
@@ -68,6 +70,109 @@ pub enum Command {
     /// Run the built-in Rust worker on stdin/stdout (toll starts it itself).
     #[command(hide = true)]
     Worker,
+    /// Run the built-in Rust RPC server on stdin/stdout (spec/rpc.md; toll starts it itself).
+    #[command(hide = true)]
+    RpcServer,
+}
+
+/// `toll rpc`: with none of --stack, --via, --path, --mode, the ladder.
+#[derive(Debug, Args)]
+pub struct RpcArgs {
+    /// Stacks, comma-separated: raw, http1, h2, grpc, or all. Without
+    /// --stack, --via, --path or --mode: E3's ladder (raw over unix and tcp,
+    /// http1, h2, grpc, grpc through the broker; blocking and pipelined).
+    #[arg(long, value_name = "LIST")]
+    pub stack: Option<String>,
+    /// The socket under raw: tcp or unix (raw only).
+    #[arg(long, value_name = "SOCKET")]
+    pub via: Option<String>,
+    /// Paths, comma-separated: direct, broker (toll's MetaServer), haproxy, nginx.
+    #[arg(long, value_name = "LIST")]
+    pub path: Option<String>,
+    /// With --path broker: ask the broker before every call (per-call, E3's) or once per connection.
+    #[arg(long, value_name = "WHEN", default_value = "per-call")]
+    pub lookup: String,
+    /// Call styles, comma-separated: blocking (one call, wait, next) or
+    /// pipelined (--in-flight calls outstanding per connection).
+    #[arg(long, value_name = "LIST")]
+    pub mode: Option<String>,
+    /// Calls outstanding per connection when pipelined (1 to 1024).
+    #[arg(
+        long,
+        value_name = "K",
+        default_value = "8",
+        allow_hyphen_values = true
+    )]
+    pub in_flight: String,
+    /// Connections per series (1 to 1024); the calls are shared out over them.
+    #[arg(
+        long,
+        value_name = "C",
+        default_value = "1",
+        allow_hyphen_values = true
+    )]
+    pub connections: String,
+    /// The server's runtime: rust (built into toll), go or python.
+    #[arg(long, value_name = "RUNTIME", default_value = "rust")]
+    pub runtime: String,
+    /// Call a server already running at HOST:PORT (one --stack, direct) instead of starting one.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub server: Option<String>,
+    /// Request payload bytes, a list and/or ranges (0 is E3's null call);
+    /// two sizes or more fit t(n) = α + β·n per series.
+    #[arg(
+        long,
+        value_name = "LIST",
+        default_value = "0",
+        allow_hyphen_values = true
+    )]
+    pub sizes: String,
+    /// Calls per trial (E3: 1600), 1 to 10000000.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "1600",
+        allow_hyphen_values = true
+    )]
+    pub calls: String,
+    /// Trials per point, in rounds (E3: 10), 1 to 10000.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "10",
+        allow_hyphen_values = true
+    )]
+    pub trials: String,
+    /// Untimed calls per series before the first round.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "200",
+        allow_hyphen_values = true
+    )]
+    pub warmup: String,
+    /// A call not answered within this stops the run (stored as partial), e.g. 5s, 500ms.
+    #[arg(
+        long,
+        value_name = "TIME",
+        default_value = "5s",
+        allow_hyphen_values = true
+    )]
+    pub timeout: String,
+    /// Seed of the rounds' order.
+    #[arg(long, default_value = "2003", value_name = "N")]
+    pub seed: u64,
+    /// Print the stored run as JSON on stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Draw the time per call by series (payload sweeps as lines) to an SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// The plot's axes: log where the values span decades (auto), or
+    /// linear or log throughout.
+    #[arg(long, default_value = "auto", value_name = "SCALE",
+          value_parser = ["auto", "linear", "log"])]
+    pub plot_scale: String,
 }
 
 #[derive(Debug, Args)]
@@ -429,7 +534,7 @@ pub struct RunCompareArgs {
 
 #[derive(Debug, Args)]
 pub struct PredictArgs {
-    /// The family: transfer, spawn, ring, exec or file.
+    /// The family: transfer, spawn, ring, exec, file or rpc.
     pub family: String,
     /// The n to predict t(n) at (items, units, bytes, iterations: the family's n), e.g. 100000 or 100k.
     #[arg(short = 'n', value_name = "N", allow_hyphen_values = true)]
@@ -467,6 +572,15 @@ pub struct PredictArgs {
     /// exec: the command as written.
     #[arg(long)]
     pub command: Option<String>,
+    /// rpc: the stack (raw, http1, h2, grpc).
+    #[arg(long)]
+    pub stack: Option<String>,
+    /// rpc: the path (direct, broker-per-call, broker-once, haproxy, nginx).
+    #[arg(long)]
+    pub path: Option<String>,
+    /// rpc: the call style (blocking, pipelined).
+    #[arg(long)]
+    pub mode: Option<String>,
     /// Print the answer as JSON.
     #[arg(long)]
     pub json: bool,

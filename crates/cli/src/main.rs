@@ -25,6 +25,7 @@ fn main() -> ExitCode {
         Command::Http(a) => commands::http::run(*a, db, dry),
         Command::Exec(a) => commands::exec::run(*a, db, dry),
         Command::File(a) => commands::file::run(a, db, dry),
+        Command::Rpc(a) => commands::rpc::run(*a, db, dry),
         Command::Runs(a) => commands::runs::list(a, db),
         Command::Show(a) => commands::runs::show(a, db),
         Command::Report(a) => commands::report::run(a, db, dry),
@@ -41,6 +42,7 @@ fn main() -> ExitCode {
         Command::Man(a) => commands::manual::man(a),
         Command::Agent => return ExitCode::from(toll_peers::agent::serve::run() as u8),
         Command::Worker => return ExitCode::from(toll_peers::worker::run() as u8),
+        Command::RpcServer => return ExitCode::from(toll_families::rpc::server::run() as u8),
     };
     match result {
         Ok(code) => code,

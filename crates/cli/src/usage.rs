@@ -58,6 +58,7 @@ pub fn clap_error(e: clap::Error) -> ExitCode {
                     "http",
                     "exec",
                     "file",
+                    "rpc",
                     "runs",
                     "show",
                     "report",

@@ -125,7 +125,7 @@ pub fn show(d: Duration) -> String {
         (1_000, "us"),
     ];
     for (size, unit) in units {
-        if ns >= size && ns % size == 0 {
+        if ns >= size && ns.is_multiple_of(size) {
             return format!("{}{unit}", ns / size);
         }
     }

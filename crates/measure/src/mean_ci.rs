@@ -47,6 +47,32 @@ pub fn mean_ci(values: &[f64]) -> (f64, f64) {
     (mean - half, mean + half)
 }
 
+/// The 95% interval of mean(b) − mean(a) for two independent sets of
+/// values: Welch's t, which does not assume equal variances — the standard
+/// error √(s²ₐ/nₐ + s²ᵦ/nᵦ) with the Welch–Satterthwaite degrees of freedom.
+/// (NaN, NaN) when either set has fewer than two values.
+pub fn mean_diff_ci(a: &[f64], b: &[f64]) -> (f64, f64) {
+    let (na, nb) = (a.len(), b.len());
+    if na < 2 || nb < 2 {
+        return (f64::NAN, f64::NAN);
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let var =
+        |v: &[f64], m: f64| v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64;
+    let (ma, mb) = (mean(a), mean(b));
+    let (qa, qb) = (var(a, ma) / na as f64, var(b, mb) / nb as f64);
+    let se2 = qa + qb;
+    let d = mb - ma;
+    if se2 == 0.0 {
+        return (d, d);
+    }
+    let df = se2 * se2 / (qa * qa / (na - 1) as f64 + qb * qb / (nb - 1) as f64);
+    // The t quantile at the whole degrees of freedom below (a slightly
+    // wider interval, never a narrower one).
+    let half = t975((df.floor() as usize).max(1)) * se2.sqrt();
+    (d - half, d + half)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,5 +122,21 @@ mod tests {
             }
         }
         assert!((1860..=1940).contains(&held), "held {held} of 2000");
+    }
+
+    #[test]
+    fn welch_matches_a_worked_example() {
+        // a: 1..=10 (s² = 9.17), b: 11..=20 shifted by 10, same spread:
+        // d = 10, se = √(2·9.1667/10) = 1.354, df = 18, t = 2.101 → ±2.845.
+        let a: Vec<f64> = (1..=10).map(f64::from).collect();
+        let b: Vec<f64> = (11..=20).map(f64::from).collect();
+        let (lo, hi) = mean_diff_ci(&a, &b);
+        assert!(
+            (lo - 7.155).abs() < 0.01 && (hi - 12.845).abs() < 0.01,
+            "({lo}, {hi})"
+        );
+        // Constant sets: the difference exactly; too few values: none.
+        assert_eq!(mean_diff_ci(&[2.0, 2.0], &[5.0, 5.0]), (3.0, 3.0));
+        assert!(mean_diff_ci(&[1.0], &[1.0, 2.0]).0.is_nan());
     }
 }

@@ -18,6 +18,7 @@ pub const FAMILIES: &[&str] = &[
     "http-compare",
     "exec",
     "file",
+    "rpc",
 ];
 
 /// How to make the file toll can import, for the end of messages.

@@ -15,7 +15,7 @@ use toll_measure::predict::{predict, Model, Prediction, CI_METHOD};
 use toll_store::{PointStatus, Run, RunStatus, Series};
 
 /// The families whose series carry a t(n) fit.
-pub const FITTED_FAMILIES: &[&str] = &["transfer", "spawn", "ring", "exec", "file"];
+pub const FITTED_FAMILIES: &[&str] = &["transfer", "spawn", "ring", "exec", "file", "rpc"];
 
 /// What picks a series: its label and/or attributes.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -142,6 +142,7 @@ fn meaning(family: &str, s: &Series) -> String {
         "spawn" => format!("making n {} units (all of them)", attr("unit")),
         "ring" => "one round of the token round a ring of n units".into(),
         "file" => "one read of n bytes".into(),
+        "rpc" => "one call carrying n payload bytes".into(),
         "exec" => match s.attrs.get("parameter").and_then(|v| v.as_str()) {
             Some(p) => format!("one run of the command with {p} = n"),
             None => "one run of the command".into(),

@@ -101,5 +101,19 @@ pub fn run() -> anyhow::Result<ExitCode> {
             "\n{missing} thing(s) missing: run the command beside each to add it"
         )?;
     }
+    writeln!(out, "\n{}", rpc_servers().render().trim_end())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `toll rpc`'s servers: the stacks each runtime serves.
+fn rpc_servers() -> Table {
+    use toll_families::rpc::server::STACKS;
+    let mut t = Table::new(&["rpc server", "status", "stacks", "paths"]);
+    t.row(vec![
+        "rust".into(),
+        "built in (tokio, hyper, tonic)".into(),
+        format!("{}; raw also over a unix socket", STACKS.join(", ")),
+        "direct, broker (toll's own)".into(),
+    ]);
+    t
 }

@@ -12,6 +12,7 @@ pub mod manual;
 pub mod plot;
 pub mod predict;
 pub mod report;
+pub mod rpc;
 pub mod runs;
 pub mod runtimes;
 pub mod transfer;

@@ -22,6 +22,9 @@ fn selector(args: &PredictArgs) -> Selector {
         ("--pattern", "pattern", &args.pattern),
         ("--cache", "cache", &args.cache),
         ("--command", "command", &args.command),
+        ("--stack", "stack", &args.stack),
+        ("--path", "path", &args.path),
+        ("--mode", "mode", &args.mode),
     ];
     Selector {
         label: args.series.clone(),
@@ -65,6 +68,9 @@ fn foreign_flag(sel: &Selector, family: &str, seen: &[Series]) -> Option<anyhow:
                 "pattern",
                 "cache",
                 "command",
+                "stack",
+                "path",
+                "mode",
             ]
             .contains(k)
         })

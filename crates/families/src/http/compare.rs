@@ -205,7 +205,7 @@ impl Comparison {
         // Cycles alternate direction, A B C then C B A (ABBA), so an order
         // effect (the second server always running on a cache the first
         // warmed, say) cancels across pairs instead of biasing every one.
-        let order: Vec<usize> = if done % 2 == 0 {
+        let order: Vec<usize> = if done.is_multiple_of(2) {
             (0..n).collect()
         } else {
             (0..n).rev().collect()
@@ -253,7 +253,7 @@ impl Comparison {
 /// look at each doubling keeps the looks to a handful.
 pub fn is_look(done: usize, min_rounds: usize) -> bool {
     let min = min_rounds.max(1);
-    done >= min && done % min == 0 && (done / min).is_power_of_two()
+    done >= min && done.is_multiple_of(min) && (done / min).is_power_of_two()
 }
 
 /// One round as it ran.

@@ -109,7 +109,7 @@ impl Ring {
             while !moved() {
                 std::hint::spin_loop();
                 spins += 1;
-                if spins % SPINS_PER_CHECK == 0 && !(self.region.alive)() {
+                if spins.is_multiple_of(SPINS_PER_CHECK) && !(self.region.alive)() {
                     return Err(gone());
                 }
             }

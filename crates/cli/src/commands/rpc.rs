@@ -1,0 +1,458 @@
+//! `toll rpc` (E3): validate the arguments, start the server, run the
+//! rounds, print E3's figure (the mean time per call with its CI) beside
+//! the median, p99, calls/s and each side's CPU per call; for the ladder,
+//! each row's cost over the row below it, as a difference of two means
+//! with its CI.
+
+use super::db;
+use crate::args::RpcArgs;
+use crate::progress::Progress;
+use crate::usage::usage;
+use crate::values;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use toll_families::rpc::frame::MAX_FRAME;
+use toll_families::rpc::{
+    self as family, Lookup, Mode, PathKind, ProxyKind, RpcConfig, RpcOutcome, RpcSeries,
+    SeriesSpec, ServerRuntime, Stack, Via,
+};
+use toll_measure::mean_ci::mean_diff_ci;
+use toll_report::table::Table;
+use toll_store::RunStatus;
+
+/// Set by Ctrl-C: the run stops after the current trial and is stored as partial.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// `toll rpc`.
+pub fn run(args: RpcArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
+    let cfg = config(&args)?;
+    if dry_run {
+        if let Some(p) = db {
+            db::check_name(p)?;
+        }
+        // Written, not println!'d: `toll rpc --dry-run | head` is no panic.
+        let mut out = std::io::stdout().lock();
+        writeln!(
+            out,
+            "would time {} series against the {} server, {} trials of {} calls at {} B:",
+            cfg.series.len(),
+            cfg.runtime,
+            cfg.trials,
+            cfg.calls,
+            sizes_text(&cfg.sizes)
+        )?;
+        for s in &cfg.series {
+            writeln!(out, "  {}", cfg.label(s))?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    measure(cfg, &args, db)
+}
+
+fn list<'a>(text: &'a str, flag: &str) -> anyhow::Result<Vec<&'a str>> {
+    let items: Vec<&str> = text
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    if items.is_empty() {
+        return Err(usage(format!(
+            "{flag} is empty: give a comma-separated list"
+        )));
+    }
+    Ok(items)
+}
+
+fn config(a: &RpcArgs) -> anyhow::Result<RpcConfig> {
+    let ladder = a.stack.is_none() && a.via.is_none() && a.path.is_none() && a.mode.is_none();
+    let in_flight = values::whole("--in-flight", &a.in_flight, 1, 1024)? as u32;
+    let connections = values::whole("--connections", &a.connections, 1, 1024)? as u32;
+    let calls = values::whole("--calls", &a.calls, 1, 10_000_000)?;
+    let trials = values::whole("--trials", &a.trials, 1, 10_000)? as u32;
+    let warmup = values::whole("--warmup", &a.warmup, 0, 10_000_000)?;
+    let timeout = values::time(
+        "--timeout",
+        &a.timeout,
+        Duration::from_millis(1),
+        Duration::from_secs(3600),
+    )?;
+    let runtime = match a.runtime.trim() {
+        "rust" => ServerRuntime::Rust,
+        "go" => ServerRuntime::Go,
+        "python" => ServerRuntime::Python,
+        other => {
+            return Err(usage(format!(
+                "unknown runtime `{other}` in --runtime: give rust, go or python"
+            )))
+        }
+    };
+    let mut sizes = vec![];
+    for n in
+        toll_families::sizes::parse_sizes(&a.sizes).map_err(|e| usage(format!("--sizes: {e}")))?
+    {
+        if n > u64::from(MAX_FRAME) {
+            return Err(usage(format!(
+                "--sizes: {n} bytes is past the 64 MiB a call may carry: give smaller sizes"
+            )));
+        }
+        sizes.push(n as u32);
+    }
+    if sizes.is_empty() {
+        return Err(usage("--sizes is empty: give 0 (E3's null call) or a list"));
+    }
+    let lookup = match a.lookup.trim() {
+        "per-call" => Lookup::PerCall,
+        "once" => Lookup::Once,
+        other => {
+            return Err(usage(format!(
+                "--lookup `{other}`: give per-call (E3's) or once"
+            )))
+        }
+    };
+    let series = if ladder {
+        ladder_series(in_flight)
+    } else {
+        let stacks = match a.stack.as_deref().unwrap_or("all").trim() {
+            "all" => Stack::ALL.to_vec(),
+            text => list(text, "--stack")?
+                .into_iter()
+                .map(|s| {
+                    Stack::parse(s).ok_or_else(|| {
+                        usage(format!(
+                            "unknown stack `{s}` in --stack: give raw, http1, h2, grpc or all"
+                        ))
+                    })
+                })
+                .collect::<anyhow::Result<Vec<_>>>()?,
+        };
+        let via = match a.via.as_deref().map(str::trim) {
+            None | Some("tcp") => Via::Tcp,
+            Some("unix") if stacks.iter().all(|&s| s == Stack::Raw) => Via::Unix,
+            Some("unix") => {
+                return Err(usage(
+                    "--via unix is for --stack raw only: the HTTP and gRPC stacks run over tcp",
+                ))
+            }
+            Some(other) => return Err(usage(format!("--via `{other}`: give tcp or unix"))),
+        };
+        let mut paths = vec![];
+        for p in list(a.path.as_deref().unwrap_or("direct"), "--path")? {
+            paths.push(match p {
+                "direct" => PathKind::Direct,
+                "broker" => PathKind::Broker(lookup),
+                "haproxy" => PathKind::Proxy(ProxyKind::Haproxy),
+                "nginx" => PathKind::Proxy(ProxyKind::Nginx),
+                other => {
+                    return Err(usage(format!(
+                        "unknown path `{other}` in --path: give direct, broker, haproxy or nginx"
+                    )))
+                }
+            });
+        }
+        if via == Via::Unix && paths.iter().any(|p| *p != PathKind::Direct) {
+            return Err(usage(
+                "--via unix goes direct only: the broker and proxies hand out tcp addresses",
+            ));
+        }
+        let mut modes = vec![];
+        for m in list(a.mode.as_deref().unwrap_or("blocking"), "--mode")? {
+            modes.push(match m {
+                "blocking" => Mode::Blocking,
+                "pipelined" => Mode::Pipelined(in_flight),
+                other => {
+                    return Err(usage(format!(
+                        "unknown mode `{other}` in --mode: give blocking, pipelined or both (blocking,pipelined)"
+                    )))
+                }
+            });
+        }
+        let mut out = vec![];
+        for &mode in &modes {
+            for &path in &paths {
+                for &stack in &stacks {
+                    out.push(SeriesSpec {
+                        stack,
+                        via,
+                        path,
+                        mode,
+                    });
+                }
+            }
+        }
+        out
+    };
+    let external = match &a.server {
+        None => None,
+        Some(text) => {
+            let addr: std::net::SocketAddr = text.trim().parse().map_err(|_| {
+                usage(format!(
+                    "--server `{text}` is not HOST:PORT with an IP address, e.g. 127.0.0.1:50051"
+                ))
+            })?;
+            let one = series.len() == 1
+                || series
+                    .iter()
+                    .all(|s| s.stack == series[0].stack && s.via == Via::Tcp);
+            if ladder || !one || series.iter().any(|s| s.path != PathKind::Direct) {
+                return Err(usage(
+                    "--server calls one server: give one --stack (and no --path but direct)",
+                ));
+            }
+            Some(addr)
+        }
+    };
+    Ok(RpcConfig {
+        runtime,
+        external,
+        series,
+        connections,
+        sizes,
+        calls,
+        trials,
+        warmup,
+        timeout,
+        seed: a.seed,
+        ladder,
+    })
+}
+
+/// E3's table: each layer on the one below, blocking then pipelined.
+fn ladder_series(in_flight: u32) -> Vec<SeriesSpec> {
+    let mut out = vec![];
+    for mode in [Mode::Blocking, Mode::Pipelined(in_flight)] {
+        let s = |stack, via, path| SeriesSpec {
+            stack,
+            via,
+            path,
+            mode,
+        };
+        out.push(s(Stack::Raw, Via::Unix, PathKind::Direct));
+        out.push(s(Stack::Raw, Via::Tcp, PathKind::Direct));
+        out.push(s(Stack::Http1, Via::Tcp, PathKind::Direct));
+        out.push(s(Stack::H2, Via::Tcp, PathKind::Direct));
+        out.push(s(Stack::Grpc, Via::Tcp, PathKind::Direct));
+        out.push(s(Stack::Grpc, Via::Tcp, PathKind::Broker(Lookup::PerCall)));
+    }
+    out
+}
+
+fn sizes_text(sizes: &[u32]) -> String {
+    sizes
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn measure(cfg: RpcConfig, a: &RpcArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let store = db::open(db)?;
+    let _ = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("\nstopping after the current trial (Ctrl-C again to quit at once)");
+    });
+    let cells = cfg.series.len() * cfg.sizes.len();
+    let mut progress = Progress::new((cells * cfg.trials as usize) as u64);
+    let outcome = family::run(&cfg, &store, &mut progress, &STOP);
+    progress.finish();
+    let outcome = outcome?;
+    let run = store.load_run(outcome.run_id)?;
+    let mut out = std::io::stdout().lock();
+    let printed = if a.json {
+        toll_report::export::exporter(toll_report::export::Format::Json).export(&run, &mut out)
+    } else {
+        let id = outcome.run_id;
+        write!(out, "{}", render(&cfg, &outcome))
+            .and_then(|_| writeln!(out, "{}", db::stored_line(&store, id, outcome.status)))
+    };
+    match printed {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
+        _ => drop(out),
+    }
+    if let Some(path) = &a.plot {
+        let chart = toll_report::plot::Chart::for_run(&run);
+        super::plot::draw(path, chart, &a.plot_scale)?;
+    }
+    match (&outcome.error, outcome.status) {
+        (_, RunStatus::Partial) if STOP.load(Ordering::Relaxed) => {
+            eprintln!("interrupted: run {} stored as partial", outcome.run_id);
+            Ok(ExitCode::from(130))
+        }
+        (Some(e), status) => Err(anyhow::anyhow!(
+            "{e} — run {} stored as {} (`toll show {}`)",
+            outcome.run_id,
+            status.as_str(),
+            outcome.run_id
+        )),
+        (None, _) => Ok(ExitCode::SUCCESS),
+    }
+}
+
+fn us(ns: f64) -> String {
+    if ns >= 100_000.0 {
+        format!("{:.0}", ns / 1e3)
+    } else {
+        format!("{:.2}", ns / 1e3)
+    }
+}
+
+fn ci(lo: f64, hi: f64) -> String {
+    if lo.is_nan() || hi.is_nan() || lo == hi {
+        return "–".into();
+    }
+    format!("[{}, {}]", us(lo), us(hi))
+}
+
+/// The heading, one row per (series, size), the ladder's differences, and
+/// for a sweep the model per series.
+fn render(cfg: &RpcConfig, outcome: &RpcOutcome) -> String {
+    let mut s = format!(
+        "toll rpc: {}\n{} trial{} of {} calls per point, {} connection{} per series, E3's figure: mean µs per call\n\n",
+        outcome.server,
+        cfg.trials,
+        if cfg.trials == 1 { "" } else { "s" },
+        cfg.calls,
+        cfg.connections,
+        if cfg.connections == 1 { "" } else { "s" },
+    );
+    let mut headers = vec![
+        "stack",
+        "path",
+        "mode",
+        "bytes",
+        "µs/call",
+        "95% CI",
+        "median µs",
+        "p99 µs",
+        "calls/s",
+        "client CPU µs",
+        "server CPU µs",
+        "round trips",
+    ];
+    if cfg.ladder {
+        headers.extend(["+ µs over row above", "95% CI"]);
+    }
+    let mut t = Table::new(&headers);
+    for (i, series) in outcome.series.iter().enumerate() {
+        for p in &series.points {
+            let mode = match series.spec.mode {
+                Mode::Blocking => "blocking".to_string(),
+                Mode::Pipelined(k) => format!("pipelined ×{k}"),
+            };
+            let mut cells = vec![
+                series.spec.stack_label(),
+                series.spec.path.name().to_string(),
+                mode,
+                p.n.to_string(),
+            ];
+            match &p.result {
+                Ok(f) => {
+                    cells.extend([
+                        us(f.mean()),
+                        ci(f.mean_ci.0, f.mean_ci.1),
+                        us(f.latency_p50_ns),
+                        us(f.latency_p99_ns),
+                        format!("{:.0}", f.calls_per_s),
+                        us(f.client_cpu_ns),
+                        f.server_cpu_ns.map_or("–".into(), us),
+                        format!("{:.2}", f.round_trips),
+                    ]);
+                    if cfg.ladder {
+                        cells.extend(difference(&outcome.series, i, p.n));
+                    }
+                }
+                Err(_) => {
+                    let dashes = if cfg.ladder { 10 } else { 8 };
+                    cells.extend(std::iter::repeat_n("–".to_string(), dashes));
+                    cells[4] = "failed".into();
+                }
+            }
+            t.row(cells);
+        }
+    }
+    s.push_str(&t.render());
+    s.push_str("µs/call: a trial's time over its calls (E3's figure), its 95% CI from the trials; median and p99: each call's own latency; CPU: per call, from getrusage on each side\n");
+    if cfg.ladder {
+        s.push_str("+ over row above: the difference of two means with its 95% CI (Welch); round trips: the client's per call (a per-call broker look-up is one more)\n");
+    }
+    s.push_str(&models(&outcome.series));
+    for series in &outcome.series {
+        for p in &series.points {
+            if let Err(why) = &p.result {
+                s.push_str(&format!("note: {} at {} B: {why}\n", series.label, p.n));
+            }
+        }
+    }
+    s
+}
+
+/// The ladder's step: this row's mean minus the one above it (same mode).
+fn difference(series: &[RpcSeries], i: usize, n: u32) -> [String; 2] {
+    let none = || ["".to_string(), "".to_string()];
+    if i == 0 || series[i - 1].spec.mode != series[i].spec.mode {
+        return none();
+    }
+    let trials = |s: &RpcSeries| {
+        s.points
+            .iter()
+            .find(|p| p.n == n)
+            .and_then(|p| p.result.as_ref().ok())
+            .map(|f| f.per_call_trials.clone())
+    };
+    let (Some(a), Some(b)) = (trials(&series[i - 1]), trials(&series[i])) else {
+        return none();
+    };
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let d = mean(&b) - mean(&a);
+    let (lo, hi) = mean_diff_ci(&a, &b);
+    let sign = |v: f64| {
+        if v >= 0.0 {
+            format!("+{}", us(v))
+        } else {
+            format!("−{}", us(-v))
+        }
+    };
+    let ci = if lo.is_nan() {
+        "–".into()
+    } else {
+        format!("[{}, {}]", sign(lo), sign(hi))
+    };
+    [sign(d), ci]
+}
+
+/// t(n) = α + β·n per call, for each series of a payload sweep.
+fn models(series: &[RpcSeries]) -> String {
+    let mut t = Table::new(&[
+        "series",
+        "α µs/call",
+        "α 95% CI",
+        "β ns/byte",
+        "β 95% CI",
+        "fit",
+    ]);
+    let mut any = false;
+    for s in series {
+        let Some(f) = &s.fit else { continue };
+        any = true;
+        let r = f.primary();
+        t.row(vec![
+            s.label.clone(),
+            format!("{:.3}", r.alpha / 1e3),
+            format!("[{:.3}, {:.3}]", r.alpha_ci.0 / 1e3, r.alpha_ci.1 / 1e3),
+            format!("{:.4}", r.beta),
+            format!("[{:.4}, {:.4}]", r.beta_ci.0, r.beta_ci.1),
+            if f.line_fits() { "ok" } else { "curve" }.into(),
+        ]);
+    }
+    if !any {
+        return String::new();
+    }
+    format!(
+        "\nmodel t(n) = α + β·n per call of n payload bytes:\n{}",
+        t.render()
+    )
+}
