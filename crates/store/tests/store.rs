@@ -313,10 +313,12 @@ fn a_version_1_database_is_migrated_and_keeps_its_runs(path: &Path) {
     let store = Store::open(path).unwrap();
     let old = store.begin_run(&new_run()).unwrap();
     drop(store);
-    // Make it what toll's first schema wrote: no per-point extras, no origins.
+    // Make it what toll's first schema wrote: no per-point extras, no
+    // origins, no board tokens.
     raw_sql(
         path,
-        "ALTER TABLE points DROP COLUMN extra_json; ALTER TABLE runs DROP COLUMN origin_json;",
+        "ALTER TABLE points DROP COLUMN extra_json; ALTER TABLE runs DROP COLUMN origin_json; \
+         DROP TABLE board_tokens;",
     );
     set_schema_version(path, 1);
     let store = Store::open(path).unwrap();
