@@ -5,6 +5,7 @@
 
 use crate::headline::{self, RunHeads};
 use crate::limit::RateLimit;
+use bytes::Bytes;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -23,7 +24,10 @@ const KEEP: usize = 512;
 pub struct Board {
     store: Mutex<Store>,
     runs: Mutex<Option<(Instant, Arc<Vec<RunRow>>)>>,
-    pages: Mutex<Kept<Arc<String>>>,
+    pages: Mutex<Kept<Bytes>>,
+    /// Runs pages by their query, made from the list in `runs` (dropped
+    /// with it).
+    lists: Mutex<HashMap<String, Bytes>>,
     heads: Mutex<Kept<Arc<RunHeads>>>,
     pub limit: Mutex<RateLimit>,
     pub max_body: usize,
@@ -35,6 +39,7 @@ impl Board {
             store: Mutex::new(store),
             runs: Mutex::new(None),
             pages: Mutex::new(Kept::default()),
+            lists: Mutex::new(HashMap::new()),
             heads: Mutex::new(Kept::default()),
             limit: Mutex::new(RateLimit::new(
                 writes_per_minute.clamp(1, 10),
@@ -58,25 +63,43 @@ impl Board {
         }
         let rows = Arc::new(self.store().list_runs()?);
         *lock(&self.runs) = Some((Instant::now(), rows.clone()));
+        lock(&self.lists).clear();
         Ok(rows)
     }
 
     /// After a write: the list is read again next time.
     pub fn written(&self) {
         *lock(&self.runs) = None;
+        lock(&self.lists).clear();
+    }
+
+    /// The runs page for `query`, made by `make` from the current list
+    /// unless made from it already.
+    pub fn list_page<E: From<StoreError>>(
+        &self,
+        query: &str,
+        make: impl FnOnce(&[RunRow]) -> Result<String, E>,
+    ) -> Result<Bytes, E> {
+        let rows = self.runs()?;
+        if let Some(p) = lock(&self.lists).get(query) {
+            return Ok(p.clone());
+        }
+        let page = Bytes::from(make(&rows)?);
+        let mut lists = lock(&self.lists);
+        if lists.len() >= KEEP {
+            lists.clear();
+        }
+        lists.insert(query.to_string(), page.clone());
+        Ok(page)
     }
 
     /// Run `id`'s page, made by `make` unless a finished run's page is kept.
-    pub fn page(
-        &self,
-        id: i64,
-        make: impl FnOnce(&Run) -> String,
-    ) -> Result<Arc<String>, StoreError> {
+    pub fn page(&self, id: i64, make: impl FnOnce(&Run) -> String) -> Result<Bytes, StoreError> {
         if let Some(p) = lock(&self.pages).get(id, PAGE_FRESH) {
             return Ok(p);
         }
         let run = self.store().load_run(id)?;
-        let page = Arc::new(make(&run));
+        let page = Bytes::from(make(&run));
         if run.status != RunStatus::Running {
             lock(&self.pages).put(id, page.clone());
         }

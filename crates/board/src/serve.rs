@@ -52,8 +52,12 @@ pub fn serve(store: Store, opts: Options) -> Result<(), BoardError> {
         .parse()
         .map_err(|_| BoardError::BadListen(opts.listen.clone()))?;
     let board = Arc::new(Board::new(store, opts.max_body, opts.writes_per_minute));
+    // A page is CPU work: more blocking threads than a few per CPU only
+    // add malloc arenas (memory that grows with the load), not speed.
+    let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .max_blocking_threads(2 * cpus)
         .build()?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
@@ -131,12 +135,13 @@ fn json_error(status: u16, text: &str) -> Response {
 }
 
 /// A page made on the blocking pool.
-async fn html<F>(make: F) -> Response
+async fn html<F, B>(make: F) -> Response
 where
-    F: FnOnce() -> Result<String, Problem> + Send + 'static,
+    F: FnOnce() -> Result<B, Problem> + Send + 'static,
+    B: Into<bytes::Bytes> + Send + 'static,
 {
     match tokio::task::spawn_blocking(make).await {
-        Ok(Ok(page)) => Html(page).into_response(),
+        Ok(Ok(page)) => Html(page.into()).into_response(),
         Ok(Err(p)) => page_error(p.status(), &p.to_string()),
         Err(_) => page_error(500, "the page failed to render"),
     }
@@ -154,7 +159,7 @@ async fn run(State(b): Shared, Path(id): Path<String>) -> Response {
     let Ok(id) = id.parse::<i64>() else {
         return page_error(404, "no such run: run numbers are on /runs");
     };
-    html(move || pages::run::render(&b, id).map(|p| (*p).clone())).await
+    html(move || pages::run::render(&b, id)).await
 }
 
 async fn compare(State(b): Shared, Query(q): Query<Pair>) -> Response {

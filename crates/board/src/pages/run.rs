@@ -10,7 +10,7 @@ use toll_report::plot::Scale;
 use toll_store::Run;
 
 /// Run `id`'s page.
-pub fn render(board: &Board, id: i64) -> Result<std::sync::Arc<String>, Problem> {
+pub fn render(board: &Board, id: i64) -> Result<bytes::Bytes, Problem> {
     // The machine's run of the same family just before this one, to
     // compare with.
     let rows = board.runs()?;

@@ -77,10 +77,14 @@ impl Filter {
     }
 }
 
-/// The runs page.
-pub fn render(board: &Board, f: &Filter) -> Result<String, Problem> {
+/// The runs page (made once per list of runs and query).
+pub fn render(board: &Board, f: &Filter) -> Result<bytes::Bytes, Problem> {
     f.check()?;
-    let rows = board.runs()?;
+    let key = f.query(f.page.unwrap_or(1));
+    board.list_page(&key, |rows| Ok(make(rows, f)))
+}
+
+fn make(rows: &[RunRow], f: &Filter) -> String {
     let families: BTreeSet<String> = rows.iter().map(|r| r.family.clone()).collect();
     let hosts: BTreeSet<String> = rows.iter().map(|r| r.host.clone()).collect();
     let kept: Vec<&RunRow> = rows.iter().filter(|r| f.keeps(r)).collect();
@@ -150,5 +154,5 @@ pub fn render(board: &Board, f: &Filter) -> Result<String, Problem> {
         }
         h.push_str("</p>");
     }
-    Ok(page("Runs", "/runs", &h))
+    page("Runs", "/runs", &h)
 }
