@@ -3,9 +3,14 @@
 //! killed (with its whole process group) if it runs past the deadline.
 //!
 //! The wall clock starts just before the spawn and stops when `wait4`
-//! returns, as hyperfine's does. Waiting is a poll on a pidfd, so a
-//! deadline costs no thread and no sleep loop; `--output pipe` drains the
-//! program's stdout in the same poll.
+//! returns, as hyperfine's does. Waiting is one blocking `wait4`: toll
+//! wakes once, when the program is done. The deadline (one for the whole
+//! benchmark, `--max-time`) is kept by a watchdog thread that sleeps until
+//! it and then kills whatever program is running; a poll on a pidfd would
+//! wake toll twice per run (at the exit notice, then again in `wait4`),
+//! which on a VM whose CPU halted during a 10 ms program cost ~90 µs a
+//! run. `--output pipe` drains the program's stdout in a poll beside the
+//! pidfd, as it must.
 
 use super::perf::Counters;
 use std::fs::File;
@@ -14,6 +19,8 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Where a program's stdout goes (hyperfine's `--output`).
@@ -76,6 +83,66 @@ pub struct Runner {
     counters: Option<Counters>,
     /// /dev/null, opened once: each run gets a duplicate, not a fresh open.
     null: File,
+    /// The deadline's keeper, made at the first run that has one.
+    watchdog: Option<Watchdog>,
+}
+
+/// Kills the running program (its process group) once the deadline has
+/// passed, and any started after it, until dropped.
+struct Watchdog {
+    deadline: Instant,
+    /// The running program's pid, 0 between runs.
+    running: Arc<AtomicI32>,
+    /// The deadline has passed.
+    fired: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Watchdog {
+    fn new(deadline: Instant) -> Watchdog {
+        let running = Arc::new(AtomicI32::new(0));
+        let fired = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (r, f, st) = (running.clone(), fired.clone(), stop.clone());
+        let thread = std::thread::Builder::new()
+            .name("toll-exec-deadline".into())
+            .spawn(move || {
+                while !st.load(Ordering::Acquire) {
+                    let now = Instant::now();
+                    if now < deadline {
+                        std::thread::park_timeout(deadline - now);
+                        continue;
+                    }
+                    f.store(true, Ordering::Release);
+                    let pid = r.load(Ordering::Acquire);
+                    if pid > 0 {
+                        // SAFETY: signalling the process group we made for the child.
+                        unsafe { libc::kill(-pid, libc::SIGKILL) };
+                    }
+                    // A run that starts just now is killed on the next pass.
+                    std::thread::park_timeout(Duration::from_millis(5));
+                }
+            })
+            .ok();
+        Watchdog {
+            deadline,
+            running,
+            fired,
+            stop,
+            thread,
+        }
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            t.thread().unpark();
+            let _ = t.join();
+        }
+    }
 }
 
 impl Runner {
@@ -111,6 +178,7 @@ impl Runner {
             stderr,
             counters,
             null,
+            watchdog: None,
         })
     }
 
@@ -125,6 +193,15 @@ impl Runner {
         argv: &[String],
         deadline: Option<Instant>,
     ) -> Result<Measured, RunError> {
+        if let Some(d) = deadline {
+            if Instant::now() >= d {
+                return Err(RunError::TimedOut);
+            }
+            if self.watchdog.as_ref().is_none_or(|w| w.deadline != d) {
+                self.watchdog = Some(Watchdog::new(d));
+            }
+        }
+        let watch = deadline.and(self.watchdog.as_ref());
         let mut cmd = Command::new(&argv[0]);
         cmd.args(&argv[1..]).process_group(0);
         let spawn_err = |e| RunError::Spawn(argv[0].clone(), e);
@@ -150,10 +227,20 @@ impl Runner {
         let start = Instant::now();
         let mut child = cmd.spawn().map_err(spawn_err)?;
         let pid = child.id() as libc::pid_t;
+        if let Some(w) = watch {
+            w.running.store(pid, Ordering::Release);
+        }
         let pipe = child.stdout.take();
-        let waited = wait(pid, deadline, pipe);
+        let waited = wait(pid, pipe);
         let wall = start.elapsed();
         drop(child); // already reaped by wait4
+        if let Some(w) = watch {
+            w.running.store(0, Ordering::Release);
+            if w.fired.load(Ordering::Acquire) {
+                let _ = waited;
+                return Err(RunError::TimedOut);
+            }
+        }
         let (status, ru) = waited?;
         let (cycles, instructions) = match &self.counters {
             Some(c) => c.read(),
@@ -204,69 +291,44 @@ impl Runner {
     }
 }
 
-/// Wait for `pid`: its status and resource use; killed with its group at
-/// `deadline`. `pipe` (its stdout) is drained meanwhile.
+/// Wait for `pid`: its status and resource use. `pipe` (its stdout) is
+/// drained meanwhile, in a poll beside a pidfd; without one, a single
+/// blocking `wait4`.
 fn wait(
     pid: libc::pid_t,
-    deadline: Option<Instant>,
     mut pipe: Option<std::process::ChildStdout>,
 ) -> Result<(i32, libc::rusage), RunError> {
-    // SAFETY: pidfd_open on our own child; a negative result is an error.
-    let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    // SAFETY: a fresh descriptor we own.
-    let pidfd = (raw >= 0).then(|| unsafe { OwnedFd::from_raw_fd(raw as i32) });
-    if let Some(pidfd) = &pidfd {
-        if deadline.is_some() || pipe.is_some() {
-            // Only a drained pipe needs a buffer: a run without one touches
-            // no fresh memory while it waits.
-            let mut buf = if pipe.is_some() {
-                vec![0u8; 64 * 1024]
-            } else {
-                Vec::new()
-            };
-            loop {
-                let timeout = match deadline {
-                    None => -1,
-                    Some(d) => {
-                        let left = d.saturating_duration_since(Instant::now());
-                        if left.is_zero() {
-                            return Err(kill(pid));
-                        }
-                        (left + Duration::from_micros(999))
-                            .as_millis()
-                            .min(i32::MAX as u128) as i32
-                    }
-                };
-                let mut fds = [
-                    libc::pollfd {
-                        fd: pidfd.as_raw_fd(),
-                        events: libc::POLLIN,
-                        revents: 0,
-                    },
-                    libc::pollfd {
-                        fd: pipe.as_ref().map_or(-1, |p| p.as_raw_fd()),
-                        events: libc::POLLIN,
-                        revents: 0,
-                    },
-                ];
-                // SAFETY: two valid pollfd entries (fd −1 is ignored).
-                let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, timeout) };
-                if n < 0 {
-                    if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-                        continue;
-                    }
-                    break;
+    if pipe.is_some() {
+        // SAFETY: pidfd_open on our own child; a negative result is an error.
+        let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        // SAFETY: a fresh descriptor we own.
+        let pidfd = (raw >= 0).then(|| unsafe { OwnedFd::from_raw_fd(raw as i32) });
+        let mut buf = vec![0u8; 64 * 1024];
+        while let (Some(p), Some(fd)) = (&mut pipe, &pidfd) {
+            let mut fds = [
+                libc::pollfd {
+                    fd: fd.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+                libc::pollfd {
+                    fd: p.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+            ];
+            // SAFETY: two valid pollfd entries.
+            let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
+            if n < 0 {
+                if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                    continue;
                 }
-                if fds[1].revents != 0 {
-                    if let Some(p) = &mut pipe {
-                        if matches!(p.read(&mut buf), Ok(0) | Err(_)) {
-                            pipe = None;
-                        }
-                    }
-                }
-                if fds[0].revents != 0 {
-                    break;
-                }
+                break;
+            }
+            if fds[1].revents != 0 && matches!(p.read(&mut buf), Ok(0) | Err(_)) {
+                pipe = None;
+            } else if fds[0].revents != 0 {
+                break;
             }
         }
     }
@@ -289,13 +351,6 @@ fn reap(pid: libc::pid_t) -> Result<(i32, libc::rusage), RunError> {
             return Err(RunError::Spawn("wait4".into(), e));
         }
     }
-}
-
-fn kill(pid: libc::pid_t) -> RunError {
-    // SAFETY: signalling the process group we created for the child.
-    unsafe { libc::kill(-pid, libc::SIGKILL) };
-    let _ = reap(pid);
-    RunError::TimedOut
 }
 
 #[cfg(test)]
