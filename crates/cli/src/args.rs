@@ -116,8 +116,21 @@ pub struct RpcArgs {
     #[arg(long, value_name = "RUNTIME", default_value = "rust")]
     pub runtime: String,
     /// Call a server already running at HOST:PORT (one --stack, direct) instead of starting one.
-    #[arg(long, value_name = "HOST:PORT")]
+    #[arg(long, value_name = "HOST:PORT", conflicts_with_all = ["remote", "remote_cmd", "link"])]
     pub server: Option<String>,
+    /// Run the servers on another host, started there by `ssh HOST toll
+    /// agent` (toll must be on that host's PATH); the calls cross the network.
+    #[arg(long, value_name = "HOST", conflicts_with_all = ["remote_cmd", "link"])]
+    pub remote: Option<String>,
+    /// Like --remote, with any command that runs `toll agent` on the far
+    /// host, e.g. 'ip netns exec B /usr/local/bin/toll agent'.
+    #[arg(long, value_name = "CMD", conflicts_with = "link")]
+    pub remote_cmd: Option<String>,
+    /// Run the servers across an emulated link: loopback, lan (100 Mbit/s,
+    /// 0.1 ms), wan (1.5 Mbit/s, 30 ms ± 5 ms) or
+    /// delay=30ms,rate=1.5mbit,jitter=5ms. Builds network namespaces: needs root.
+    #[arg(long, value_name = "LINK")]
+    pub link: Option<String>,
     /// Request payload bytes, a list and/or ranges (0 is E3's null call);
     /// two sizes or more fit t(n) = α + β·n per series.
     #[arg(

@@ -4,6 +4,7 @@
 //! what is measured and stored, never how fast.
 
 mod common;
+use common::far_host::{root, FarHost};
 use common::*;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
@@ -210,6 +211,19 @@ fn bad_arguments_are_one_line_naming_the_fix() {
         &["rust, go or python"],
     );
     fails(&s, &["rpc", "--server", "nowhere"], 2, &["HOST:PORT"]);
+    fails(&s, &["rpc", "--link", "mars"], 2, &["mars"]);
+    fails(
+        &s,
+        &["rpc", "--stack", "raw", "--via", "unix", "--link", "lan"],
+        2,
+        &["stays on this machine"],
+    );
+    fails(
+        &s,
+        &["rpc", "--remote=-oProxyCommand=x"],
+        2,
+        &["not a host name"],
+    );
     // Nothing was stored by any of them.
     assert!(!s.db().exists() || stdout(&s.toll(&["runs"])).lines().count() <= 1);
 }
@@ -386,4 +400,161 @@ fn a_stack_the_runtime_lacks_is_refused_before_the_run() {
         let runs = stdout(&s.toll(&["runs"]));
         assert!(runs.contains("no runs stored"), "nothing stored: {runs}");
     }
+}
+
+/// Mean ns per call of the series labelled `label`, at its first size.
+fn mean_of(run: &Value, label: &str) -> f64 {
+    let s = series(run)
+        .iter()
+        .find(|s| s["label"] == label)
+        .unwrap_or_else(|| panic!("no series {label} in {run}"));
+    assert_eq!(s["points"][0]["status"], "ok", "{label}: {s}");
+    s["points"][0]["summary"]["mean"].as_f64().unwrap()
+}
+
+#[test]
+fn across_an_emulated_link_every_round_trip_pays_the_delay_twice() {
+    if !root() {
+        return;
+    }
+    let s = Scratch::new("rpc-link");
+    let run = json_run(
+        &s,
+        &[
+            "--link",
+            "delay=2ms,rate=100mbit",
+            "--stack",
+            "raw,grpc",
+            "--path",
+            "direct,broker",
+        ],
+    );
+    assert_eq!(run["status"], "complete", "{run}");
+    assert_eq!(
+        run["config"]["far"]["link"],
+        "delay=2000us,rate=100000000bit"
+    );
+    assert!(
+        run["config"]["server"]
+            .as_str()
+            .unwrap()
+            .contains("across an emulated link"),
+        "{}",
+        run["config"]["server"]
+    );
+    for stack in ["raw", "grpc"] {
+        let direct = mean_of(&run, &format!("rust/{stack}/direct/blocking"));
+        let broker = mean_of(&run, &format!("rust/{stack}/broker-per-call/blocking"));
+        // One round trip is two crossings of 2 ms; a per-call look-up at
+        // the broker (beside the server, across the link) is one more.
+        assert!(direct >= 4e6, "{stack} direct: {direct} ns is below 4 ms");
+        assert!(
+            broker >= 8e6,
+            "{stack} via the broker: {broker} ns is below 8 ms"
+        );
+    }
+    for s in series(&run) {
+        assert_eq!(s["attrs"]["far"]["link"], "delay=2000us,rate=100000000bit");
+    }
+    let left = Command::new("ip").args(["netns", "list"]).output().unwrap();
+    let me = format!("toll-{}-", std::process::id());
+    assert!(!String::from_utf8_lossy(&left.stdout).contains(&me));
+}
+
+#[test]
+fn a_far_host_serves_every_path_through_toll_agent() {
+    if !root() {
+        return;
+    }
+    let far = FarHost::new();
+    let s = Scratch::new("rpc-far");
+    let launcher = far.launcher();
+    let run = json_run(
+        &s,
+        &[
+            "--remote-cmd",
+            &launcher,
+            "--stack",
+            "raw,http1",
+            "--path",
+            "direct,broker,haproxy",
+            "--mode",
+            "blocking,pipelined",
+            "--in-flight",
+            "4",
+        ],
+    );
+    assert_eq!(run["status"], "complete", "{run}");
+    assert_eq!(run["config"]["far"]["remote"], launcher.as_str());
+    assert_eq!(series(&run).len(), 2 * 3 * 2);
+    for s in series(&run) {
+        let p = &s["points"][0];
+        assert_eq!(p["status"], "ok", "{}: {p}", s["label"]);
+        // The far server counted every call: its CPU was read around each trial.
+        assert_eq!(p["extra"]["server_cpu_ns"].as_array().unwrap().len(), 2);
+    }
+}
+
+#[test]
+fn the_go_server_on_a_far_host() {
+    if !root() {
+        return;
+    }
+    let far = FarHost::new();
+    let s = Scratch::new("rpc-far-go");
+    let launcher = far.launcher();
+    let run = json_run(
+        &s,
+        &[
+            "--runtime",
+            "go",
+            "--remote-cmd",
+            &launcher,
+            "--stack",
+            "grpc",
+            "--path",
+            "direct,broker",
+        ],
+    );
+    assert_eq!(run["status"], "complete", "{run}");
+    assert!(run["config"]["server"]
+        .as_str()
+        .unwrap()
+        .starts_with("go server"));
+}
+
+#[test]
+fn a_far_host_that_cannot_start_the_server_is_one_line() {
+    let s = Scratch::new("rpc-far-bad");
+    let o = s.toll(&[
+        "rpc",
+        "--remote-cmd",
+        "no-such-toll-here agent",
+        "--stack",
+        "raw",
+    ]);
+    assert_one_line_error(&o, "install toll on the far host");
+    let worker = format!("{} worker", env!("CARGO_BIN_EXE_toll"));
+    let o = s.toll(&["rpc", "--remote-cmd", &worker, "--stack", "raw"]);
+    assert_one_line_error(&o, "rather than as `toll agent`");
+    // An agent here, asked for a server of a runtime that has none.
+    let here = format!("{} agent", env!("CARGO_BIN_EXE_toll"));
+    let o = s.toll_env(
+        &[
+            "rpc",
+            "--remote-cmd",
+            &here,
+            "--runtime",
+            "go",
+            "--stack",
+            "raw",
+        ],
+        &[("TOLL_GO", "/nonexistent/go")],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("refused `rpc-server`"),
+        "{}",
+        stderr(&o)
+    );
 }

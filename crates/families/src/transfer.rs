@@ -61,7 +61,7 @@ pub enum Far {
 
 impl Far {
     /// How the far end is recorded with the run and its series.
-    fn describe(&self) -> serde_json::Value {
+    pub fn describe(&self) -> serde_json::Value {
         match self {
             Far::Agent { launcher, .. } => json!({"remote": launcher}),
             Far::Link(spec) => json!({"link": spec.to_string()}),

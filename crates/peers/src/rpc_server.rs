@@ -8,6 +8,7 @@
 //! a thread of its own, so every answer has a deadline: a server that hangs
 //! is killed, never waited for.
 
+use crate::agent::AgentHello;
 use crate::control::{self, Answer};
 use crate::runtime::{Launch, Runtime, GRPCIO_PIN, RPC_SERVER_NAMES};
 use crate::PeerError;
@@ -154,7 +155,46 @@ impl RpcServer {
 
     /// Start the server `cmd` runs (any launcher: its stdin and stdout are
     /// the control plane) and say hello.
-    pub fn from_command(mut cmd: Command) -> Result<RpcServer, PeerError> {
+    pub fn from_command(cmd: Command) -> Result<RpcServer, PeerError> {
+        let mut server = RpcServer::spawn(cmd)?;
+        server.greet()?;
+        Ok(server)
+    }
+
+    /// Start `launcher` (a shell command line that ends by running `toll
+    /// agent` on a far host), check that an agent answers, and have it
+    /// become `runtime`'s RPC server there (spec/wire.md, `rpc-server`).
+    /// Returns the server and what the agent said of its host.
+    pub fn from_agent(launcher: &str, runtime: &str) -> Result<(RpcServer, AgentHello), PeerError> {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", launcher]);
+        let far = |e| crate::agent::far_error(launcher, e);
+        let mut server = RpcServer::spawn(cmd).map_err(far)?;
+        server.label = "far end";
+        let h = server
+            .command(&json!({"op": "hello"}), "hello")
+            .map_err(far)?;
+        let Some(agent) = AgentHello::from_answer(&h) else {
+            return Err(PeerError::Remote {
+                launcher: launcher.into(),
+                detail: format!(
+                    "answered as {} rather than as `toll agent`: end the launcher with `toll agent`",
+                    h.get("runtime").and_then(Value::as_str).unwrap_or("something else")
+                ),
+            });
+        };
+        server
+            .command(
+                &json!({"op": "rpc-server", "runtime": runtime}),
+                "rpc-server",
+            )
+            .map_err(far)?;
+        server.greet().map_err(far)?;
+        Ok((server, agent))
+    }
+
+    /// Start `cmd` with its control plane piped (no `hello` yet).
+    fn spawn(mut cmd: Command) -> Result<RpcServer, PeerError> {
         use std::os::unix::process::CommandExt;
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -196,7 +236,7 @@ impl RpcServer {
                 t.push_back(line);
             }
         });
-        let mut server = RpcServer {
+        Ok(RpcServer {
             child,
             stdin,
             lines,
@@ -209,20 +249,35 @@ impl RpcServer {
                 stacks: vec![],
                 pid: 0,
             },
-        };
-        let h = server.command(&json!({"op": "hello"}), "hello")?;
+        })
+    }
+
+    /// Say hello and read what the server is.
+    fn greet(&mut self) -> Result<(), PeerError> {
+        let h = self.command(&json!({"op": "hello"}), "hello")?;
         // Not `protocol()`: a program that answered and exited is still the wrong program.
-        server.hello = RpcHello::from_answer(&h).map_err(|detail| PeerError::Protocol {
+        self.hello = RpcHello::from_answer(&h).map_err(|detail| PeerError::Protocol {
             peer: "rpc server",
             detail,
         })?;
-        server.label = match server.hello.runtime.as_str() {
+        self.label = match self.hello.runtime.as_str() {
             "rust" => "rust rpc server",
             "go" => "go rpc server",
             "python" => "python rpc server",
             _ => "rpc server",
         };
-        Ok(server)
+        Ok(())
+    }
+
+    /// Any other command of spec/rpc.md (`serve` on a unix socket, the
+    /// broker's `register`): its answer, `ok` checked.
+    pub fn request(&mut self, cmd: &Value) -> Result<Value, PeerError> {
+        let op = cmd
+            .get("op")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string();
+        self.command(cmd, &op)
     }
 
     /// What the server said it is and serves.

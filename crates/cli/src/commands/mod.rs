@@ -5,6 +5,7 @@ pub mod compare;
 pub mod db;
 pub mod doctor;
 pub mod exec;
+pub mod far;
 pub mod file;
 pub mod http;
 pub mod http_compare;

@@ -112,8 +112,19 @@ fn config(a: &RpcArgs) -> anyhow::Result<RpcConfig> {
             )))
         }
     };
+    let far = super::far::parse(
+        a.remote.as_deref(),
+        a.remote_cmd.as_deref(),
+        None,
+        a.link.as_deref(),
+    )?;
     let series = if ladder {
-        ladder_series(in_flight)
+        let mut all = ladder_series(in_flight);
+        // A unix socket does not cross a link or reach a far host.
+        if far.is_some() {
+            all.retain(|s| s.via == Via::Tcp);
+        }
+        all
     } else {
         let stacks = match a.stack.as_deref().unwrap_or("all").trim() {
             "all" => Stack::ALL.to_vec(),
@@ -151,6 +162,11 @@ fn config(a: &RpcArgs) -> anyhow::Result<RpcConfig> {
                     )))
                 }
             });
+        }
+        if via == Via::Unix && far.is_some() {
+            return Err(usage(
+                "--via unix stays on this machine: drop it, or drop --link/--remote",
+            ));
         }
         if via == Via::Unix && paths.iter().any(|p| *p != PathKind::Direct) {
             return Err(usage(
@@ -216,6 +232,7 @@ fn config(a: &RpcArgs) -> anyhow::Result<RpcConfig> {
         timeout,
         seed: a.seed,
         ladder,
+        far,
     })
 }
 

@@ -9,7 +9,6 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-use toll_families::link::LinkSpec;
 use toll_families::placement::Pin;
 use toll_families::sizes::parse_sizes;
 use toll_families::transfer::{
@@ -63,7 +62,12 @@ fn config(args: &TransferArgs) -> anyhow::Result<TransferConfig> {
         .map(|v| list::<Transport>(v, "--via"))
         .transpose()?;
     let pin: Pin = args.pin.parse().map_err(usage)?;
-    let far = far(args)?;
+    let far = super::far::parse(
+        args.remote.as_deref(),
+        args.remote_cmd.as_deref(),
+        args.remote_addr.as_deref(),
+        args.link.as_deref(),
+    )?;
     Ok(TransferConfig {
         sizes,
         peers,
@@ -79,65 +83,6 @@ fn config(args: &TransferArgs) -> anyhow::Result<TransferConfig> {
         ci_target,
         max_time,
         far,
-    })
-}
-
-/// `--remote`, `--remote-cmd`, `--remote-addr` and `--link`: where the peer runs.
-fn far(args: &TransferArgs) -> anyhow::Result<Option<Far>> {
-    let addr = args
-        .remote_addr
-        .as_deref()
-        .map(|a| {
-            a.trim().parse::<std::net::IpAddr>().map_err(|_| {
-                usage(format!(
-                    "--remote-addr `{a}` is not an IP address: give this machine's address as the far host reaches it, e.g. 10.0.0.5"
-                ))
-            })
-        })
-        .transpose()?;
-    if let Some(host) = &args.remote {
-        if host.trim().is_empty() || host.starts_with('-') || host.contains(char::is_whitespace) {
-            return Err(usage(format!(
-                "--remote `{host}` is not a host name: give one ssh can reach, or use --remote-cmd for any other launcher"
-            )));
-        }
-        if !on_path("ssh") {
-            anyhow::bail!("--remote runs ssh, which was not found: install it (apt-get install openssh-client), or start the agent another way with --remote-cmd");
-        }
-        let launcher = toll_peers::agent::ssh_launcher(host);
-        return Ok(Some(Far::Agent { launcher, addr }));
-    }
-    if let Some(cmd) = &args.remote_cmd {
-        if cmd.trim().is_empty() {
-            return Err(usage(
-                "--remote-cmd is empty: give a command that runs `toll agent` on the far host",
-            ));
-        }
-        return Ok(Some(Far::Agent {
-            launcher: cmd.clone(),
-            addr,
-        }));
-    }
-    if addr.is_some() {
-        return Err(usage(
-            "--remote-addr applies to --remote or --remote-cmd: add one",
-        ));
-    }
-    match args.link.as_deref().map(str::parse::<LinkSpec>).transpose() {
-        Err(e) => Err(usage(e)),
-        Ok(None | Some(LinkSpec::Loopback)) => Ok(None),
-        Ok(Some(spec)) => Ok(Some(Far::Link(spec))),
-    }
-}
-
-/// Whether `program` is an executable on PATH.
-fn on_path(program: &str) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::env::var_os("PATH").is_some_and(|path| {
-        std::env::split_paths(&path).any(|d| {
-            std::fs::metadata(d.join(program))
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
     })
 }
 

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod far_host;
 pub mod nginx;
 
 use std::path::PathBuf;

@@ -1,42 +1,37 @@
 //! A running RPC server: the child process of one runtime, driven over its
-//! stdin/stdout by spec/rpc.md's control plane (hello, serve, stats, exit).
-//! Every server, whatever its language, is started through
+//! stdin/stdout by spec/rpc.md's control plane (hello, serve, stats, exit)
+//! through the peers crate's [`RpcServer`]. Every server, whatever its
+//! language and wherever it runs ([`Place`]), is started through
 //! [`start_server`], so toll times them all the same way.
 
+use super::place::Place;
 use super::{ServerRuntime, Stack};
-use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Write};
-use std::net::SocketAddr;
+use serde_json::json;
+use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
-use std::time::Duration;
-
-/// How long a server may take to answer a control command.
-const ANSWER: Duration = Duration::from_secs(10);
+use std::process::Command;
+use toll_peers::{PeerError, RpcServer};
 
 /// Why a server could not be started or driven.
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
     #[error("cannot start the {runtime} rpc server ({why})")]
     Spawn { runtime: ServerRuntime, why: String },
-    #[error("the {runtime} rpc server {what}")]
-    Control {
-        runtime: ServerRuntime,
-        what: String,
-    },
+    #[error(transparent)]
+    Peer(#[from] PeerError),
 }
 
-/// A started server; stopped (exit, then killed) when dropped.
+/// A started server; stopped (exit, then its process group killed) when dropped.
 pub struct ServerHandle {
     pub runtime: ServerRuntime,
     /// What it said to `hello`.
     pub version: String,
     pub stacks: Vec<String>,
+    /// Its own process id (on the far host for `--remote`).
     pub pid: u32,
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
+    /// Where it listens: loopback, the link's far end, or the far host's address.
+    pub listen: IpAddr,
+    server: RpcServer,
 }
 
 /// The server's counters (`stats`).
@@ -46,186 +41,97 @@ pub struct Stats {
     pub cpu_ns: u64,
 }
 
-/// Start a server of `runtime` and read its `hello`. The child inherits
-/// toll's environment (the tests' `TOLL_RPC_SERVER_FAULT`).
-pub fn start_server(runtime: ServerRuntime) -> Result<ServerHandle, ServerError> {
-    let mut cmd = match runtime {
-        ServerRuntime::Rust => {
-            let exe = std::env::current_exe().map_err(|e| ServerError::Spawn {
-                runtime,
-                why: format!("where is toll? {e}"),
-            })?;
-            let mut c = Command::new(exe);
-            c.arg("rpc-server");
-            c
-        }
-        // Go's and Python's servers: found (and Go's built, cached) by
-        // crates/peers's registry; a missing toolchain names its install.
-        ServerRuntime::Go | ServerRuntime::Python => {
-            let launch = toll_peers::launch_rpc_server(&runtime.to_string(), &mut |m: &str| {
-                eprintln!("note: {m}")
-            })
+/// Start a server of `runtime` at `place` and read its `hello`. A local
+/// child inherits toll's environment (the tests' `TOLL_RPC_SERVER_FAULT`).
+pub fn start_server(runtime: ServerRuntime, place: &Place) -> Result<ServerHandle, ServerError> {
+    let name = runtime.to_string();
+    let local = |prefix: &[String]| -> Result<RpcServer, ServerError> {
+        // Found (and Go's built, cached) by crates/peers's registry; a
+        // missing toolchain names its install. Rust's is toll's own.
+        let launch = toll_peers::launch_rpc_server(&name, &mut |m: &str| eprintln!("note: {m}"))
             .map_err(|e| ServerError::Spawn {
                 runtime,
                 why: e.to_string(),
             })?;
-            let mut c = Command::new(&launch.program);
-            c.args(&launch.args);
-            c
-        }
-    };
-    spawn(runtime, &mut cmd)
-}
-
-fn spawn(runtime: ServerRuntime, cmd: &mut Command) -> Result<ServerHandle, ServerError> {
-    use std::os::unix::process::CommandExt;
-    // Its own process group: Ctrl-C stops toll after the current trial, not
-    // the server under it (which exits when toll closes its stdin).
-    let mut child = cmd
-        .process_group(0)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .map_err(|e| ServerError::Spawn {
-            runtime,
-            why: e.to_string(),
-        })?;
-    let stdin = child.stdin.take().expect("piped stdin");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let (tx, lines) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
+        let mut cmd = match prefix.split_first() {
+            None => Command::new(&launch.program),
+            Some((first, rest)) => {
+                let mut c = Command::new(first);
+                c.args(rest).arg(&launch.program);
+                c
             }
-        }
-    });
-    let mut h = ServerHandle {
-        runtime,
-        version: String::new(),
-        stacks: vec![],
-        pid: child.id(),
-        child,
-        stdin,
-        lines,
+        };
+        cmd.args(&launch.args);
+        Ok(RpcServer::from_command(cmd)?)
     };
-    let hello = h.command(json!({"op": "hello"}))?;
-    if hello.get("rpc").and_then(Value::as_u64) != Some(1) {
-        return Err(h.fail(format!(
-            "speaks rpc protocol {}, not 1: rebuild it with this toll",
-            hello.get("rpc").unwrap_or(&Value::Null)
-        )));
-    }
-    h.version = hello
-        .get("version")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    h.stacks = hello
-        .get("stacks")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| s.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
-    Ok(h)
+    let (server, listen) = match place {
+        Place::Here => (local(&[])?, IpAddr::from([127, 0, 0, 1])),
+        Place::Link(link) => (local(&link.launcher())?, link.far_ip()),
+        Place::Remote { launcher } => {
+            let (server, agent) = RpcServer::from_agent(launcher, &name)?;
+            let Some(addr) = agent.address() else {
+                return Err(ServerError::Spawn {
+                    runtime,
+                    why: format!(
+                        "the far host {} lists no address this machine can route to ({:?})",
+                        agent.host, agent.addrs
+                    ),
+                });
+            };
+            (server, addr)
+        }
+    };
+    let hello = server.hello().clone();
+    Ok(ServerHandle {
+        runtime,
+        version: hello.version,
+        stacks: hello.stacks,
+        pid: hello.pid,
+        listen,
+        server,
+    })
 }
 
 impl ServerHandle {
-    fn fail(&self, what: String) -> ServerError {
-        ServerError::Control {
-            runtime: self.runtime,
-            what,
+    /// Serve `stack` on a free port of [`ServerHandle::listen`]; the port.
+    pub fn serve_tcp(&mut self, stack: &str) -> Result<u16, ServerError> {
+        let host = self.listen.to_string();
+        if stack != "broker" {
+            return Ok(self.server.serve(stack, &host, 0)?);
         }
-    }
-
-    /// One command, one answer (`ok` checked).
-    fn command(&mut self, cmd: Value) -> Result<Value, ServerError> {
-        if writeln!(self.stdin, "{cmd}")
-            .and_then(|_| self.stdin.flush())
-            .is_err()
-        {
-            let why = self.gone();
-            return Err(self.fail(why));
+        // The broker is toll's own, not one of the stacks a hello lists.
+        let a = self
+            .server
+            .request(&json!({"op": "serve", "stack": stack, "host": host, "port": 0}))?;
+        match a.get("port").and_then(serde_json::Value::as_u64) {
+            Some(p) if p > 0 && p <= u64::from(u16::MAX) => Ok(p as u16),
+            _ => Err(ServerError::Spawn {
+                runtime: self.runtime,
+                why: format!("it answered `serve` for the broker without a port: {a}"),
+            }),
         }
-        let line = match self.lines.recv_timeout(ANSWER) {
-            Ok(l) => l,
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                return Err(self.fail(format!(
-                    "did not answer `{}` within {}s: it is stuck",
-                    cmd["op"].as_str().unwrap_or("?"),
-                    ANSWER.as_secs()
-                )))
-            }
-            Err(_) => {
-                let why = self.gone();
-                return Err(self.fail(why));
-            }
-        };
-        let v: Value = serde_json::from_str(&line)
-            .map_err(|_| self.fail(format!("answered `{line}`, not JSON")))?;
-        if v.get("ok").and_then(Value::as_bool) != Some(true) {
-            let why = v
-                .get("error")
-                .and_then(Value::as_str)
-                .unwrap_or("no reason");
-            return Err(self.fail(format!("refused: {why}")));
-        }
-        Ok(v)
-    }
-
-    fn gone(&mut self) -> String {
-        match self.child.try_wait() {
-            Ok(Some(st)) => format!("exited ({st}) mid-run"),
-            _ => "closed its control plane mid-run".into(),
-        }
-    }
-
-    /// Serve `stack` on a free loopback port.
-    pub fn serve_tcp(&mut self, stack: &str) -> Result<SocketAddr, ServerError> {
-        let v =
-            self.command(json!({"op": "serve", "stack": stack, "host": "127.0.0.1", "port": 0}))?;
-        let port = v.get("port").and_then(Value::as_u64).unwrap_or(0);
-        Ok(SocketAddr::from(([127, 0, 0, 1], port as u16)))
     }
 
     /// Serve `raw` on a unix socket at `path`.
     pub fn serve_unix(&mut self, path: &Path) -> Result<(), ServerError> {
-        self.command(json!({"op": "serve", "stack": Stack::Raw.name(), "unix": path}))?;
+        self.server
+            .request(&json!({"op": "serve", "stack": Stack::Raw.name(), "unix": path}))?;
         Ok(())
     }
 
-    /// Tell the broker (toll's own) about a server of `stack`.
+    /// Tell the broker (toll's own) about a server of `stack` at `addr`
+    /// (the address as the client reaches it).
     pub fn register(&mut self, stack: Stack, addr: SocketAddr) -> Result<(), ServerError> {
-        self.command(json!({"op": "register", "stack": stack.name(), "addr": addr.to_string()}))?;
+        self.server
+            .request(&json!({"op": "register", "stack": stack.name(), "addr": addr.to_string()}))?;
         Ok(())
     }
 
     pub fn stats(&mut self) -> Result<Stats, ServerError> {
-        let v = self.command(json!({"op": "stats"}))?;
-        let get = |k| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+        let s = self.server.stats()?;
         Ok(Stats {
-            calls: get("calls"),
-            cpu_ns: get("cpu_ns"),
+            calls: s.calls,
+            cpu_ns: s.cpu_ns,
         })
-    }
-}
-
-impl Drop for ServerHandle {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "{}", json!({"op": "exit"}));
-        let _ = self.stdin.flush();
-        for _ in 0..50 {
-            if matches!(self.child.try_wait(), Ok(Some(_))) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }

@@ -18,6 +18,7 @@ pub mod floor;
 pub mod frame;
 pub mod handle;
 pub mod listen;
+pub mod place;
 pub mod proto;
 pub mod server;
 
@@ -26,6 +27,7 @@ use crate::observer::Observer;
 use client::{CallError, Plan, Session, Target};
 use figures::{Cell, Figures};
 use handle::{start_server, ServerError, ServerHandle};
+use place::Place;
 use serde::Serialize;
 use serde_json::json;
 use std::net::SocketAddr;
@@ -188,6 +190,8 @@ pub struct RpcConfig {
     pub seed: u64,
     /// The no-argument run: E3's table.
     pub ladder: bool,
+    /// The servers across an emulated link or on a far host (None: here).
+    pub far: Option<crate::transfer::Far>,
 }
 
 impl RpcConfig {
@@ -234,6 +238,12 @@ pub enum RpcError {
     Proxy(#[from] crate::rpc_proxy::ProxyError),
     #[error("cannot start tokio: {0}")]
     Runtime(std::io::Error),
+    #[error(transparent)]
+    Link(#[from] crate::link::LinkError),
+    #[error("reaching the server across the link: {0}")]
+    Relay(std::io::Error),
+    #[error("raw over a unix socket stays on this machine: drop --via unix, or --link/--remote")]
+    FarUnix,
 }
 
 /// One measured point of a series.
@@ -284,6 +294,8 @@ struct Setup {
     /// The proxies, kept running until the run ends.
     _guards: Vec<Box<dyn std::any::Any>>,
     unix: Option<std::path::PathBuf>,
+    /// Where the servers are; dropped last (a link outlives its servers).
+    place: Place,
 }
 
 impl Drop for Setup {
@@ -315,9 +327,14 @@ fn setup(cfg: &RpcConfig) -> Result<Setup, RpcError> {
             plans,
             _guards: guards,
             unix: None,
+            place: Place::Here,
         });
     }
-    let mut server = start_server(cfg.runtime)?;
+    let place = Place::build(cfg.far.as_ref())?;
+    if !matches!(place, Place::Here) && cfg.series.iter().any(|s| s.via == Via::Unix) {
+        return Err(RpcError::FarUnix);
+    }
+    let mut server = start_server(cfg.runtime, &place)?;
     // The broker and raw over a unix socket are toll's own: a Go or Python
     // run gets them from a Rust server beside its own.
     let mut aux: Option<ServerHandle> = None;
@@ -357,7 +374,8 @@ fn setup(cfg: &RpcConfig) -> Result<Setup, RpcError> {
                 let addr = match tcp.iter().find(|(k, _)| *k == s.stack) {
                     Some((_, a)) => *a,
                     None => {
-                        let a = server.serve_tcp(s.stack.name())?;
+                        let port = server.serve_tcp(s.stack.name())?;
+                        let a = place.reach(server.listen, port).map_err(RpcError::Relay)?;
                         tcp.push((s.stack, a));
                         a
                     }
@@ -372,14 +390,15 @@ fn setup(cfg: &RpcConfig) -> Result<Setup, RpcError> {
                     &mut server
                 } else {
                     if aux.is_none() {
-                        aux = Some(start_server(ServerRuntime::Rust)?);
+                        aux = Some(start_server(ServerRuntime::Rust, &place)?);
                     }
                     aux.as_mut().expect("just set")
                 };
                 let b = match broker {
                     Some(b) => b,
                     None => {
-                        let b = keeper.serve_tcp("broker")?;
+                        let port = keeper.serve_tcp("broker")?;
+                        let b = place.reach(keeper.listen, port).map_err(RpcError::Relay)?;
                         broker = Some(b);
                         b
                     }
@@ -405,6 +424,7 @@ fn setup(cfg: &RpcConfig) -> Result<Setup, RpcError> {
         plans,
         _guards: guards,
         unix,
+        place,
     })
 }
 
@@ -435,7 +455,13 @@ pub fn run(
         sessions.push(session);
     }
     let server_line = match (&setup.server, cfg.external) {
-        (Some(h), _) => format!("{} server (pid {}): {}", h.runtime, h.pid, h.version),
+        (Some(h), _) => format!(
+            "{} server (pid {}){}: {}",
+            h.runtime,
+            h.pid,
+            setup.place.describe(),
+            h.version
+        ),
         (None, Some(a)) => format!("the server at {a} (started elsewhere: no server CPU)"),
         (None, None) => String::new(),
     };
@@ -451,6 +477,7 @@ pub fn run(
             "connections": cfg.connections, "sizes": cfg.sizes, "calls": cfg.calls,
             "trials": cfg.trials, "warmup": cfg.warmup, "timeout_ms": cfg.timeout.as_millis() as u64,
             "seed": cfg.seed, "ladder": cfg.ladder,
+            "far": cfg.far.as_ref().map(crate::transfer::Far::describe),
         }),
         env,
         tool_version: env!("CARGO_PKG_VERSION").into(),
@@ -514,13 +541,16 @@ fn measure(
     let mut cells: Vec<(usize, usize)> = vec![];
     for (i, s) in cfg.series.iter().enumerate() {
         let label = cfg.label(s);
-        let attrs = json!({
+        let mut attrs = json!({
             "runtime": cfg.external.map_or(cfg.runtime.to_string(), |_| "external".into()),
             "stack": s.stack.name(), "via": s.via, "path": s.path.name(),
             "lookup": match s.path { PathKind::Broker(l) => Some(l), _ => None },
             "mode": s.mode.name(), "in_flight": s.mode.in_flight(),
             "connections": cfg.connections, "per": "call", "unit": "bytes",
         });
+        if let Some(far) = &cfg.far {
+            attrs["far"] = far.describe();
+        }
         ids.push(store.add_series(run_id, &label, &attrs)?);
         for j in 0..cfg.sizes.len() {
             cells.push((i, j));
@@ -607,7 +637,14 @@ fn measure(
                     label: &label,
                     run_id,
                     cpu_model: &toll_measure::env::cpu_model(),
-                    config: &[("sizes", json!(cfg.sizes)), ("calls", json!(cfg.calls))],
+                    config: &[
+                        ("sizes", json!(cfg.sizes)),
+                        ("calls", json!(cfg.calls)),
+                        (
+                            "far",
+                            json!(cfg.far.as_ref().map(crate::transfer::Far::describe)),
+                        ),
+                    ],
                     attrs: &[],
                 };
                 history::widen(store, &which, f);

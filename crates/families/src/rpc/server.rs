@@ -1,6 +1,7 @@
 //! `toll rpc-server`: the Rust server of spec/rpc.md, a child process that
 //! reads its control plane on stdin and serves the four stacks (and the
-//! broker) on loopback with tokio, hyper and tonic.
+//! broker) with tokio, hyper and tonic, on the address toll names (loopback,
+//! or the far end's own across a link or on a far host).
 //!
 //! One current-thread tokio runtime on its own thread serves http1, h2,
 //! grpc and the broker: a null call's server side then costs what the
@@ -108,9 +109,6 @@ fn serve(cmd: &Value, rt: &tokio::runtime::Handle, counters: &Arc<Counters>) -> 
             return json!({"ok": false, "error": format!("host `{host}` is not an IP address: give 127.0.0.1")})
         }
     };
-    if !ip.is_loopback() {
-        return json!({"ok": false, "error": format!("host {host} is not loopback: this server listens on loopback only (give 127.0.0.1)")});
-    }
     let Ok(port) = u16::try_from(port) else {
         return json!({"ok": false, "error": format!("port {port} is past 65535")});
     };

@@ -28,6 +28,8 @@ pub struct AgentHello {
     pub pid: u32,
     /// The harness's address as the far host saw it arrive over ssh.
     pub ssh_client: Option<IpAddr>,
+    /// The far host's address that ssh reached.
+    pub ssh_server: Option<IpAddr>,
     /// The far host's addresses other than loopback.
     pub addrs: Vec<IpAddr>,
 }
@@ -48,11 +50,29 @@ impl AgentHello {
             host: h.get("host").and_then(Value::as_str).unwrap_or("").into(),
             pid: h.get("pid").and_then(Value::as_u64).unwrap_or(0) as u32,
             ssh_client: h.get("ssh_client").and_then(ip),
+            ssh_server: h.get("ssh_server").and_then(ip),
             addrs: h
                 .get("addrs")
                 .and_then(Value::as_array)
                 .map(|a| a.iter().filter_map(ip).collect())
                 .unwrap_or_default(),
+        })
+    }
+}
+
+impl AgentHello {
+    /// The far host's address for this machine to connect to: the one ssh
+    /// reached, else the first of its addresses this machine has a route to.
+    pub fn address(&self) -> Option<IpAddr> {
+        self.ssh_server.or_else(|| {
+            self.addrs.iter().copied().find(|far| {
+                let any: IpAddr = match far {
+                    IpAddr::V4(_) => [0, 0, 0, 0].into(),
+                    IpAddr::V6(_) => std::net::Ipv6Addr::UNSPECIFIED.into(),
+                };
+                // Connecting a UDP socket sends nothing: it only finds a route.
+                UdpSocket::bind((any, 0)).is_ok_and(|s| s.connect((*far, 9)).is_ok())
+            })
         })
     }
 }
@@ -164,7 +184,7 @@ impl Agent {
 }
 
 /// An error of the launcher or the agent, as one line naming the fix.
-fn far_error(launcher: &str, e: PeerError) -> PeerError {
+pub(crate) fn far_error(launcher: &str, e: PeerError) -> PeerError {
     let detail = match e {
         PeerError::Exited { status, stderr, .. } => {
             let said = format!("{status}{stderr}");

@@ -1,7 +1,9 @@
 //! `toll agent`, the far end's side: answers `hello` with what this host is
 //! (its name, its addresses, the ssh client that reached it), and on
 //! `worker` prepares that runtime's worker here and becomes it (exec), so
-//! the harness goes on talking to the worker over the same stdin/stdout.
+//! the harness goes on talking to the worker over the same stdin/stdout;
+//! on `rpc-server` it becomes that runtime's RPC server (spec/rpc.md) the
+//! same way.
 
 use crate::control;
 use crate::runtime::Runtime;
@@ -54,10 +56,17 @@ pub fn run_with(ops: &[&str], handle: &mut dyn FnMut(&str, &Value) -> Value) -> 
                     Ok(never) => match never {},
                     Err(e) => json!({"ok": false, "error": e}),
                 },
+                "rpc-server" => match rpc_server(&cmd, &mut out) {
+                    Ok(never) => match never {},
+                    Err(e) => json!({"ok": false, "error": e}),
+                },
                 "exit" => return 0,
                 op if ops.contains(&op) => handle(op, &cmd),
                 op => {
-                    let known = ["hello", "worker", "exit"].iter().chain(ops).copied();
+                    let known = ["hello", "worker", "rpc-server", "exit"]
+                        .iter()
+                        .chain(ops)
+                        .copied();
                     let known: Vec<&str> = known.collect();
                     json!({"ok": false, "error": format!("unknown op `{op}`: the agent knows {}", known.join(", "))})
                 }
@@ -72,17 +81,19 @@ pub fn run_with(ops: &[&str], handle: &mut dyn FnMut(&str, &Value) -> Value) -> 
 fn hello() -> Value {
     // ssh sets SSH_CONNECTION to "client_ip client_port server_ip server_port":
     // the client's address is the harness's as this host sees it.
-    let ssh_client = std::env::var("SSH_CONNECTION")
-        .ok()
-        .and_then(|c| c.split_whitespace().next()?.parse::<IpAddr>().ok());
+    let ssh = std::env::var("SSH_CONNECTION").unwrap_or_default();
+    let ssh: Vec<&str> = ssh.split_whitespace().collect();
+    let ssh_at = |i: usize| ssh.get(i).and_then(|a| a.parse::<IpAddr>().ok());
+    let (ssh_client, ssh_server) = (ssh_at(0), ssh_at(2));
     json!({
         "ok": true, "runtime": "agent", "agent": AGENT_VERSION, "wire": 1,
         "version": concat!("toll ", env!("CARGO_PKG_VERSION")),
         "pid": std::process::id(),
         "host": nix::unistd::gethostname().ok().and_then(|h| h.into_string().ok()).unwrap_or_default(),
         "ssh_client": ssh_client.map(|a| a.to_string()),
+        "ssh_server": ssh_server.map(|a| a.to_string()),
         "addrs": addresses().iter().map(ToString::to_string).collect::<Vec<_>>(),
-        "ops": ["hello", "worker", "exit"],
+        "ops": ["hello", "worker", "rpc-server", "exit"],
         "runtimes": Runtime::ALL.iter().map(|r| r.name()).collect::<Vec<_>>(),
     })
 }
@@ -126,6 +137,28 @@ fn worker(cmd: &Value, out: &mut impl Write) -> Result<std::convert::Infallible,
     // and exit, which the harness reports with this line.
     eprintln!(
         "toll agent: cannot start the {runtime} worker {}: {e}",
+        launch.program.display()
+    );
+    std::process::exit(1);
+}
+
+/// Prepare `runtime`'s RPC server (Rust: this toll's `rpc-server`; Go's
+/// built on first use), say so, and exec it.
+fn rpc_server(cmd: &Value, out: &mut impl Write) -> Result<std::convert::Infallible, String> {
+    let name = cmd
+        .get("runtime")
+        .and_then(Value::as_str)
+        .ok_or("`rpc-server` needs a `runtime`")?;
+    let launch = crate::launch_rpc_server(name, &mut |m| eprintln!("toll agent: {m}"))
+        .map_err(|e| e.to_string())?;
+    answer(
+        out,
+        &json!({"ok": true, "event": "rpc-server", "runtime": name}),
+    )
+    .map_err(|e| e.to_string())?;
+    let e = Command::new(&launch.program).args(&launch.args).exec();
+    eprintln!(
+        "toll agent: cannot start the {name} rpc server {}: {e}",
         launch.program.display()
     );
     std::process::exit(1);
