@@ -47,6 +47,15 @@ pub fn mean_ci(values: &[f64]) -> (f64, f64) {
     (mean - half, mean + half)
 }
 
+/// [`mean_ci`] for a quantity that cannot be negative (a time): the
+/// interval cut at zero. Cutting a confidence interval to the parameter's
+/// own range keeps its coverage (a true value ≥ 0 that was inside is still
+/// inside), and a time never reads "[−150, 411] µs" from a few noisy trials.
+pub fn positive_mean_ci(values: &[f64]) -> (f64, f64) {
+    let (lo, hi) = mean_ci(values);
+    (lo.max(0.0), hi)
+}
+
 /// The 95% interval of mean(b) − mean(a) for two independent sets of
 /// values: Welch's t, which does not assume equal variances — the standard
 /// error √(s²ₐ/nₐ + s²ᵦ/nᵦ) with the Welch–Satterthwaite degrees of freedom.
@@ -75,6 +84,16 @@ pub fn mean_diff_ci(a: &[f64], b: &[f64]) -> (f64, f64) {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_time_s_interval_stops_at_zero() {
+        let few = [10.0, 200.0];
+        assert!(mean_ci(&few).0 < 0.0);
+        let (lo, hi) = positive_mean_ci(&few);
+        assert_eq!(lo, 0.0);
+        assert_eq!(hi, mean_ci(&few).1);
+        assert_eq!(positive_mean_ci(&[5.0, 6.0, 7.0]), mean_ci(&[5.0, 6.0, 7.0]));
+    }
     use super::*;
 
     #[test]

@@ -7,7 +7,7 @@ use super::sample;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 use serde_json::{json, Value};
-use toll_measure::mean_ci::mean_ci;
+use toll_measure::mean_ci::positive_mean_ci;
 use toll_measure::{Sample, Summary};
 
 /// One trial as measured.
@@ -82,7 +82,7 @@ impl Cell {
         let server: Option<u64> = self.server_cpu.iter().copied().sum();
         Ok(Figures {
             per_call: Summary::of(&per_call),
-            mean_ci: mean_ci(&per_call),
+            mean_ci: positive_mean_ci(&per_call),
             per_call_trials: per_call,
             latency_p50_ns: h.value_at_quantile(0.5) as f64,
             latency_p99_ns: h.value_at_quantile(0.99) as f64,
