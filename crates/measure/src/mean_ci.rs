@@ -92,7 +92,10 @@ mod tests {
         let (lo, hi) = positive_mean_ci(&few);
         assert_eq!(lo, 0.0);
         assert_eq!(hi, mean_ci(&few).1);
-        assert_eq!(positive_mean_ci(&[5.0, 6.0, 7.0]), mean_ci(&[5.0, 6.0, 7.0]));
+        assert_eq!(
+            positive_mean_ci(&[5.0, 6.0, 7.0]),
+            mean_ci(&[5.0, 6.0, 7.0])
+        );
     }
     use super::*;
 
