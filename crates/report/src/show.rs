@@ -31,6 +31,9 @@ pub fn render_run(run: &Run) -> String {
         let _ = writeln!(s, "  {k:<11}{v}");
     }
     let _ = writeln!(s, "\nconfig");
+    // A replicate run's rows and findings are its table, printed whole below.
+    let table_keys = ["rows", "findings", "errors"];
+    let replicate = run.family == "replicate";
     if let Some(o) = run.config.as_object() {
         // At least one space after the longest key (http-compare's are long).
         let width = o
@@ -40,8 +43,15 @@ pub fn render_run(run: &Run) -> String {
             .unwrap_or(0)
             .max(11);
         for (k, v) in o {
+            if replicate && table_keys.contains(&k.as_str()) {
+                continue;
+            }
             let _ = writeln!(s, "  {k:<width$}{}", keyed_value(k, v));
         }
+    }
+    if replicate {
+        let _ = writeln!(s);
+        s.push_str(&crate::replicate::render(&run.config));
     }
     // `toll http compare` keeps its whole report with the first server.
     let comparison = run
@@ -314,6 +324,12 @@ pub fn points_table(series: &Series) -> (Table, Vec<String>) {
 /// comparison, each as (title, text).
 pub fn family_reports(run: &Run) -> Vec<(String, String)> {
     let mut out = Vec::new();
+    if run.family == "replicate" {
+        out.push((
+            "replicate".to_string(),
+            crate::replicate::render(&run.config),
+        ));
+    }
     for s in &run.series {
         for p in &s.points {
             let Some(extra) = &p.extra else { continue };

@@ -11,11 +11,9 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
-use toll_families::replicate::findings::num;
 use toll_families::replicate::{self, Ctx, Preset, Report};
 use toll_families::Observer;
 use toll_measure::Summary;
-use toll_report::table::Table;
 
 /// A spinner naming the series being measured; notes and warnings above it.
 struct Spinner(ProgressBar);
@@ -95,9 +93,10 @@ pub fn run(a: ReplicateArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::R
             }
         };
         if !a.json {
+            let text = render(&store, &report)?;
             spinner.0.suspend(|| {
                 let mut out = std::io::stdout().lock();
-                let _ = write!(out, "{}", render(&report));
+                let _ = write!(out, "{text}");
                 let _ = out.flush();
             });
         }
@@ -140,69 +139,23 @@ pub fn run(a: ReplicateArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::R
     Ok(ExitCode::SUCCESS)
 }
 
-/// One experiment's table, findings and where it is stored.
-pub fn render(r: &Report) -> String {
-    let mut s = format!(
-        "{} — {}\n{}\n\n",
-        r.experiment.name(),
-        r.experiment.title(),
-        r.design
-    );
-    let mut t = Table::new(&[
-        "subject",
-        "figure",
-        "original",
-        "this machine",
-        "95% CI",
-        "ratio",
-        "ratio 95% CI",
-    ]);
-    for row in &r.rows {
-        let unit = |v: f64| format!("{} {}", num(v), row.unit);
-        let original = match &row.original {
-            Ok(o) if o.text.is_empty() => unit(o.value),
-            Ok(o) => o.text.to_string(),
-            Err(why) => format!("– ({why})"),
-        };
-        let (mine, ci) = match &row.measured {
-            Ok(f) => (unit(f.value), format!("[{}, {}]", num(f.lo), num(f.hi))),
-            Err(why) => (format!("– ({why})"), "–".into()),
-        };
-        let (ratio, ratio_ci) = match row.ratio() {
-            Ok(q) => (
-                format!("{}×", num(q.value)),
-                format!("[{}, {}]", num(q.lo), num(q.hi)),
-            ),
-            Err(_) => ("–".into(), "–".into()),
-        };
-        t.row(vec![
-            row.subject.clone(),
-            row.figure.clone(),
-            original,
-            mine,
-            ci,
-            ratio,
-            ratio_ci,
-        ]);
-    }
-    s.push_str(&t.render());
-    s.push_str("ratio = this machine ÷ original; originals from ");
-    s.push_str(replicate::originals::SOURCE);
-    s.push_str("\n\nfindings:\n");
-    for f in &r.findings {
-        s.push_str(&format!("  {}\n", f.text));
-    }
-    for e in &r.errors {
-        s.push_str(&format!("error: {e}\n"));
-    }
-    if let Some(id) = r.run_id {
-        let runs: Vec<String> = r.runs.iter().map(i64::to_string).collect();
-        s.push_str(&format!(
-            "stored as run {id}{} — `toll show {id}`; the family runs ({}) carry \"replicate\": \"{}\"\n\n",
-            if r.partial { " (partial)" } else { "" },
-            if runs.is_empty() { "none".into() } else { runs.join(", ") },
-            r.experiment.name()
-        ));
-    }
-    s
+/// One experiment's table as stored, and where.
+fn render(store: &toll_store::Store, r: &Report) -> anyhow::Result<String> {
+    let Some(id) = r.run_id else {
+        return Ok(String::new());
+    };
+    let run = store.load_run(id)?;
+    let mut s = toll_report::replicate::render(&run.config);
+    let runs: Vec<String> = r.runs.iter().map(i64::to_string).collect();
+    s.push_str(&format!(
+        "{}; the family runs ({}) carry \"replicate\": \"{}\"\n\n",
+        db::stored_line(store, id, run.status),
+        if runs.is_empty() {
+            "none".into()
+        } else {
+            runs.join(", ")
+        },
+        r.experiment.name()
+    ));
+    Ok(s)
 }

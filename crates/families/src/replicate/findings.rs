@@ -4,6 +4,7 @@
 //! never from a figure written into the code.
 
 use serde::Serialize;
+pub use toll_report::replicate::num;
 
 /// A measured figure with its 95% confidence interval, in its row's unit.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -180,22 +181,6 @@ pub fn times(v: f64) -> String {
     format!("{}×", num(v))
 }
 
-/// A figure with three significant digits or so.
-pub fn num(v: f64) -> String {
-    let a = v.abs();
-    if !v.is_finite() {
-        "–".into()
-    } else if a >= 100.0 {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        format!("{v:.1}")
-    } else if a >= 0.1 {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.3}")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,7 +242,7 @@ mod tests {
         assert!(
             refuted
                 .text
-                .starts_with("no longer holds: pipe is faster than tcp: 0.333×"),
+                .starts_with("no longer holds: pipe is faster than tcp: 0.33× [0.28, 0.39]"),
             "{}",
             refuted.text
         );
