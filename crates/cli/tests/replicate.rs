@@ -195,3 +195,51 @@ fn dry_run_says_what_would_run_and_measures_nothing() {
     assert!(lines[1].starts_with("would replicate E5 ("));
     assert!(!s.db().exists());
 }
+
+#[test]
+fn ctrl_c_keeps_what_was_measured_marked_partial() {
+    let s = Scratch::new("replicate-int");
+    // E1's own design takes minutes: interrupted two seconds in.
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_toll"))
+        .arg("--db")
+        .arg(s.db())
+        .args(["replicate", "E1,E5"])
+        .env(
+            "TOLL_CACHE_DIR",
+            std::env::temp_dir().join("toll-e2e-cache"),
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(stderr(&o).contains("interrupted: what was measured is stored"));
+    let runs = replicate_runs(&s);
+    assert_eq!(runs.len(), 2, "both tables stored");
+    for run in &runs {
+        assert_eq!(run["status"], "partial", "{}", run["config"]["replicate"]);
+        for row in run["config"]["rows"].as_array().unwrap() {
+            assert_cell(row, "measured");
+        }
+    }
+    // E5 never began: each of its rows says so.
+    let e5 = &runs[1]["config"];
+    assert!(e5["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["subject"].as_str().unwrap().starts_with("nginx"))
+        .all(|r| r["measured_missing"] == "not measured: interrupted"));
+    // E1's transfer run is kept, partial, with the points it had.
+    let first = runs[0]["config"]["runs"][0].to_string();
+    let transfer = export_json(&s, &first);
+    assert_eq!(transfer["status"], "partial");
+    assert_eq!(transfer["config"]["replicate"], "E1");
+}

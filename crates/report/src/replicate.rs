@@ -18,8 +18,10 @@ pub fn num(v: f64) -> String {
         format!("{v:.1}")
     } else if a >= 0.1 {
         format!("{v:.2}")
-    } else {
+    } else if a >= 0.001 || a == 0.0 {
         format!("{v:.3}")
+    } else {
+        format!("{v:.1e}")
     }
 }
 
@@ -126,6 +128,14 @@ pub fn render(config: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn small_ratios_keep_their_digits() {
+        assert_eq!(num(1.5e-4), "1.5e-4");
+        assert_eq!(num(0.0123), "0.012");
+        assert_eq!(num(0.0), "0.000");
+        assert_eq!(num(2221.0), "2221");
+    }
 
     #[test]
     fn an_empty_cell_shows_its_reason() {

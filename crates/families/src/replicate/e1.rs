@@ -19,7 +19,7 @@ fn peers(preset: Preset) -> Vec<Runtime> {
     match preset {
         Preset::Full => Runtime::ALL.to_vec(),
         Preset::Quick => vec![Runtime::Rust, Runtime::C],
-        Preset::Test => vec![Runtime::Rust],
+        Preset::Test => vec![Runtime::Rust, Runtime::C],
     }
 }
 
@@ -28,7 +28,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
     let sizes = parse_sizes(p.pick(transfer::E1_SIZES, transfer::E1_SIZES, "0,1000,2000"))
         .expect("the presets' sizes parse");
     let engine = EngineConfig {
-        trials: p.pick(10, 3, 2),
+        trials: p.pick(10, 5, 2),
         warmup: Duration::from_millis(p.pick(100, 20, 5)),
         batch_time: Duration::from_millis(p.pick(10, 5, 2)),
         ..EngineConfig::default()
@@ -88,7 +88,11 @@ pub fn run(ctx: &mut Ctx) -> Report {
             max_time: Duration::from_secs(60),
             far: None,
         };
-        let outcome = match transfer::run(&cfg, ctx.store, ctx.observer, ctx.stop) {
+        // Each peer's run pins toll anew, from every CPU it was given.
+        let keep = super::KeepAffinity::now();
+        let outcome = transfer::run(&cfg, ctx.store, ctx.observer, ctx.stop);
+        drop(keep);
+        let outcome = match outcome {
             Ok(out) => out,
             Err(e) => {
                 let why = format!("failed: {e}");

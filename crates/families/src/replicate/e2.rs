@@ -26,7 +26,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
         vec![100, 1_000, 10_000],
         vec![10, 100],
     );
-    let m = p.pick(1_000, 100, 10);
+    let m = p.pick(1_000, 1_000, 10);
     let trials = p.pick(10, 3, 2);
     let mut report = Report::new(
         Experiment::E2,

@@ -43,7 +43,7 @@ fn roles() -> [(&'static str, PathKind, Mode); 4] {
 
 pub fn run(ctx: &mut Ctx) -> Report {
     let p = ctx.preset;
-    let calls: u64 = p.pick(1600, 400, 100);
+    let calls: u64 = p.pick(1600, 1600, 100);
     let trials: u32 = p.pick(10, 3, 2);
     let mut report = Report::new(
         Experiment::E3,

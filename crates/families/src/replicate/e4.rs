@@ -21,7 +21,7 @@ const METHODS: [&str; 3] = ["read", "mmap-read", "mmap-slice"];
 pub fn run(ctx: &mut Ctx) -> Report {
     let p = ctx.preset;
     let size: u64 = p.pick(E4_FILE_SIZE, 20_000_000, 1_000_000);
-    let reads: u64 = p.pick(200_000, 20_000, 2_000);
+    let reads: u64 = p.pick(200_000, 50_000, 2_000);
     let trials: u32 = p.pick(10, 3, 2);
     let mut report = Report::new(
         Experiment::E4,

@@ -269,11 +269,31 @@ pub const INTERRUPTED: &str = "not measured: interrupted";
 /// The reason of a row whose system the tree cannot run yet.
 pub const NOT_YET_BUILT: &str = "not yet built: issue 19";
 
+/// The CPUs this thread may use, put back when dropped: a family that pins
+/// toll (`--pin`) leaves it pinned, and the next family in the same
+/// process would inherit one CPU (and its workers with it).
+pub struct KeepAffinity(Option<nix::sched::CpuSet>);
+
+impl KeepAffinity {
+    pub fn now() -> KeepAffinity {
+        KeepAffinity(nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0)).ok())
+    }
+}
+
+impl Drop for KeepAffinity {
+    fn drop(&mut self) {
+        if let Some(set) = &self.0 {
+            let _ = nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), set);
+        }
+    }
+}
+
 /// Run one experiment, its family runs tagged with its name, and store its
 /// table as a `replicate` run.
 pub fn run(experiment: Experiment, ctx: &mut Ctx) -> Result<Report, StoreError> {
     ctx.store
         .tag_runs("replicate", Some(json!(experiment.name())));
+    let keep = KeepAffinity::now();
     let mut report = match experiment {
         Experiment::E1 => e1::run(ctx),
         Experiment::E2 => e2::run(ctx),
@@ -281,6 +301,7 @@ pub fn run(experiment: Experiment, ctx: &mut Ctx) -> Result<Report, StoreError> 
         Experiment::E4 => e4::run(ctx),
         Experiment::E5 => e5::run(ctx),
     };
+    drop(keep);
     ctx.store.tag_runs("replicate", None);
     if ctx.stopped() {
         report.partial = true;
