@@ -31,8 +31,6 @@ pub fn render_run(run: &Run) -> String {
         let _ = writeln!(s, "  {k:<11}{v}");
     }
     let _ = writeln!(s, "\nconfig");
-    // A replicate run's rows and findings are its table, printed whole below.
-    let table_keys = ["rows", "findings", "errors"];
     let replicate = run.family == "replicate";
     if let Some(o) = run.config.as_object() {
         // At least one space after the longest key (http-compare's are long).
@@ -43,7 +41,7 @@ pub fn render_run(run: &Run) -> String {
             .unwrap_or(0)
             .max(11);
         for (k, v) in o {
-            if replicate && table_keys.contains(&k.as_str()) {
+            if is_table_key(run, k) {
                 continue;
             }
             let _ = writeln!(s, "  {k:<width$}{}", keyed_value(k, v));
@@ -317,6 +315,12 @@ pub fn points_table(series: &Series) -> (Table, Vec<String>) {
         }
     }
     (t, notes)
+}
+
+/// A config key that is part of a `replicate` run's table (its rows,
+/// findings and errors), printed as the table rather than as a value.
+pub fn is_table_key(run: &Run, key: &str) -> bool {
+    run.family == "replicate" && matches!(key, "rows" | "findings" | "errors")
 }
 
 /// The reports a family keeps with its points, as its command printed them:
