@@ -60,7 +60,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
     let small = load(ctx, &mut report, &server, web::SMALL.0, small_n, reps);
     let large = load(ctx, &mut report, &server, web::LARGE.0, large_n, reps);
     drop(server);
-    let nginx = "nginx (E5's best beside)";
+    let nginx = "nginx, against E5's best";
     report.row(
         "apache 1.3, Debian defaults",
         "92 B req/s",
