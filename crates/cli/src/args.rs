@@ -38,6 +38,8 @@ pub enum Command {
     File(FileArgs),
     /// Time null remote calls: raw, HTTP/1.1, h2c, gRPC; direct or via a broker; blocking or pipelined (E3).
     Rpc(Box<RpcArgs>),
+    /// Re-run the seed experiments E1–E5 as they were designed: the original figures beside this machine's, and what still holds.
+    Replicate(ReplicateArgs),
     /// List stored runs, newest first.
     Runs(RunsArgs),
     /// Show one stored run in full (default: the newest).
@@ -422,6 +424,22 @@ pub struct FileArgs {
     #[arg(long, default_value = "auto", value_name = "SCALE",
           value_parser = ["auto", "linear", "log"])]
     pub plot_scale: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplicateArgs {
+    /// Which experiments: E1, E2, E3, E4, E5, all, or a comma-separated list (E1,E5).
+    #[arg(value_name = "E1|E2|E3|E4|E5|all")]
+    pub experiments: String,
+    /// Smaller sizes and fewer trials: all five in about 5 minutes on a 2-vCPU machine.
+    #[arg(long)]
+    pub quick: bool,
+    /// The tests' preset: the smallest run that still fills every row.
+    #[arg(long, hide = true, conflicts_with = "quick")]
+    pub test_preset: bool,
+    /// Print the stored tables as JSON on stdout instead of the text tables.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -26,6 +26,7 @@ fn main() -> ExitCode {
         Command::Exec(a) => commands::exec::run(*a, db, dry),
         Command::File(a) => commands::file::run(a, db, dry),
         Command::Rpc(a) => commands::rpc::run(*a, db, dry),
+        Command::Replicate(a) => commands::replicate::run(a, db, dry),
         Command::Runs(a) => commands::runs::list(a, db),
         Command::Show(a) => commands::runs::show(a, db),
         Command::Report(a) => commands::report::run(a, db, dry),

@@ -61,7 +61,12 @@ fn long(args: &[String]) -> bool {
     let compare = family == "http" && args.get(1).is_some_and(|a| a == "compare");
     // `toll file` on its own 100,000,000-byte file (a user's file is quick).
     let own_file = family == "file" && !args.iter().any(|a| a == "--file");
-    compare || own_file || (matches!(family, "transfer" | "spawn" | "ring") && (!sized || all))
+    // `toll replicate` runs whole experiments (tests/replicate.rs runs them small).
+    let replicate = family == "replicate";
+    compare
+        || own_file
+        || replicate
+        || (matches!(family, "transfer" | "spawn" | "ring") && (!sized || all))
 }
 
 #[test]
@@ -124,7 +129,7 @@ fn every_tour_command_runs_as_written() {
         }
     }
     assert!(
-        (4..=10).contains(&dry),
+        (4..=12).contains(&dry),
         "only the long runs are dry runs ({dry})"
     );
     assert!(s.0.join("spawn.svg").is_file(), "the tour's spawn plot");

@@ -8,6 +8,7 @@ pub mod http;
 pub mod link;
 pub mod observer;
 pub mod placement;
+pub mod replicate;
 pub mod rpc;
 pub mod rpc_proxy;
 pub mod sizes;

@@ -12,7 +12,7 @@
 use crate::models::{legend, models_table};
 use crate::plot::{Chart, Scale};
 use crate::show::{
-    config_value, family_reports, fit_lines, machine_rows, points_table, render_run,
+    config_value, family_reports, fit_lines, is_table_key, machine_rows, points_table, render_run,
 };
 use crate::table::Table;
 use std::fmt::Write;
@@ -165,6 +165,7 @@ pub fn run_section(h: &mut String, run: &Run, scale: Scale) {
         .as_object()
         .map(|o| {
             o.iter()
+                .filter(|(k, _)| !is_table_key(run, k))
                 .map(|(k, v)| (k.clone(), config_value(v)))
                 .collect()
         })

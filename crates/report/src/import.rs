@@ -19,6 +19,7 @@ pub const FAMILIES: &[&str] = &[
     "exec",
     "file",
     "rpc",
+    "replicate",
 ];
 
 /// How to make the file toll can import, for the end of messages.

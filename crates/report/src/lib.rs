@@ -12,6 +12,7 @@ pub mod markdown;
 pub mod models;
 pub mod plot;
 pub mod predict;
+pub mod replicate;
 pub mod run_compare;
 pub mod show;
 pub mod table;

@@ -8,7 +8,9 @@
 //! folded so it cannot end a row, code, emphasis and links disarmed.
 
 use crate::models::{legend, models_table};
-use crate::show::{config_value, family_reports, fit_lines, machine_rows, points_table};
+use crate::show::{
+    config_value, family_reports, fit_lines, is_table_key, machine_rows, points_table,
+};
 use crate::table::Table;
 use std::fmt::Write;
 use toll_store::Run;
@@ -66,6 +68,7 @@ pub fn render(runs: &[Run], version: &str) -> String {
             .as_object()
             .map(|o| {
                 o.iter()
+                    .filter(|(k, _)| !is_table_key(run, k))
                     .map(|(k, v)| (k.clone(), config_value(v)))
                     .collect()
             })

@@ -31,6 +31,7 @@ pub fn render_run(run: &Run) -> String {
         let _ = writeln!(s, "  {k:<11}{v}");
     }
     let _ = writeln!(s, "\nconfig");
+    let replicate = run.family == "replicate";
     if let Some(o) = run.config.as_object() {
         // At least one space after the longest key (http-compare's are long).
         let width = o
@@ -40,8 +41,15 @@ pub fn render_run(run: &Run) -> String {
             .unwrap_or(0)
             .max(11);
         for (k, v) in o {
+            if is_table_key(run, k) {
+                continue;
+            }
             let _ = writeln!(s, "  {k:<width$}{}", keyed_value(k, v));
         }
+    }
+    if replicate {
+        let _ = writeln!(s);
+        s.push_str(&crate::replicate::render(&run.config));
     }
     // `toll http compare` keeps its whole report with the first server.
     let comparison = run
@@ -309,11 +317,23 @@ pub fn points_table(series: &Series) -> (Table, Vec<String>) {
     (t, notes)
 }
 
+/// A config key that is part of a `replicate` run's table (its rows,
+/// findings and errors), printed as the table rather than as a value.
+pub fn is_table_key(run: &Run, key: &str) -> bool {
+    run.family == "replicate" && matches!(key, "rows" | "findings" | "errors")
+}
+
 /// The reports a family keeps with its points, as its command printed them:
 /// `toll http`'s ab-shaped report per series and `toll http compare`'s
 /// comparison, each as (title, text).
 pub fn family_reports(run: &Run) -> Vec<(String, String)> {
     let mut out = Vec::new();
+    if run.family == "replicate" {
+        out.push((
+            "replicate".to_string(),
+            crate::replicate::render(&run.config),
+        ));
+    }
     for s in &run.series {
         for p in &s.points {
             let Some(extra) = &p.extra else { continue };

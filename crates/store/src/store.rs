@@ -7,6 +7,7 @@ use crate::pg::Postgres;
 use crate::sqlite::Sqlite;
 use crate::{EarlierFit, NewRun, Point, PointStatus, Run, RunRow, RunStatus, Series, StoreError};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use toll_measure::{Sample, SeriesFit};
 
 /// An open results database.
@@ -14,6 +15,9 @@ pub struct Store {
     db: Box<dyn Backend>,
     /// The file, or the URL with its password hidden.
     path: PathBuf,
+    /// Keys merged into the config of every run begun from now on (`toll
+    /// replicate` tags each family's runs with its experiment).
+    tags: Mutex<serde_json::Map<String, serde_json::Value>>,
 }
 
 pub(crate) fn parse_status(s: &str) -> RunStatus {
@@ -100,11 +104,13 @@ impl Store {
             Store {
                 path: PathBuf::from(pg.display_url()),
                 db: Box::new(pg),
+                tags: Mutex::default(),
             }
         } else {
             Store {
                 db: Box::new(Sqlite::open(path)?),
                 path: path.to_path_buf(),
+                tags: Mutex::default(),
             }
         };
         store.mark_stale_runs()?;
@@ -120,11 +126,13 @@ impl Store {
             return Ok(Store {
                 path: PathBuf::from(pg.display_url()),
                 db: Box::new(pg),
+                tags: Mutex::default(),
             });
         }
         Ok(Store {
             db: Box::new(Sqlite::open_read_only(path)?),
             path: path.to_path_buf(),
+            tags: Mutex::default(),
         })
     }
 
@@ -139,6 +147,7 @@ impl Store {
                     let store = Store {
                         path: PathBuf::from(pg.display_url()),
                         db: Box::new(pg),
+                        tags: Mutex::default(),
                     };
                     store.mark_stale_runs()?;
                     Ok(Some(store))
@@ -174,6 +183,12 @@ impl Store {
     /// Record a new run in status `running`; returns its id.
     pub fn begin_run(&self, run: &NewRun) -> Result<i64, StoreError> {
         let host = hostname();
+        let mut config = run.config.clone();
+        let tags = self.tags.lock().unwrap_or_else(|e| e.into_inner());
+        if let (Some(obj), false) = (config.as_object_mut(), tags.is_empty()) {
+            obj.extend(tags.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        drop(tags);
         self.db.begin_run(&RunInsert {
             fields: RunFields {
                 family: run.family.clone(),
@@ -182,7 +197,7 @@ impl Store {
                 status: RunStatus::Running.as_str().into(),
                 summary: String::new(),
                 error: None,
-                config_json: run.config.to_string(),
+                config_json: config.to_string(),
                 env_json: serde_json::to_string(&run.env).expect("fingerprint serialises"),
                 tool_version: run.tool_version.clone(),
             },
@@ -190,6 +205,16 @@ impl Store {
             host: &host,
             origin_json: None,
         })
+    }
+
+    /// Merge `key: value` into the config of every run begun from now on;
+    /// `None` removes the key.
+    pub fn tag_runs(&self, key: &str, value: Option<serde_json::Value>) {
+        let mut tags = self.tags.lock().unwrap_or_else(|e| e.into_inner());
+        match value {
+            Some(v) => tags.insert(key.to_string(), v),
+            None => tags.remove(key),
+        };
     }
 
     /// Add a series to a run; returns its id.

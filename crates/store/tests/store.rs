@@ -53,6 +53,7 @@ on_both_backends!(
     writers_at_once_get_distinct_ids_and_every_point_lands,
     an_imported_run_keeps_everything_gets_a_new_id_and_says_where_from,
     reading_never_creates_a_store,
+    a_tag_goes_into_every_run_begun_while_it_is_set,
 );
 
 /// Run SQL on the store at `db` behind its back (to make it look old or
@@ -539,6 +540,23 @@ fn reading_never_creates_a_store(path: &Path) {
     drop(store);
     let store = Store::open_if_present(path).unwrap().expect("now there is");
     assert_eq!(store.latest_run_id().unwrap(), Some(id));
+}
+
+/// `toll replicate` tags each family's runs with its experiment.
+fn a_tag_goes_into_every_run_begun_while_it_is_set(path: &Path) {
+    let store = Store::open(path).unwrap();
+    store.tag_runs("replicate", Some(json!("E1")));
+    let tagged = store.begin_run(&new_run()).unwrap();
+    store.tag_runs("replicate", None);
+    let plain = store.begin_run(&new_run()).unwrap();
+    let config = |id| store.load_run(id).unwrap().config;
+    assert_eq!(config(tagged)["replicate"], "E1");
+    assert!(config(plain).get("replicate").is_none());
+    // The run's own keys are kept beside the tag.
+    let own = new_run().config;
+    for (k, v) in own.as_object().unwrap() {
+        assert_eq!(&config(tagged)[k], v, "{k}");
+    }
 }
 
 #[test]

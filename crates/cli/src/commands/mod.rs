@@ -12,6 +12,7 @@ pub mod http_compare;
 pub mod manual;
 pub mod plot;
 pub mod predict;
+pub mod replicate;
 pub mod report;
 pub mod rpc;
 pub mod runs;

@@ -1,0 +1,245 @@
+//! `toll replicate` as a user runs it: every experiment end to end at the
+//! tests' preset against a private database, the stored tables read back
+//! (every cell present or marked with why it is missing, every family run
+//! tagged with its experiment), and each bad input as one line.
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+/// The stored `replicate` runs, oldest first, as `toll export` gives them.
+fn replicate_runs(s: &Scratch) -> Vec<Value> {
+    let o = s.toll(&["runs", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let list: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let mut out: Vec<Value> = list
+        .iter()
+        .filter(|r| r["family"] == "replicate")
+        .map(|r| export_json(s, &r["id"].to_string()))
+        .collect();
+    out.reverse();
+    out
+}
+
+/// A cell is there, or its reason is: never both empty.
+fn assert_cell(row: &Value, cell: &str) {
+    let present = !row[cell].is_null();
+    let reason = row[format!("{cell}_missing")]
+        .as_str()
+        .is_some_and(|r| !r.trim().is_empty());
+    assert!(
+        present != reason,
+        "{cell} of {} {}: present {present}, reason {reason}: {row}",
+        row["subject"],
+        row["figure"]
+    );
+}
+
+#[test]
+fn all_five_store_every_cell_or_why_it_is_missing() {
+    let s = Scratch::new("replicate-all");
+    let o = s.toll(&["replicate", "all", "--test-preset"]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "stdout: {out}\nstderr: {}", stderr(&o));
+    let runs = replicate_runs(&s);
+    let names: Vec<&str> = runs
+        .iter()
+        .map(|r| r["config"]["replicate"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["E1", "E2", "E3", "E4", "E5"]);
+    for run in &runs {
+        let cfg = &run["config"];
+        let name = cfg["replicate"].as_str().unwrap();
+        assert_eq!(run["status"], "complete", "{name}");
+        assert_eq!(cfg["preset"], "test");
+        // The printed table is the stored one.
+        assert!(
+            out.contains(&format!("{name} — {}", cfg["title"].as_str().unwrap())),
+            "{name}'s table not printed"
+        );
+        let rows = cfg["rows"].as_array().unwrap();
+        assert!(!rows.is_empty(), "{name} has no rows");
+        for row in rows {
+            for cell in ["original", "measured", "ratio"] {
+                assert_cell(row, cell);
+            }
+            // A ratio exactly when both figures are there, and it is their quotient.
+            let both = !row["original"].is_null() && !row["measured"].is_null();
+            assert_eq!(!row["ratio"].is_null(), both, "{row}");
+            if both {
+                let q = row["measured"]["value"].as_f64().unwrap()
+                    / row["original"]["value"].as_f64().unwrap();
+                let r = row["ratio"]["value"].as_f64().unwrap();
+                assert!((q - r).abs() <= 1e-9 * q.abs(), "{row}");
+                let m = &row["measured"];
+                assert!(
+                    m["lo"].as_f64() <= m["value"].as_f64()
+                        && m["value"].as_f64() <= m["hi"].as_f64(),
+                    "{row}"
+                );
+                assert!(row["run"].is_i64(), "a measured row names its run: {row}");
+            }
+        }
+        // Every finding is judged, in words that say how.
+        let findings = cfg["findings"].as_array().unwrap();
+        assert!(!findings.is_empty(), "{name} has no findings");
+        for f in findings {
+            let text = f["text"].as_str().unwrap();
+            let verdict = f["verdict"].as_str().unwrap();
+            let words = match verdict {
+                "holds" => "still holds: ",
+                "no-longer-holds" => "no longer holds: ",
+                "unclear" => "unclear: ",
+                "partly" => "holds in part: ",
+                "not-checked" => "not checked: ",
+                v => panic!("unknown verdict {v}"),
+            };
+            assert!(text.starts_with(words), "{text}");
+            assert!(out.contains(text), "finding not printed: {text}");
+        }
+        // Every family run behind the table carries the experiment's tag.
+        for id in cfg["runs"].as_array().unwrap() {
+            let family = export_json(&s, &id.to_string());
+            assert_eq!(family["config"]["replicate"], name, "run {id}");
+            assert_ne!(family["family"], "replicate");
+        }
+    }
+    // The systems toll cannot run yet keep their rows, marked.
+    let all_rows: Vec<&Value> = runs
+        .iter()
+        .flat_map(|r| r["config"]["rows"].as_array().unwrap())
+        .collect();
+    for subject in [
+        "squeak/fork",
+        "apache 1.3, Debian defaults",
+        "tomcat 5 (Coyote)",
+    ] {
+        let row = all_rows
+            .iter()
+            .find(|r| r["subject"] == subject)
+            .unwrap_or_else(|| panic!("no row for {subject}"));
+        assert!(
+            row["measured_missing"]
+                .as_str()
+                .unwrap()
+                .starts_with("not yet built: issue 19"),
+            "{row}"
+        );
+    }
+    // A runtime this machine lacks is a marked row with its install command.
+    let haskell = all_rows
+        .iter()
+        .find(|r| r["subject"] == "haskell/forkio")
+        .unwrap();
+    if toll_peers::Runtime::Haskell.detect().is_err() {
+        assert_eq!(
+            haskell["measured_missing"],
+            "haskell not installed: apt-get install ghc"
+        );
+    }
+    // E1, E2 and E5 measured their own rows here.
+    for (exp, subject) in [
+        ("E1", "rust/pipe"),
+        ("E2", "erlang/process"),
+        ("E5", "c, gcc -O3"),
+    ] {
+        let run = runs
+            .iter()
+            .find(|r| r["config"]["replicate"] == exp)
+            .unwrap();
+        let rows = run["config"]["rows"].as_array().unwrap();
+        assert!(
+            rows.iter()
+                .any(|r| r["subject"] == subject && !r["measured"].is_null()),
+            "{exp}: {subject} was not measured"
+        );
+    }
+    // `toll show` prints the stored table.
+    let id = runs[0]["id"].to_string();
+    let shown = stdout(&s.toll(&["show", &id]));
+    assert!(
+        shown.contains("ratio 95% CI") && shown.contains("findings:"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn bad_input_is_one_line_and_stores_nothing() {
+    let s = Scratch::new("replicate-bad");
+    assert_usage_errors(
+        &s,
+        &[
+            (
+                &["replicate", "E6"],
+                "unknown experiment `E6`: valid ones are E1, E2, E3, E4, E5, all",
+            ),
+            (&["replicate", "E1,x"], "unknown experiment `x`"),
+            (&["replicate", ""], "unknown experiment ``"),
+            (&["replicate", "E1", "--quick", "--test-preset"], "--quick"),
+        ],
+    );
+    let o = s.toll(&["replicate"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!s.db().exists());
+}
+
+#[test]
+fn dry_run_says_what_would_run_and_measures_nothing() {
+    let s = Scratch::new("replicate-dry");
+    let o = s.toll(&["--dry-run", "replicate", "e5,E1", "--quick"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].starts_with("would replicate E1 (") && lines[0].ends_with("quick preset"));
+    assert!(lines[1].starts_with("would replicate E5 ("));
+    assert!(!s.db().exists());
+}
+
+#[test]
+fn ctrl_c_keeps_what_was_measured_marked_partial() {
+    let s = Scratch::new("replicate-int");
+    // E1's own design takes minutes: interrupted two seconds in.
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_toll"))
+        .arg("--db")
+        .arg(s.db())
+        .args(["replicate", "E1,E5"])
+        .env(
+            "TOLL_CACHE_DIR",
+            std::env::temp_dir().join("toll-e2e-cache"),
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(stderr(&o).contains("interrupted: what was measured is stored"));
+    let runs = replicate_runs(&s);
+    assert_eq!(runs.len(), 2, "both tables stored");
+    for run in &runs {
+        assert_eq!(run["status"], "partial", "{}", run["config"]["replicate"]);
+        for row in run["config"]["rows"].as_array().unwrap() {
+            assert_cell(row, "measured");
+        }
+    }
+    // E5 never began: each of its rows says so.
+    let e5 = &runs[1]["config"];
+    assert!(e5["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["subject"].as_str().unwrap().starts_with("nginx"))
+        .all(|r| r["measured_missing"] == "not measured: interrupted"));
+    // E1's transfer run is kept, partial, with the points it had.
+    let first = runs[0]["config"]["runs"][0].to_string();
+    let transfer = export_json(&s, &first);
+    assert_eq!(transfer["status"], "partial");
+    assert_eq!(transfer["config"]["replicate"], "E1");
+}

@@ -1,0 +1,524 @@
+//! E5 as it was run, with the servers toll can start: `ab -c 20 -n 10000`
+//! on a 92-byte page and `ab -c 20 -n 1000` on a 1 MiB file (no
+//! keep-alive, as ab's default), repeated (E5 repeated until stable) so
+//! each figure has a CI across repetitions; then E5's loop of 10^8
+//! iterations in C (gcc -O3) and Java under `toll exec`, start-up (α)
+//! separated from the cost per iteration (β), t(10^8) = α + β·10^8 beside
+//! E5's `time` figures. Apache httpd and Tomcat are rows marked not yet
+//! built (issue 19), as are the compilers and VMs this machine cannot have.
+
+use super::findings::{self, Claim, Figure};
+use super::originals::{self as o, Original};
+use super::web::{self, Server};
+use super::{Ctx, Experiment, Report, INTERRUPTED, NOT_YET_BUILT};
+use crate::exec::{self, ExecConfig, Order, Output, Parameter, RunCount};
+use crate::http::request::RequestSpec;
+use crate::http::{self, HttpConfig, Target};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+use toll_measure::mean_ci::mean_ci;
+use toll_peers::Runtime;
+
+/// E5's loop, as examples/e5-loop has it.
+const LOOP_C: &str = include_str!("../../../../examples/e5-loop/loop.c");
+const LOOP_JAVA: &str = include_str!("../../../../examples/e5-loop/Loop.java");
+
+/// Why Apache's and Tomcat's rows are empty.
+const APACHE: &str = "not yet built: issue 19 (Apache httpd, Debian's apache2)";
+const TOMCAT: &str = "not yet built: issue 19 (Tomcat, Debian's tomcat10)";
+
+pub fn run(ctx: &mut Ctx) -> Report {
+    let p = ctx.preset;
+    let reps: usize = p.pick(6, 3, 2);
+    let (small_n, large_n) = p.pick((10_000, 1_000), (10_000, 1_000), (200, 40));
+    let loop_ns: Vec<u64> = p.pick(
+        vec![0, 10_000_000, 50_000_000, 100_000_000],
+        vec![0, 30_000_000, 100_000_000],
+        vec![0, 100_000, 200_000],
+    );
+    let loop_runs = p.pick(5, 3, 2);
+    let mut report = Report::new(
+        Experiment::E5,
+        format!(
+            "toll http -c 20 -n {small_n} (92 B) and -n {large_n} (1 MiB), no keep-alive, {reps} repetitions each, nginx; \
+             toll exec -N -L n {} on E5's loop (C -O3, Java), {loop_runs} runs each",
+            loop_ns.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
+        ),
+    );
+    let server = if ctx.stopped() {
+        Err(INTERRUPTED.to_string())
+    } else {
+        web::start_nginx(&ctx.scratch)
+    };
+    // A missing nginx marks its rows with the install command; a failed one is an error.
+    if let Err(why) = server.as_ref().map(|_| ()).map_err(String::as_str) {
+        if !why.contains("not installed") && why != INTERRUPTED {
+            report.failed("nginx", why);
+        }
+    }
+    let small = load(ctx, &mut report, &server, web::SMALL.0, small_n, reps);
+    let large = load(ctx, &mut report, &server, web::LARGE.0, large_n, reps);
+    drop(server);
+    let nginx = "nginx, against E5's best";
+    report.row(
+        "apache 1.3, Debian defaults",
+        "92 B req/s",
+        "req/s",
+        Ok(o::E5_APACHE13_DEFAULT_RPS),
+        Err(APACHE.into()),
+        None,
+    );
+    report.row(
+        "apache 1.3, tuned",
+        "92 B req/s",
+        "req/s",
+        Ok(o::E5_APACHE13_TUNED_RPS),
+        Err(APACHE.into()),
+        None,
+    );
+    report.row(
+        "tomcat 5 (Coyote)",
+        "92 B req/s",
+        "req/s",
+        Ok(o::E5_TOMCAT_RPS),
+        Err(TOMCAT.into()),
+        None,
+    );
+    report.row(
+        nginx,
+        "92 B req/s",
+        "req/s",
+        Ok(o::E5_APACHE13_TUNED_RPS),
+        small.pick(|l| l.rps),
+        small.run,
+    );
+    report.row(
+        nginx,
+        "92 B p50",
+        "ms",
+        Ok(o::E5_APACHE13_P50_MS),
+        small.pick(|l| l.p50),
+        small.run,
+    );
+    report.row(
+        nginx,
+        "92 B p99",
+        "ms",
+        Ok(o::E5_APACHE13_P99_MS),
+        small.pick(|l| l.p99),
+        small.run,
+    );
+    report.row(
+        "apache 2.0.49 worker",
+        "1 MiB req/s",
+        "req/s",
+        Ok(o::E5_APACHE2_BIG_RPS),
+        Err(APACHE.into()),
+        None,
+    );
+    report.row(
+        nginx,
+        "1 MiB req/s",
+        "req/s",
+        Ok(o::E5_APACHE2_BIG_RPS),
+        large.pick(|l| l.rps),
+        large.run,
+    );
+    report.row(
+        nginx,
+        "1 MiB KB/s",
+        "KB/s",
+        Ok(o::E5_APACHE2_BIG_KBS),
+        large.pick(|l| l.kbs),
+        large.run,
+    );
+    let lp = run_loop(ctx, &mut report, &loop_ns, loop_runs);
+    let t_at = o::E5_LOOP_N as f64;
+    report.row(
+        "c, gcc -O3",
+        "loop t(10^8)",
+        "s",
+        Ok(o::E5_LOOP_GCC_S),
+        lp.at("c", t_at),
+        lp.run,
+    );
+    report.row(
+        "c, gcc -O3",
+        "loop start-up α",
+        "ms",
+        Err("E5 timed the whole program".into()),
+        lp.alpha("c"),
+        lp.run,
+    );
+    report.row("c, icc", "loop t(10^8)", "s", Ok(o::E5_LOOP_ICC_S), Err("icc not installed: Intel's compiler is not packaged by Debian (its successor is oneAPI's icx)".into()), None);
+    report.row(
+        "java, server VM",
+        "loop t(10^8)",
+        "s",
+        Ok(o::E5_LOOP_JAVA_SERVER_S),
+        lp.at("java", t_at),
+        lp.run,
+    );
+    report.row(
+        "java, server VM",
+        "loop start-up α",
+        "ms",
+        Err("E5 timed the whole program".into()),
+        lp.alpha("java"),
+        lp.run,
+    );
+    report.row(
+        "java, client VM",
+        "loop t(10^8)",
+        "s",
+        Ok(o::E5_LOOP_JAVA_CLIENT_S),
+        Err("no client VM: 64-bit JDKs since 9 ship the server VM only".into()),
+        None,
+    );
+    report.row(
+        "java, IBM VM",
+        "loop t(10^8)",
+        "s",
+        Ok(o::E5_LOOP_IBM_S),
+        Err("IBM's VM not installed: IBM Semeru (OpenJ9) is not packaged by Debian".into()),
+        None,
+    );
+    report.row(
+        "icc and java, *6 and /3",
+        "loop t(10^8)",
+        "s",
+        Ok(Original {
+            value: 31.5,
+            text: "icc 31.5 s, java 32.5 s",
+        }),
+        Err(format!("{NOT_YET_BUILT} (the loop's *6, /3 variant)")),
+        None,
+    );
+    findings(&mut report, &lp);
+    report
+}
+
+/// One repetition's figures.
+struct Load {
+    rps: f64,
+    kbs: f64,
+    p50: f64,
+    p99: f64,
+}
+
+/// A load's repetitions, or why there are none.
+struct Loads {
+    reps: Result<Vec<Load>, String>,
+    run: Option<i64>,
+}
+
+impl Loads {
+    /// The mean over the repetitions with its 95% CI (Student's t).
+    fn pick(&self, f: impl Fn(&Load) -> f64) -> Result<Figure, String> {
+        let reps = self.reps.as_ref().map_err(Clone::clone)?;
+        let v: Vec<f64> = reps.iter().map(f).collect();
+        if v.is_empty() {
+            return Err(INTERRUPTED.into());
+        }
+        let (lo, hi) = mean_ci(&v);
+        Ok(Figure::new(v.iter().sum::<f64>() / v.len() as f64, lo, hi))
+    }
+}
+
+fn load(
+    ctx: &mut Ctx,
+    report: &mut Report,
+    server: &Result<Server, String>,
+    file: &str,
+    requests: u64,
+    reps: usize,
+) -> Loads {
+    let server = match server {
+        Ok(s) => s,
+        Err(why) => {
+            return Loads {
+                reps: Err(why.clone()),
+                run: None,
+            }
+        }
+    };
+    let url = server.url(file);
+    let target = match Target::resolve(&url) {
+        Ok(t) => t,
+        Err(e) => {
+            return Loads {
+                reps: Err(format!("failed: {e}")),
+                run: None,
+            }
+        }
+    };
+    let concurrency = 20.min(requests as usize);
+    let mut cfg = HttpConfig {
+        target,
+        spec: RequestSpec {
+            method: None,
+            headers: vec![],
+            body: None,
+            content_type: None,
+            keep_alive: false,
+        },
+        concurrency,
+        requests: Some(requests),
+        time_limit: None,
+        threads: std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(concurrency),
+        timeout: Duration::from_secs(30),
+        variable_length: false,
+        rate: None,
+        http2: false,
+        streams: 1,
+        insecure: false,
+        spin: Duration::ZERO,
+        coalesce: Duration::from_micros(10),
+    };
+    if let Err(e) = http::preflight(&mut cfg) {
+        report.failed(&format!("http {url}"), &e);
+        return Loads {
+            reps: Err(format!("failed: {e}")),
+            run: None,
+        };
+    }
+    let mut out = vec![];
+    let mut run = None;
+    for _ in 0..reps {
+        if ctx.stopped() {
+            break;
+        }
+        let measured = http::load(&cfg, ctx.stop, &mut |_, _| {}).and_then(|o| {
+            let rep = http::report(&cfg, &o);
+            let id = http::store_run(ctx.store, &cfg, &o, &rep)?;
+            Ok((o, rep, id))
+        });
+        match measured {
+            Ok((o, rep, id)) => {
+                report.runs.push(id);
+                run = Some(id);
+                if o.interrupted || rep.complete_requests == 0 {
+                    continue;
+                }
+                let pct = |p: f64| {
+                    rep.percentiles
+                        .iter()
+                        .find(|(at, _)| *at == p)
+                        .map_or(f64::NAN, |(_, ms)| *ms)
+                };
+                out.push(Load {
+                    rps: rep.requests_per_second,
+                    kbs: rep.transfer_rate_kb_s,
+                    p50: pct(50.0),
+                    p99: pct(99.0),
+                });
+            }
+            Err(e) => {
+                report.failed(&format!("http {url}"), &e);
+                return Loads {
+                    reps: Err(format!("failed: {e}")),
+                    run,
+                };
+            }
+        }
+    }
+    Loads { reps: Ok(out), run }
+}
+
+/// The loop's fitted series by language, or why there are none.
+struct LoopFits {
+    fits: Result<Vec<(String, toll_measure::Fit)>, String>,
+    run: Option<i64>,
+}
+
+impl LoopFits {
+    fn fit(&self, lang: &str) -> Result<&toll_measure::Fit, String> {
+        let fits = self.fits.as_ref().map_err(Clone::clone)?;
+        fits.iter()
+            .find(|(l, _)| l == lang)
+            .map(|(_, f)| f)
+            .ok_or_else(|| match lang {
+                "java" => format!("java not installed: {}", Runtime::Java.install_hint()),
+                _ => format!("gcc not installed: {}", Runtime::C.install_hint()),
+            })
+    }
+
+    /// t(n) = α + β·n in seconds, the CI α's and β's added end to end.
+    fn at(&self, lang: &str, n: f64) -> Result<Figure, String> {
+        let f = self.fit(lang)?;
+        Ok(Figure::new(
+            f.alpha + f.beta * n,
+            f.alpha_ci.0 + f.beta_ci.0 * n,
+            f.alpha_ci.1 + f.beta_ci.1 * n,
+        )
+        .scaled(1e-9))
+    }
+
+    /// α, ms.
+    fn alpha(&self, lang: &str) -> Result<Figure, String> {
+        let f = self.fit(lang)?;
+        Ok(Figure::new(f.alpha, f.alpha_ci.0, f.alpha_ci.1).scaled(1e-6))
+    }
+
+    /// β, ns per iteration.
+    fn beta(&self, lang: &str) -> Result<Figure, String> {
+        let f = self.fit(lang)?;
+        Ok(Figure::new(f.beta, f.beta_ci.0, f.beta_ci.1))
+    }
+}
+
+/// Build the loop in C and Java under `dir`: each language's command
+/// template, or nothing for a language whose compiler is missing.
+fn build_loop(dir: &Path) -> Vec<(&'static str, String)> {
+    let _ = std::fs::create_dir_all(dir);
+    let mut out = vec![];
+    let c_src = dir.join("loop.c");
+    let c_bin = dir.join("loop-c");
+    if std::fs::write(&c_src, LOOP_C).is_ok()
+        && Command::new("gcc")
+            .arg("-O3")
+            .arg("-o")
+            .arg(&c_bin)
+            .arg(&c_src)
+            .status()
+            .is_ok_and(|s| s.success())
+    {
+        out.push(("c", format!("{} {{n}}", c_bin.display())));
+    }
+    if let Ok(java) = Runtime::Java.detect() {
+        let javac = java.program.with_file_name("javac");
+        let src = dir.join("Loop.java");
+        if std::fs::write(&src, LOOP_JAVA).is_ok()
+            && Command::new(&javac)
+                .arg("-d")
+                .arg(dir)
+                .arg(&src)
+                .status()
+                .is_ok_and(|s| s.success())
+        {
+            out.push((
+                "java",
+                format!(
+                    "{} -cp {} Loop {{n}}",
+                    java.program.display(),
+                    dir.display()
+                ),
+            ));
+        }
+    }
+    out
+}
+
+fn run_loop(ctx: &mut Ctx, report: &mut Report, ns: &[u64], runs: usize) -> LoopFits {
+    if ctx.stopped() {
+        return LoopFits {
+            fits: Err(INTERRUPTED.into()),
+            run: None,
+        };
+    }
+    let langs = build_loop(&ctx.scratch.join("e5-loop"));
+    if langs.is_empty() {
+        return LoopFits {
+            fits: Err(format!("no compiler: {}", Runtime::C.install_hint())),
+            run: None,
+        };
+    }
+    let values = ns.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+    let param = match Parameter::list("n", &values) {
+        Ok(p) => p,
+        Err(e) => {
+            return LoopFits {
+                fits: Err(format!("failed: {e}")),
+                run: None,
+            }
+        }
+    };
+    let cfg = ExecConfig {
+        commands: langs.iter().map(|(_, c)| c.clone()).collect(),
+        names: langs.iter().map(|(l, _)| Some(l.to_string())).collect(),
+        params: vec![param],
+        shell: None,
+        warmup: 1,
+        runs: RunCount::Exact(runs),
+        ci_target: None,
+        max_time: Duration::from_secs(600),
+        prepare: None,
+        setup: None,
+        cleanup: None,
+        ignore_failure: false,
+        input: None,
+        output: Output::Null,
+        pin: None,
+        order: Order::Alternate,
+    };
+    match exec::run(&cfg, ctx.store, ctx.observer, ctx.stop) {
+        Err(e) => {
+            report.failed("exec (E5's loop)", &e);
+            LoopFits {
+                fits: Err(format!("failed: {e}")),
+                run: None,
+            }
+        }
+        Ok(out) => {
+            report.runs.push(out.run_id);
+            if let Some(e) = &out.error {
+                report.failed("exec (E5's loop)", e);
+            }
+            let fits = out
+                .series
+                .iter()
+                .filter_map(|s| {
+                    let first = *s.benches.first()?;
+                    let lang = langs.get(out.benches[first].template)?.0;
+                    Some((lang.to_string(), s.fit.as_ref()?.primary().clone()))
+                })
+                .collect();
+            LoopFits {
+                fits: Ok(fits),
+                run: Some(out.run_id),
+            }
+        }
+    }
+}
+
+fn findings(report: &mut Report, lp: &LoopFits) {
+    report.findings.push(findings::not_checked(
+        "configuration decides the result (Debian's Apache recycled its children every 100 requests)",
+        &format!("{APACHE}, with MaxConnectionsPerChild 100 and tuned"),
+        "E5: 525.73 req/s recycling, 683.48 tuned",
+    ));
+    report.findings.push(findings::not_checked(
+        "a JVM server needs warming up (4× slower for its first 5–6 runs)",
+        TOMCAT,
+        "E5: Tomcat 681.01 req/s once warm",
+    ));
+    // β: the loop's own cost, start-up apart (E5's `time` included it).
+    let c_over_java = lp.beta("c").and_then(|c| {
+        c.over(lp.beta("java")?)
+            .ok_or_else(|| "Java's β interval reaches 0".into())
+    });
+    report.findings.push(findings::from_ratio(
+        "the JVM's server VM runs the loop faster than gcc -O3",
+        c_over_java,
+        Claim::Above(1.0),
+        "C's ns per iteration ÷ Java's (start-up apart)",
+        &format!(
+            "E5: {} (19.6 s ÷ 7.5 s, start-up included)",
+            findings::times(o::E5_LOOP_GCC_S.value / o::E5_LOOP_JAVA_SERVER_S.value)
+        ),
+    ));
+    let java_over_c = lp.alpha("java").and_then(|j| {
+        j.over(lp.alpha("c")?)
+            .ok_or_else(|| "C's α interval reaches 0".into())
+    });
+    report.findings.push(findings::from_ratio(
+        "a JVM's start-up costs more than a C program's (E5's `time` counted it)",
+        java_over_c,
+        Claim::Above(1.0),
+        "Java's α ÷ C's",
+        "E5: not separated",
+    ));
+}

@@ -1,0 +1,295 @@
+//! The seeds' lessons, checked against this machine's figures: each finding
+//! is a claim about a ratio of two measured figures (or of one against a
+//! threshold), and its verdict comes from the ratio's 95% interval alone —
+//! never from a figure written into the code.
+
+use serde::Serialize;
+pub use toll_report::replicate::num;
+
+/// A measured figure with its 95% confidence interval, in its row's unit.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Figure {
+    pub value: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl Figure {
+    pub fn new(value: f64, lo: f64, hi: f64) -> Figure {
+        Figure { value, lo, hi }
+    }
+
+    /// Every bound scaled by `k` (a change of unit).
+    pub fn scaled(self, k: f64) -> Figure {
+        Figure::new(self.value * k, self.lo * k, self.hi * k)
+    }
+
+    /// `self ÷ other` with a conservative interval (each bound against the
+    /// other's far bound, as independent errors at their worst); None when
+    /// `other` can be 0 or less.
+    pub fn over(self, other: Figure) -> Option<Figure> {
+        (other.lo > 0.0 && other.value > 0.0 && self.value.is_finite()).then(|| {
+            Figure::new(
+                self.value / other.value,
+                self.lo / other.hi,
+                self.hi / other.lo,
+            )
+        })
+    }
+}
+
+/// Whether a seed's lesson still holds here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    Holds,
+    NoLongerHolds,
+    /// The interval spans the claim's threshold: this run cannot tell.
+    Unclear,
+    /// Part of the series agree, part do not.
+    Partly,
+    /// A figure it needs is missing (with the reason in the text).
+    NotChecked,
+}
+
+impl Verdict {
+    pub fn words(self) -> &'static str {
+        match self {
+            Verdict::Holds => "still holds",
+            Verdict::NoLongerHolds => "no longer holds",
+            Verdict::Unclear => "unclear",
+            Verdict::Partly => "holds in part",
+            Verdict::NotChecked => "not checked",
+        }
+    }
+}
+
+/// One lesson of a seed and what this machine says of it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    pub verdict: Verdict,
+    /// The line printed under the table.
+    pub text: String,
+}
+
+/// What a ratio must do for the lesson to hold.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Claim {
+    /// The ratio is above this (e.g. 1: "A is slower than B").
+    Above(f64),
+    /// The ratio is below this (e.g. 2: "flat: no knee").
+    Below(f64),
+}
+
+/// The verdict of `ratio` on `claim`: held when the whole interval is on
+/// the claim's side of the threshold, refuted when the whole interval is on
+/// the other, unclear when it spans it.
+pub fn judge(ratio: Figure, claim: Claim) -> Verdict {
+    let (inside, outside) = match claim {
+        Claim::Above(t) => (ratio.lo > t, ratio.hi <= t),
+        Claim::Below(t) => (ratio.hi < t, ratio.lo >= t),
+    };
+    if inside {
+        Verdict::Holds
+    } else if outside {
+        Verdict::NoLongerHolds
+    } else {
+        Verdict::Unclear
+    }
+}
+
+/// A finding from a ratio: "{verdict}: {lesson}: 2.10× [1.90, 2.30] {what}; {seed}".
+/// `ratio` is Err(why) when a figure it needs is missing.
+pub fn from_ratio(
+    lesson: &str,
+    ratio: Result<Figure, String>,
+    claim: Claim,
+    what: &str,
+    seed: &str,
+) -> Finding {
+    match ratio {
+        Err(why) => Finding {
+            verdict: Verdict::NotChecked,
+            text: format!("not checked: {lesson} — {why}; {seed}"),
+        },
+        Ok(r) => {
+            let verdict = judge(r, claim);
+            let threshold = match claim {
+                Claim::Above(t) | Claim::Below(t) => t,
+            };
+            let tail = if verdict == Verdict::Unclear {
+                format!(" (the interval spans {})", times(threshold))
+            } else {
+                String::new()
+            };
+            Finding {
+                verdict,
+                text: format!(
+                    "{}: {lesson}: {} [{}, {}] {what}{tail}; {seed}",
+                    verdict.words(),
+                    times(r.value),
+                    num(r.lo),
+                    num(r.hi)
+                ),
+            }
+        }
+    }
+}
+
+/// A finding over several series: held when every one holds it, refuted
+/// when none does, partly otherwise. `each` is (series, holds, detail).
+pub fn from_count(lesson: &str, each: &[(String, bool, String)], seed: &str) -> Finding {
+    if each.is_empty() {
+        return Finding {
+            verdict: Verdict::NotChecked,
+            text: format!("not checked: {lesson} — no series was measured; {seed}"),
+        };
+    }
+    let held = each.iter().filter(|(_, h, _)| *h).count();
+    let verdict = match held {
+        h if h == each.len() => Verdict::Holds,
+        0 => Verdict::NoLongerHolds,
+        _ => Verdict::Partly,
+    };
+    let against: Vec<String> = each
+        .iter()
+        .filter(|(_, h, _)| !*h)
+        .map(|(s, _, d)| format!("{s} ({d})"))
+        .collect();
+    let detail = if against.is_empty() {
+        format!("all {} series", each.len())
+    } else {
+        format!(
+            "{held} of {} series; not {}",
+            each.len(),
+            against.join(", ")
+        )
+    };
+    Finding {
+        verdict,
+        text: format!("{}: {lesson}: {detail}; {seed}", verdict.words()),
+    }
+}
+
+/// A lesson this tree cannot check yet, with the reason.
+pub fn not_checked(lesson: &str, why: &str, seed: &str) -> Finding {
+    from_ratio(lesson, Err(why.to_string()), Claim::Above(1.0), "", seed)
+}
+
+/// `2.1×`, with digits enough for small and large ratios.
+pub fn times(v: f64) -> String {
+    format!("{}×", num(v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(v: f64, lo: f64, hi: f64) -> Figure {
+        Figure::new(v, lo, hi)
+    }
+
+    #[test]
+    fn a_ratio_takes_the_far_bounds() {
+        let r = f(10.0, 9.0, 12.0).over(f(5.0, 4.0, 6.0)).unwrap();
+        assert_eq!((r.value, r.lo, r.hi), (2.0, 1.5, 3.0));
+        assert!(f(1.0, 1.0, 1.0).over(f(1.0, 0.0, 2.0)).is_none());
+    }
+
+    #[test]
+    fn the_verdict_follows_the_interval_not_the_point() {
+        assert_eq!(judge(f(2.0, 1.5, 3.0), Claim::Above(1.0)), Verdict::Holds);
+        assert_eq!(
+            judge(f(0.5, 0.4, 0.6), Claim::Above(1.0)),
+            Verdict::NoLongerHolds
+        );
+        assert_eq!(judge(f(1.1, 0.9, 1.3), Claim::Above(1.0)), Verdict::Unclear);
+        assert_eq!(judge(f(1.1, 0.9, 1.3), Claim::Below(2.0)), Verdict::Holds);
+        assert_eq!(
+            judge(f(3.0, 2.5, 3.5), Claim::Below(2.0)),
+            Verdict::NoLongerHolds
+        );
+    }
+
+    #[test]
+    fn the_words_change_with_the_figures() {
+        let lesson = "pipe is faster than tcp";
+        let fast = f(100.0, 90.0, 110.0);
+        let slow = f(300.0, 280.0, 320.0);
+        let holds = from_ratio(
+            lesson,
+            slow.over(fast).ok_or("x".into()),
+            Claim::Above(1.0),
+            "tcp ÷ pipe",
+            "E1: 16×",
+        );
+        assert_eq!(holds.verdict, Verdict::Holds);
+        assert!(
+            holds.text.starts_with(
+                "still holds: pipe is faster than tcp: 3.00× [2.55, 3.56] tcp ÷ pipe; E1: 16×"
+            ),
+            "{}",
+            holds.text
+        );
+        let refuted = from_ratio(
+            lesson,
+            fast.over(slow).ok_or("x".into()),
+            Claim::Above(1.0),
+            "tcp ÷ pipe",
+            "E1: 16×",
+        );
+        assert_eq!(refuted.verdict, Verdict::NoLongerHolds);
+        assert!(
+            refuted
+                .text
+                .starts_with("no longer holds: pipe is faster than tcp: 0.33× [0.28, 0.39]"),
+            "{}",
+            refuted.text
+        );
+        let unclear = from_ratio(
+            lesson,
+            fast.over(f(101.0, 95.0, 105.0)).ok_or("x".into()),
+            Claim::Above(1.0),
+            "",
+            "",
+        );
+        assert_eq!(unclear.verdict, Verdict::Unclear);
+        assert!(
+            unclear.text.contains("the interval spans 1.00×"),
+            "{}",
+            unclear.text
+        );
+        let missing = from_ratio(
+            lesson,
+            Err("ghc not installed: apt-get install ghc".into()),
+            Claim::Above(1.0),
+            "",
+            "E2",
+        );
+        assert_eq!(missing.verdict, Verdict::NotChecked);
+        assert!(missing
+            .text
+            .contains("ghc not installed: apt-get install ghc"));
+    }
+
+    #[test]
+    fn a_count_is_held_only_by_all() {
+        let s = |n: &str, h: bool| (n.to_string(), h, "curve".to_string());
+        assert_eq!(
+            from_count("a line", &[s("a", true), s("b", true)], "").verdict,
+            Verdict::Holds
+        );
+        let p = from_count("a line", &[s("a", true), s("b", false)], "");
+        assert_eq!(p.verdict, Verdict::Partly);
+        assert!(
+            p.text.contains("1 of 2 series; not b (curve)"),
+            "{}",
+            p.text
+        );
+        assert_eq!(
+            from_count("a line", &[s("b", false)], "").verdict,
+            Verdict::NoLongerHolds
+        );
+        assert_eq!(from_count("a line", &[], "").verdict, Verdict::NotChecked);
+    }
+}

@@ -1,0 +1,162 @@
+//! `toll replicate`'s table, drawn from the run it stored (family
+//! `replicate`: the rows, findings and errors in its config), so that what
+//! `toll replicate` prints, `toll show` and `toll report` print the same.
+//! Every empty cell says why it is empty.
+
+use crate::table::Table;
+use serde_json::Value;
+use std::fmt::Write;
+
+/// A figure with three significant digits or so.
+pub fn num(v: f64) -> String {
+    let a = v.abs();
+    if !v.is_finite() {
+        "–".into()
+    } else if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else if a >= 0.1 {
+        format!("{v:.2}")
+    } else if a >= 0.001 || a == 0.0 {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.1e}")
+    }
+}
+
+/// `{value, lo, hi}` as (value, "[lo, hi]").
+fn figure(v: &Value) -> Option<(f64, String)> {
+    let g = |k: &str| v.get(k).and_then(Value::as_f64);
+    let (value, lo, hi) = (g("value")?, g("lo")?, g("hi")?);
+    Some((value, format!("[{}, {}]", num(lo), num(hi))))
+}
+
+/// The reason stored beside an empty cell.
+fn why(row: &Value, key: &str) -> String {
+    format!(
+        "– ({})",
+        row.get(key).and_then(Value::as_str).unwrap_or("missing")
+    )
+}
+
+/// The cells of one stored row: subject, figure, original, this machine,
+/// its CI, ratio, the ratio's CI.
+pub fn cells(row: &Value) -> Vec<String> {
+    let s = |k: &str| row.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let unit = s("unit");
+    let original = match row.get("original").filter(|o| !o.is_null()) {
+        Some(o) => match o.get("text").and_then(Value::as_str) {
+            Some(t) if !t.is_empty() => t.to_string(),
+            _ => format!(
+                "{} {unit}",
+                num(o.get("value").and_then(Value::as_f64).unwrap_or(f64::NAN))
+            ),
+        },
+        None => why(row, "original_missing"),
+    };
+    let (mine, ci) = match row.get("measured").and_then(figure) {
+        Some((v, ci)) => (format!("{} {unit}", num(v)), ci),
+        None => (why(row, "measured_missing"), "–".into()),
+    };
+    let (ratio, ratio_ci) = match row.get("ratio").and_then(figure) {
+        Some((v, ci)) => (format!("{}×", num(v)), ci),
+        None => ("–".into(), "–".into()),
+    };
+    vec![
+        s("subject"),
+        s("figure"),
+        original,
+        mine,
+        ci,
+        ratio,
+        ratio_ci,
+    ]
+}
+
+/// The experiment's title, design, table, findings and errors.
+pub fn render(config: &Value) -> String {
+    let s = |k: &str| config.get(k).and_then(Value::as_str).unwrap_or("");
+    let mut out = format!("{} — {}\n{}\n\n", s("replicate"), s("title"), s("design"));
+    let mut t = Table::new(&[
+        "subject",
+        "figure",
+        "original",
+        "this machine",
+        "95% CI",
+        "ratio",
+        "ratio 95% CI",
+    ]);
+    for row in config
+        .get("rows")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        t.row(cells(row));
+    }
+    out.push_str(&t.render());
+    let _ = writeln!(
+        out,
+        "ratio = this machine ÷ original; originals from {}\n\nfindings:",
+        s("originals")
+    );
+    for f in config
+        .get("findings")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let _ = writeln!(
+            out,
+            "  {}",
+            f.get("text").and_then(Value::as_str).unwrap_or("")
+        );
+    }
+    for e in config
+        .get("errors")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let _ = writeln!(out, "error: {}", e.as_str().unwrap_or(""));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn small_ratios_keep_their_digits() {
+        assert_eq!(num(1.5e-4), "1.5e-4");
+        assert_eq!(num(0.0123), "0.012");
+        assert_eq!(num(0.0), "0.000");
+        assert_eq!(num(2221.0), "2221");
+    }
+
+    #[test]
+    fn an_empty_cell_shows_its_reason() {
+        let row = json!({
+            "subject": "squeak/fork", "figure": "spawn", "unit": "µs",
+            "original": {"value": 4.5, "text": "4–5 µs"}, "original_missing": null,
+            "measured": null, "measured_missing": "not yet built: issue 19",
+            "ratio": null, "ratio_missing": "not measured",
+        });
+        let c = cells(&row);
+        assert_eq!(c[2], "4–5 µs");
+        assert_eq!(c[3], "– (not yet built: issue 19)");
+        assert_eq!((c[4].as_str(), c[5].as_str()), ("–", "–"));
+        let row = json!({
+            "subject": "rust/pipe", "figure": "α", "unit": "µs",
+            "original": null, "original_missing": "not in E1",
+            "measured": {"value": 8.5, "lo": 7.25, "hi": 9.75},
+            "ratio": null,
+        });
+        let c = cells(&row);
+        assert_eq!(c[2], "– (not in E1)");
+        assert_eq!((c[3].as_str(), c[4].as_str()), ("8.50 µs", "[7.25, 9.75]"));
+    }
+}
