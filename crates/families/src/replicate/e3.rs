@@ -71,6 +71,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
         timeout: Duration::from_secs(5),
         seed: 2003,
         ladder: false,
+        far: None,
     };
     let outcome: Result<RpcOutcome, String> = if ctx.stopped() {
         Err(INTERRUPTED.into())
