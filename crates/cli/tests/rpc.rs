@@ -558,3 +558,28 @@ fn a_far_host_that_cannot_start_the_server_is_one_line() {
         stderr(&o)
     );
 }
+
+#[test]
+fn each_path_is_shown_as_what_it_adds_over_direct() {
+    let s = Scratch::new("rpc-over-direct");
+    let mut args = vec!["rpc", "--stack", "raw", "--path", "direct,broker"];
+    args.extend_from_slice(SMALL);
+    let o = s.toll(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("+ µs over direct"), "{out}");
+    let broker = out
+        .lines()
+        .find(|l| l.starts_with("raw") && l.contains("broker-per-call"))
+        .unwrap_or_else(|| panic!("no broker row in {out}"));
+    // The broker row ends with its difference and that difference's CI.
+    assert!(
+        broker.contains('+') && broker.trim_end().ends_with(']'),
+        "{broker}"
+    );
+    let direct = out
+        .lines()
+        .find(|l| l.starts_with("raw") && l.contains("direct"))
+        .unwrap();
+    assert!(!direct.contains("[+"), "direct has no difference: {direct}");
+}

@@ -350,8 +350,20 @@ fn render(cfg: &RpcConfig, outcome: &RpcOutcome) -> String {
         "server CPU µs",
         "round trips",
     ];
+    // The ladder: each row over the one above; paths: each over direct.
+    let over_direct = !cfg.ladder
+        && outcome
+            .series
+            .iter()
+            .any(|s| s.spec.path == PathKind::Direct)
+        && outcome
+            .series
+            .iter()
+            .any(|s| s.spec.path != PathKind::Direct);
     if cfg.ladder {
         headers.extend(["+ µs over row above", "95% CI"]);
+    } else if over_direct {
+        headers.extend(["+ µs over direct", "95% CI"]);
     }
     let mut t = Table::new(&headers);
     for (i, series) in outcome.series.iter().enumerate() {
@@ -379,11 +391,22 @@ fn render(cfg: &RpcConfig, outcome: &RpcOutcome) -> String {
                         format!("{:.2}", f.round_trips),
                     ]);
                     if cfg.ladder {
-                        cells.extend(difference(&outcome.series, i, p.n));
+                        let above = (i > 0 && outcome.series[i - 1].spec.mode == series.spec.mode)
+                            .then(|| i - 1);
+                        cells.extend(difference(&outcome.series, above, i, p.n));
+                    } else if over_direct {
+                        let direct = outcome.series.iter().position(|d| {
+                            d.spec.path == PathKind::Direct
+                                && series.spec.path != PathKind::Direct
+                                && d.spec.stack == series.spec.stack
+                                && d.spec.via == series.spec.via
+                                && d.spec.mode == series.spec.mode
+                        });
+                        cells.extend(difference(&outcome.series, direct, i, p.n));
                     }
                 }
                 Err(_) => {
-                    let dashes = if cfg.ladder { 10 } else { 8 };
+                    let dashes = if cfg.ladder || over_direct { 10 } else { 8 };
                     cells.extend(std::iter::repeat_n("–".to_string(), dashes));
                     cells[4] = "failed".into();
                 }
@@ -395,6 +418,8 @@ fn render(cfg: &RpcConfig, outcome: &RpcOutcome) -> String {
     s.push_str("µs/call: a trial's time over its calls (E3's figure), its 95% CI from the trials; median and p99: each call's own latency; CPU: per call, from getrusage on each side\n");
     if cfg.ladder {
         s.push_str("+ over row above: the difference of two means with its 95% CI (Welch); round trips: the client's per call (a per-call broker look-up is one more)\n");
+    } else if over_direct {
+        s.push_str("+ over direct: what the path adds to the same stack and mode called directly, a difference of two means with its 95% CI (Welch)\n");
     }
     s.push_str(&models(&outcome.series));
     for series in &outcome.series {
@@ -407,12 +432,12 @@ fn render(cfg: &RpcConfig, outcome: &RpcOutcome) -> String {
     s
 }
 
-/// The ladder's step: this row's mean minus the one above it (same mode).
-fn difference(series: &[RpcSeries], i: usize, n: u32) -> [String; 2] {
+/// Row `i`'s mean minus row `base`'s at size `n` (blank without a base).
+fn difference(series: &[RpcSeries], base: Option<usize>, i: usize, n: u32) -> [String; 2] {
     let none = || ["".to_string(), "".to_string()];
-    if i == 0 || series[i - 1].spec.mode != series[i].spec.mode {
+    let Some(base) = base else {
         return none();
-    }
+    };
     let trials = |s: &RpcSeries| {
         s.points
             .iter()
@@ -420,7 +445,7 @@ fn difference(series: &[RpcSeries], i: usize, n: u32) -> [String; 2] {
             .and_then(|p| p.result.as_ref().ok())
             .map(|f| f.per_call_trials.clone())
     };
-    let (Some(a), Some(b)) = (trials(&series[i - 1]), trials(&series[i])) else {
+    let (Some(a), Some(b)) = (trials(&series[base]), trials(&series[i])) else {
         return none();
     };
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
