@@ -18,6 +18,7 @@ pub mod e2;
 pub mod e3;
 pub mod e4;
 pub mod e5;
+pub mod e5_loop;
 pub mod findings;
 pub mod originals;
 pub mod web;
