@@ -440,6 +440,10 @@ pub struct ReplicateArgs {
     /// Print the stored tables as JSON on stdout instead of the text tables.
     #[arg(long)]
     pub json: bool,
+    /// E5's servers listen on 127.0.0.1 from this port up, one port each
+    /// (default: free ports the system picks).
+    #[arg(long, value_name = "PORT")]
+    pub port: Option<String>,
 }
 
 #[derive(Debug, Args)]

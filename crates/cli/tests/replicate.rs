@@ -38,7 +38,10 @@ fn assert_cell(row: &Value, cell: &str) {
 #[test]
 fn all_five_store_every_cell_or_why_it_is_missing() {
     let s = Scratch::new("replicate-all");
-    let o = s.toll(&["replicate", "all", "--test-preset"]);
+    // Its servers' directories go under the test's own, so the processes
+    // left behind (none, it is checked) are this test's alone.
+    let tmp = s.0.to_str().unwrap();
+    let o = s.toll_env(&["replicate", "all", "--test-preset"], &[("TMPDIR", tmp)]);
     let out = stdout(&o);
     assert!(o.status.success(), "stdout: {out}\nstderr: {}", stderr(&o));
     let runs = replicate_runs(&s);
@@ -109,23 +112,17 @@ fn all_five_store_every_cell_or_why_it_is_missing() {
         .iter()
         .flat_map(|r| r["config"]["rows"].as_array().unwrap())
         .collect();
-    for subject in [
-        "squeak/fork",
-        "apache 1.3, Debian defaults",
-        "tomcat 5 (Coyote)",
-    ] {
-        let row = all_rows
-            .iter()
-            .find(|r| r["subject"] == subject)
-            .unwrap_or_else(|| panic!("no row for {subject}"));
-        assert!(
-            row["measured_missing"]
-                .as_str()
-                .unwrap()
-                .starts_with("not yet built: issue 19"),
-            "{row}"
-        );
-    }
+    let squeak = all_rows
+        .iter()
+        .find(|r| r["subject"] == "squeak/fork")
+        .expect("a row for squeak/fork");
+    assert!(
+        squeak["measured_missing"]
+            .as_str()
+            .unwrap()
+            .starts_with("not yet built: issue 19"),
+        "{squeak}"
+    );
     // A runtime this machine lacks is a marked row with its install command.
     let haskell = all_rows
         .iter()
@@ -154,6 +151,59 @@ fn all_five_store_every_cell_or_why_it_is_missing() {
             "{exp}: {subject} was not measured"
         );
     }
+    // E5's servers, started by toll (scripts/setup installs them), each
+    // measured; the lesson about configuration judged on the figures.
+    let e5 = runs
+        .iter()
+        .find(|r| r["config"]["replicate"] == "E5")
+        .unwrap();
+    let e5_rows = e5["config"]["rows"].as_array().unwrap();
+    for subject in [
+        "apache prefork, recycled every 100 (E5's trap)",
+        "apache prefork, tuned (E5's fix)",
+        "tomcat",
+        "nginx",
+    ] {
+        for figure in ["92 B req/s", "1 MiB req/s"] {
+            let row = e5_rows
+                .iter()
+                .find(|r| r["subject"] == subject && r["figure"] == figure)
+                .unwrap_or_else(|| panic!("no row for {subject} {figure}"));
+            assert!(row["measured"]["value"].as_f64().unwrap() > 0.0, "{row}");
+        }
+    }
+    let tuned = e5_rows
+        .iter()
+        .find(|r| {
+            r["subject"] == "apache prefork, tuned (E5's fix)"
+                && r["figure"] == "92 B rate ÷ the trap's (http compare)"
+        })
+        .unwrap();
+    assert!(
+        tuned["measured"]["value"].as_f64().unwrap() > 0.0,
+        "{tuned}"
+    );
+    // The comparison behind it is a stored http-compare run of every server.
+    let compare = export_json(&s, &tuned["run"].to_string());
+    assert_eq!(compare["family"], "http-compare");
+    assert_eq!(compare["config"]["urls"].as_array().unwrap().len(), 4);
+    let findings = e5["config"]["findings"].as_array().unwrap();
+    let config = findings
+        .iter()
+        .find(|f| {
+            f["text"]
+                .as_str()
+                .unwrap()
+                .contains("configuration decides the result")
+        })
+        .unwrap();
+    assert_ne!(config["verdict"], "not-checked", "{config}");
+    // Every server's processes are gone (Apache's children included).
+    let left = std::process::Command::new("pgrep")
+        .args(["-f", &format!("{tmp}/toll-replicate-")])
+        .output()
+        .unwrap();
+    assert!(left.stdout.is_empty(), "left running: {}", stdout(&left));
     // `toll show` prints the stored table.
     let id = runs[0]["id"].to_string();
     let shown = stdout(&s.toll(&["show", &id]));
@@ -181,6 +231,69 @@ fn bad_input_is_one_line_and_stores_nothing() {
     let o = s.toll(&["replicate"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(!s.db().exists());
+}
+
+#[test]
+fn a_port_in_use_is_named_with_the_flag_before_anything_runs() {
+    let s = Scratch::new("replicate-port");
+    let held = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = held.local_addr().unwrap().port().to_string();
+    let o = s.toll(&["replicate", "E5", "--test-preset", "--port", &port]);
+    assert_one_line_error(
+        &o,
+        &format!("port {port} on 127.0.0.1 is in use: give another first port with --port"),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!s.db().exists());
+    assert_usage_errors(
+        &s,
+        &[
+            (&["replicate", "E5", "--port", "0"], "--port"),
+            (&["replicate", "E5", "--port", "http"], "--port"),
+            (
+                &["replicate", "E5", "--port", "65534"],
+                "past 65535: give a lower first port",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn a_server_package_missing_marks_its_rows_with_the_install_command() {
+    let s = Scratch::new("replicate-missing");
+    let o = s.toll_env(
+        &["replicate", "E5", "--test-preset"],
+        &[
+            ("TOLL_APACHE2", "/nonexistent/apache2"),
+            ("TOLL_TOMCAT_HOME", "/nonexistent/tomcat"),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let runs = replicate_runs(&s);
+    let rows = runs[0]["config"]["rows"].as_array().unwrap();
+    let reason = |subject: &str| {
+        rows.iter()
+            .find(|r| r["subject"] == subject && r["figure"] == "92 B req/s")
+            .unwrap()["measured_missing"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        reason("apache prefork, recycled every 100 (E5's trap)"),
+        "apache2 not installed: apt-get install apache2"
+    );
+    assert!(reason("tomcat").ends_with(": apt-get install tomcat10"));
+    // The rest went on: nginx was measured.
+    let nginx = rows
+        .iter()
+        .find(|r| r["subject"] == "nginx" && r["figure"] == "92 B req/s")
+        .unwrap();
+    assert!(
+        nginx["measured"]["value"].as_f64().unwrap() > 0.0,
+        "{nginx}"
+    );
+    assert_eq!(runs[0]["status"], "complete");
 }
 
 #[test]

@@ -13,11 +13,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
-use toll_families::http::compare::{self, label, Comparison, Next, Phase, RoundRecord, Rules};
+use std::time::Duration;
+use toll_families::http::compare::{self, label, Comparison, Phase, Round, Rules};
+use toll_families::http::compare_rounds::{self, Rounds};
 use toll_families::http::{self, HttpConfig};
-use toll_measure::Sample;
 use toll_report::compare::StopReason;
 use toll_store::RunStatus;
 
@@ -104,6 +103,42 @@ fn validate(a: &mut CompareArgs) -> anyhow::Result<(Rules, Vec<HttpConfig>)> {
     Ok((rules, cfgs))
 }
 
+/// The spinner over the rounds; Ctrl-C is said once, when first seen.
+struct Shown<'a> {
+    bar: &'a ProgressBar,
+    stop: &'a AtomicBool,
+    what: String,
+    told: bool,
+}
+
+impl Shown<'_> {
+    fn tell(&mut self) {
+        if !self.told {
+            self.told = true;
+            self.bar.suspend(|| {
+                eprintln!("\nstopping after the current round (Ctrl-C again to quit at once)")
+            });
+        }
+    }
+}
+
+impl compare_rounds::Progress for Shown<'_> {
+    fn round(&mut self, cmp: &Comparison, round: Round) {
+        self.what = describe(cmp, round.phase, round.server);
+        self.bar.set_message(self.what.clone());
+        self.bar.tick();
+    }
+
+    fn requests(&mut self, done: u64) {
+        if self.stop.load(Ordering::SeqCst) {
+            self.tell();
+        }
+        self.bar
+            .set_message(format!("{}: {done} requests", self.what));
+        self.bar.tick();
+    }
+}
+
 /// What the bar says before a round.
 fn describe(cmp: &Comparison, phase: Phase, server: usize) -> String {
     let rules = cmp.rules();
@@ -151,71 +186,33 @@ pub fn run(mut a: CompareArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow:
     let store = db::open(db_path)?;
     let (run_id, series) = compare::begin_run(&store, &cfgs, &rules)?;
     let stop = stop_flag();
-    // Rounds get a flag of their own that is never set: Ctrl-C lets the
-    // current round finish (at most --round), so every stored round is whole.
-    let never = Arc::new(AtomicBool::new(false));
     let bar = ProgressBar::new_spinner();
     bar.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
             .expect("valid template"),
     );
-    let mut told = false;
-    let mut tell = |bar: &ProgressBar| {
-        if !told {
-            told = true;
-            bar.suspend(|| {
-                eprintln!("\nstopping after the current round (Ctrl-C again to quit at once)")
-            });
-        }
+    let mut shown = Shown {
+        bar: &bar,
+        stop: &stop,
+        what: String::new(),
+        told: false,
     };
-    let mut cmp = Comparison::new(cfgs.len(), rules);
-    let mut records: Vec<RoundRecord> = Vec::new();
-    let started = Instant::now();
-    let why = loop {
-        if stop.load(Ordering::SeqCst) {
-            tell(&bar);
-            break StopReason::Interrupted;
+    let rounds = compare_rounds::run(&cfgs, rules, &stop, &mut shown);
+    if shown.stop.load(Ordering::SeqCst) {
+        shown.tell();
+    }
+    let Rounds {
+        comparison: cmp,
+        records,
+        stop: why,
+    } = match rounds {
+        Ok(r) => r,
+        Err(failed) => {
+            bar.finish_and_clear();
+            let msg = format!("{}: {}", cfgs[failed.server].target.url, failed.error);
+            store.finish_run(run_id, RunStatus::Failed, &msg, Some(&msg))?;
+            return Err(anyhow::anyhow!(msg));
         }
-        let round = match cmp.next(started.elapsed()) {
-            Next::Stop(why) => break why,
-            Next::Run(r) => r,
-        };
-        let what = describe(&cmp, round.phase, round.server);
-        bar.set_message(what.clone());
-        bar.tick();
-        let cfg = &cfgs[round.server];
-        let start_ns = started.elapsed().as_nanos() as u64;
-        let outcome = http::load(cfg, &never, &mut |done, _| {
-            if stop.load(Ordering::SeqCst) {
-                tell(&bar);
-            }
-            bar.set_message(format!("{what}: {done} requests"));
-            bar.tick();
-        });
-        let outcome = match outcome {
-            Ok(o) => o,
-            Err(e) => {
-                bar.finish_and_clear();
-                let msg = format!("{}: {e}", cfg.target.url);
-                store.finish_run(run_id, RunStatus::Failed, &msg, Some(&msg))?;
-                return Err(anyhow::anyhow!(msg));
-            }
-        };
-        let report = http::report(cfg, &outcome);
-        let rate = report.requests_per_second;
-        cmp.record(round, rate);
-        records.push(RoundRecord {
-            seq: records.len(),
-            server: round.server,
-            phase: round.phase,
-            start_ns,
-            rate,
-            sample: Sample {
-                iters: outcome.stats.complete,
-                total_ns: outcome.elapsed.as_nanos() as u64,
-            },
-            report,
-        });
     };
     bar.finish_and_clear();
     let report = compare::figures(&cmp, &records, &cfgs, why);

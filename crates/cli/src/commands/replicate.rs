@@ -6,12 +6,13 @@
 use super::db;
 use crate::args::ReplicateArgs;
 use crate::usage::usage;
+use crate::values::whole;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
-use toll_families::replicate::{self, Ctx, Preset, Report};
+use toll_families::replicate::{self, Ctx, Experiment, Preset, Report};
 use toll_families::Observer;
 use toll_measure::Summary;
 
@@ -53,6 +54,15 @@ pub fn run(a: ReplicateArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::R
         (true, false) => Preset::Quick,
         (false, false) => Preset::Full,
     };
+    let port = a
+        .port
+        .as_deref()
+        .map(|t| whole("--port", t, 1, u16::MAX as u64).map(|p| p as u16))
+        .transpose()?;
+    // E5's servers take one port each from --port: all must be free.
+    if let (Some(first), true) = (port, experiments.contains(&Experiment::E5)) {
+        replicate::web::check_ports(first, replicate::e5::servers_needed(preset)).map_err(usage)?;
+    }
     if dry_run {
         if let Some(p) = db_path {
             db::check_name(p)?;
@@ -83,6 +93,7 @@ pub fn run(a: ReplicateArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::R
             stop: &stop,
             preset,
             scratch: scratch.clone(),
+            port,
         };
         let report = replicate::run(e, &mut ctx);
         let report = match report {

@@ -7,6 +7,7 @@
 pub mod client_loop;
 pub mod coalesce;
 pub mod compare;
+pub mod compare_rounds;
 pub mod event_loop;
 pub mod request;
 pub mod response;

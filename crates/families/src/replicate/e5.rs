@@ -1,274 +1,400 @@
-//! E5 as it was run, with the servers toll can start: `ab -c 20 -n 10000`
-//! on a 92-byte page and `ab -c 20 -n 1000` on a 1 MiB file (no
-//! keep-alive, as ab's default), repeated (E5 repeated until stable) so
-//! each figure has a CI across repetitions; then E5's loop of 10^8
-//! iterations in C (gcc -O3) and Java under `toll exec`, start-up (α)
-//! separated from the cost per iteration (β), t(10^8) = α + β·10^8 beside
-//! E5's `time` figures. Apache httpd and Tomcat are rows marked not yet
-//! built (issue 19), as are the compilers and VMs this machine cannot have.
+//! E5 as it was run: Apache httpd (prefork, worker and event MPMs, each
+//! with Debian's configuration, with E5's trap — children recycled every
+//! 100 connections — and tuned), Tomcat and nginx, each started by toll on
+//! a loopback port (web/). First `toll http compare` across all of them on
+//! the 92-byte page: each warmed until its rate settles (E5's JVM needed
+//! 5–6 runs), then A B … B A rounds, every rate as a ratio to the trap's.
+//! Then E5's loads on each, warm (e5_load.rs), repeated so each figure has
+//! a CI: `ab -c 20 -n 10000` on the page, `-n 1000` on a 1 MiB file. Then
+//! E5's loop (e5_loop.rs). The findings come from the figures: whether
+//! configuration still decides the result, whether tuned Apache still
+//! matches Tomcat, whether the JVM still needs warming up.
 
+use super::e5_load::{self, Compared, Loads};
 use super::e5_loop;
-use super::findings::{self, Figure};
-use super::originals as o;
-use super::web::{self, Server};
-use super::{Ctx, Experiment, Report, INTERRUPTED};
-use crate::http::request::RequestSpec;
-use crate::http::{self, HttpConfig, Target};
-use std::time::Duration;
-use toll_measure::mean_ci::mean_ci;
+use super::findings::{self, Claim, Figure};
+use super::originals::{self as o, Original};
+use super::web::apache::{self, Mpm, Setup, Tuning};
+use super::web::{self, nginx, tomcat, Ports, Server};
+use super::{Ctx, Experiment, Preset, Report, INTERRUPTED};
 
-/// Why Apache's and Tomcat's rows are empty.
-const APACHE: &str = "not yet built: issue 19 (Apache httpd, Debian's apache2)";
-const TOMCAT: &str = "not yet built: issue 19 (Tomcat, Debian's tomcat10)";
+/// One of E5's servers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Apache(Setup),
+    Tomcat,
+    Nginx,
+}
+
+const TRAP: Kind = Kind::Apache(Setup {
+    mpm: Mpm::Prefork,
+    tuning: Tuning::Recycle,
+});
+const TUNED: Kind = Kind::Apache(Setup {
+    mpm: Mpm::Prefork,
+    tuning: Tuning::Tuned,
+});
+const WORKER: Kind = Kind::Apache(Setup {
+    mpm: Mpm::Worker,
+    tuning: Tuning::Debian,
+});
+
+impl Kind {
+    fn label(self) -> String {
+        match self {
+            Kind::Apache(s) => s.label(),
+            Kind::Tomcat => "tomcat".into(),
+            Kind::Nginx => "nginx".into(),
+        }
+    }
+
+    fn start(self, ctx: &Ctx, ports: &mut Ports) -> Result<Server, String> {
+        match self {
+            Kind::Apache(s) => apache::start(s, &ctx.scratch, ports),
+            Kind::Tomcat => tomcat::start(&ctx.scratch, ports),
+            Kind::Nginx => nginx::start(&ctx.scratch, ports),
+        }
+    }
+
+    /// E5's 92-byte req/s for this server, or why E5 has none.
+    fn small_original(self) -> Result<Original, String> {
+        match self {
+            TRAP => Ok(o::E5_APACHE13_DEFAULT_RPS),
+            TUNED => Ok(o::E5_APACHE13_TUNED_RPS),
+            Kind::Tomcat => Ok(o::E5_TOMCAT_RPS),
+            _ => Err(self.no_original()),
+        }
+    }
+
+    fn no_original(self) -> String {
+        match self {
+            Kind::Apache(Setup {
+                tuning: Tuning::Debian,
+                mpm: Mpm::Prefork,
+            }) => "E5's Debian default was the trap; today's recycles never".into(),
+            Kind::Apache(Setup {
+                mpm: Mpm::Event, ..
+            }) => "E5 did not run it (the event MPM came in 2005)".into(),
+            _ => "E5 did not run it".into(),
+        }
+    }
+}
+
+/// Every server of E5's design, the trap first (the base of the
+/// comparison's ratios): each MPM with each tuning, Tomcat, nginx.
+fn every_kind() -> Vec<Kind> {
+    let mut out = vec![TRAP, TUNED];
+    for mpm in Mpm::ALL {
+        for tuning in [Tuning::Debian, Tuning::Recycle, Tuning::Tuned] {
+            let k = Kind::Apache(Setup { mpm, tuning });
+            if !out.contains(&k) {
+                out.push(k);
+            }
+        }
+    }
+    out.extend([Kind::Tomcat, Kind::Nginx]);
+    out
+}
+
+/// The servers a preset runs: all of them, or E5's own rows and one of
+/// each other MPM (quick), or the trap, the fix, Tomcat and nginx (test).
+fn kinds(preset: Preset) -> Vec<Kind> {
+    let quick = |k: &Kind| match k {
+        Kind::Apache(s) => s.mpm == Mpm::Prefork || s.tuning == Tuning::Debian,
+        _ => true,
+    };
+    let test = |k: &Kind| matches!(*k, TRAP | TUNED | Kind::Tomcat | Kind::Nginx);
+    every_kind()
+        .into_iter()
+        .filter(|k| match preset {
+            Preset::Full => true,
+            Preset::Quick => quick(k),
+            Preset::Test => test(k),
+        })
+        .collect()
+}
+
+/// How many loopback ports E5 takes with `preset` (one per server).
+pub fn servers_needed(preset: Preset) -> usize {
+    kinds(preset).len()
+}
+
+/// A server of the run: started, or why not.
+struct Entry {
+    kind: Kind,
+    server: Result<Server, String>,
+}
 
 pub fn run(ctx: &mut Ctx) -> Report {
     let p = ctx.preset;
-    let reps: usize = p.pick(6, 3, 2);
+    let reps: usize = p.pick(5, 3, 2);
     let (small_n, large_n) = p.pick((10_000, 1_000), (10_000, 1_000), (200, 40));
-    let loop_ns: Vec<u64> = p.pick(
-        vec![0, 10_000_000, 50_000_000, 100_000_000],
-        vec![0, 30_000_000, 100_000_000],
-        vec![0, 100_000, 200_000],
-    );
-    let loop_runs = p.pick(5, 3, 2);
-    let mut report = Report::new(
-        Experiment::E5,
-        format!(
-            "toll http -c 20 -n {small_n} (92 B) and -n {large_n} (1 MiB), no keep-alive, {reps} repetitions each, nginx; \
-             toll exec -N -L n {} on E5's loop (C -O3, Java), {loop_runs} runs each",
-            loop_ns.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
-        ),
-    );
-    let server = if ctx.stopped() {
-        Err(INTERRUPTED.to_string())
-    } else {
-        web::start_nginx(&ctx.scratch)
+    let mut report = Report::new(Experiment::E5, String::new());
+    let mut ports = Ports::new(ctx.port);
+    let mut entries: Vec<Entry> = Vec::new();
+    for kind in kinds(p) {
+        let server = if ctx.stopped() {
+            Err(INTERRUPTED.to_string())
+        } else {
+            ctx.observer
+                .series_started(&format!("E5: starting {}", kind.label()), 0);
+            kind.start(ctx, &mut ports)
+        };
+        // A missing package marks its rows with the install command; any
+        // other failure is an error, and the rest goes on.
+        if let Err(why) = &server {
+            if !why.contains("not installed") && why != INTERRUPTED {
+                report.failed(&kind.label(), why);
+            }
+        }
+        entries.push(Entry { kind, server });
+    }
+    let versions: Vec<String> = {
+        let mut v: Vec<String> = entries
+            .iter()
+            .filter_map(|e| e.server.as_ref().ok().map(|s| s.version.clone()))
+            .collect();
+        v.dedup();
+        v
     };
-    // A missing nginx marks its rows with the install command; a failed one is an error.
-    if let Err(why) = server.as_ref().map(|_| ()).map_err(String::as_str) {
-        if !why.contains("not installed") && why != INTERRUPTED {
-            report.failed("nginx", why);
+    report.design = format!(
+        "{} servers ({}), no access logs; toll http compare on the 92 B page (warm-up until 3 rounds agree within 5%); \
+         then toll http -c 20 -n {small_n} (92 B) and -n {large_n} (1 MiB), no keep-alive, {reps} repetitions each; E5's loop under toll exec",
+        entries.len(),
+        if versions.is_empty() { "none started".into() } else { versions.join(", ") },
+    );
+    // The comparison: every started server, the trap first when it runs.
+    let started: Vec<usize> = (0..entries.len())
+        .filter(|&i| entries[i].server.is_ok())
+        .collect();
+    let labels: Vec<String> = started.iter().map(|&i| entries[i].kind.label()).collect();
+    let urls: Vec<String> = started
+        .iter()
+        .filter_map(|&i| entries[i].server.as_ref().ok())
+        .map(|s| s.url(web::SMALL.0))
+        .collect();
+    let compared = e5_load::compare(ctx, &mut report, &labels, &urls);
+    // Each kind's place in the comparison, or why it has none.
+    let slots: Vec<(Kind, Result<usize, String>)> = every_kind()
+        .into_iter()
+        .map(|kind| {
+            let at = started
+                .iter()
+                .position(|&i| entries[i].kind == kind)
+                .ok_or_else(|| {
+                    entries
+                        .iter()
+                        .find(|e| e.kind == kind)
+                        .and_then(|e| e.server.as_ref().err().cloned())
+                        .unwrap_or_else(|| format!("not in the {} preset", p.name()))
+                });
+            (kind, at)
+        })
+        .collect();
+    let slot = |kind: Kind| {
+        slots
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map_or_else(|| Err("not a server of E5".into()), |(_, at)| at.clone())
+    };
+    let trap_slot = slot(TRAP);
+    let mut figures = Vec::new();
+    for e in &entries {
+        let url = |file: &str| match &e.server {
+            Ok(s) => Ok(s.url(file)),
+            Err(why) => Err(why.clone()),
+        };
+        let small = e5_load::load(ctx, &mut report, url(web::SMALL.0), small_n, reps);
+        let large = e5_load::load(ctx, &mut report, url(web::LARGE.0), large_n, reps);
+        rows(&mut report, e.kind, &small, &large);
+        if e.kind != TRAP {
+            let ratio = match (&trap_slot, slot(e.kind)) {
+                (Ok(base), Ok(s)) => compared.ratio(*base, s),
+                (_, Err(why)) => Err(why),
+                (Err(why), _) => Err(format!("the trap: {why}")),
+            };
+            let original = match e.kind {
+                TUNED => Ok(o::E5_TUNED_OVER_TRAP),
+                Kind::Tomcat => Ok(o::E5_TOMCAT_OVER_TRAP),
+                k => Err(k.no_original()),
+            };
+            report.row(
+                e.kind.label(),
+                "92 B rate ÷ the trap's (http compare)",
+                "×",
+                original,
+                ratio,
+                compared.run,
+            );
+        }
+        figures.push((e.kind, small, large));
+    }
+    let tomcat_warmup = warmup_gain(&compared, slot(Kind::Tomcat));
+    report.row(
+        "tomcat",
+        "warm rate ÷ first round's",
+        "×",
+        Ok(o::E5_JVM_WARMUP),
+        tomcat_warmup.clone(),
+        compared.run,
+    );
+    // The servers are stopped before the loop runs.
+    drop(entries);
+    for kind in every_kind() {
+        if !figures.iter().any(|(k, _, _)| *k == kind) {
+            report.row(
+                kind.label(),
+                "92 B req/s",
+                "req/s",
+                kind.small_original(),
+                Err(format!(
+                    "not in the {} preset (toll replicate E5 runs every MPM and tuning)",
+                    p.name()
+                )),
+                None,
+            );
         }
     }
-    let small = load(ctx, &mut report, &server, web::SMALL.0, small_n, reps);
-    let large = load(ctx, &mut report, &server, web::LARGE.0, large_n, reps);
-    drop(server);
-    let nginx = "nginx, against E5's best";
+    findings(&mut report, &compared, &slot, tomcat_warmup);
+    e5_loop::run(ctx, &mut report);
+    report
+}
+
+/// A server's rows: E5's figures of it, each with its original where E5
+/// has one.
+fn rows(report: &mut Report, kind: Kind, small: &Loads, large: &Loads) {
+    let label = kind.label();
+    let no = || Err(kind.no_original());
     report.row(
-        "apache 1.3, Debian defaults",
+        &label,
         "92 B req/s",
         "req/s",
-        Ok(o::E5_APACHE13_DEFAULT_RPS),
-        Err(APACHE.into()),
-        None,
-    );
-    report.row(
-        "apache 1.3, tuned",
-        "92 B req/s",
-        "req/s",
-        Ok(o::E5_APACHE13_TUNED_RPS),
-        Err(APACHE.into()),
-        None,
-    );
-    report.row(
-        "tomcat 5 (Coyote)",
-        "92 B req/s",
-        "req/s",
-        Ok(o::E5_TOMCAT_RPS),
-        Err(TOMCAT.into()),
-        None,
-    );
-    report.row(
-        nginx,
-        "92 B req/s",
-        "req/s",
-        Ok(o::E5_APACHE13_TUNED_RPS),
+        kind.small_original(),
         small.pick(|l| l.rps),
         small.run,
     );
+    if kind == TRAP {
+        report.row(
+            &label,
+            "92 B p50",
+            "ms",
+            Ok(o::E5_APACHE13_P50_MS),
+            small.pick(|l| l.p50),
+            small.run,
+        );
+    }
     report.row(
-        nginx,
-        "92 B p50",
-        "ms",
-        Ok(o::E5_APACHE13_P50_MS),
-        small.pick(|l| l.p50),
-        small.run,
-    );
-    report.row(
-        nginx,
+        &label,
         "92 B p99",
         "ms",
-        Ok(o::E5_APACHE13_P99_MS),
+        if kind == TRAP {
+            Ok(o::E5_APACHE13_P99_MS)
+        } else {
+            no()
+        },
         small.pick(|l| l.p99),
         small.run,
     );
     report.row(
-        "apache 2.0.49 worker",
+        &label,
         "1 MiB req/s",
         "req/s",
-        Ok(o::E5_APACHE2_BIG_RPS),
-        Err(APACHE.into()),
-        None,
-    );
-    report.row(
-        nginx,
-        "1 MiB req/s",
-        "req/s",
-        Ok(o::E5_APACHE2_BIG_RPS),
+        if kind == WORKER {
+            Ok(o::E5_APACHE2_BIG_RPS)
+        } else {
+            no()
+        },
         large.pick(|l| l.rps),
         large.run,
     );
-    report.row(
-        nginx,
-        "1 MiB KB/s",
-        "KB/s",
-        Ok(o::E5_APACHE2_BIG_KBS),
-        large.pick(|l| l.kbs),
-        large.run,
-    );
-    e5_loop::run(ctx, &mut report);
-    findings(&mut report);
-    report
-}
-
-/// One repetition's figures.
-struct Load {
-    rps: f64,
-    kbs: f64,
-    p50: f64,
-    p99: f64,
-}
-
-/// A load's repetitions, or why there are none.
-struct Loads {
-    reps: Result<Vec<Load>, String>,
-    run: Option<i64>,
-}
-
-impl Loads {
-    /// The mean over the repetitions with its 95% CI (Student's t).
-    fn pick(&self, f: impl Fn(&Load) -> f64) -> Result<Figure, String> {
-        let reps = self.reps.as_ref().map_err(Clone::clone)?;
-        let v: Vec<f64> = reps.iter().map(f).collect();
-        if v.is_empty() {
-            return Err(INTERRUPTED.into());
-        }
-        let (lo, hi) = mean_ci(&v);
-        Ok(Figure::new(v.iter().sum::<f64>() / v.len() as f64, lo, hi))
+    if kind == WORKER {
+        report.row(
+            &label,
+            "1 MiB KB/s",
+            "KB/s",
+            Ok(o::E5_APACHE2_BIG_KBS),
+            large.pick(|l| l.kbs),
+            large.run,
+        );
     }
 }
 
-fn load(
-    ctx: &mut Ctx,
+/// A server's measured rate once warm ÷ its first warm-up round's.
+fn warmup_gain(compared: &Compared, slot: Result<usize, String>) -> Result<Figure, String> {
+    let s = slot?;
+    let first = *compared
+        .warmup(s)?
+        .first()
+        .ok_or("the comparison had no warm-up round")?;
+    if first <= 0.0 {
+        return Err("its first round completed no request".into());
+    }
+    Ok(compared.rate(s)?.scaled(1.0 / first))
+}
+
+fn findings(
     report: &mut Report,
-    server: &Result<Server, String>,
-    file: &str,
-    requests: u64,
-    reps: usize,
-) -> Loads {
-    let server = match server {
-        Ok(s) => s,
-        Err(why) => {
-            return Loads {
-                reps: Err(why.clone()),
-                run: None,
-            }
-        }
-    };
-    let url = server.url(file);
-    let target = match Target::resolve(&url) {
-        Ok(t) => t,
-        Err(e) => {
-            return Loads {
-                reps: Err(format!("failed: {e}")),
-                run: None,
-            }
-        }
-    };
-    let concurrency = 20.min(requests as usize);
-    let mut cfg = HttpConfig {
-        target,
-        spec: RequestSpec {
-            method: None,
-            headers: vec![],
-            body: None,
-            content_type: None,
-            keep_alive: false,
-        },
-        concurrency,
-        requests: Some(requests),
-        time_limit: None,
-        threads: std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(concurrency),
-        timeout: Duration::from_secs(30),
-        variable_length: false,
-        rate: None,
-        http2: false,
-        streams: 1,
-        insecure: false,
-        spin: Duration::ZERO,
-        coalesce: Duration::from_micros(10),
-    };
-    if let Err(e) = http::preflight(&mut cfg) {
-        report.failed(&format!("http {url}"), &e);
-        return Loads {
-            reps: Err(format!("failed: {e}")),
-            run: None,
-        };
-    }
-    let mut out = vec![];
-    let mut run = None;
-    for _ in 0..reps {
-        if ctx.stopped() {
-            break;
-        }
-        let measured = http::load(&cfg, ctx.stop, &mut |_, _| {}).and_then(|o| {
-            let rep = http::report(&cfg, &o);
-            let id = http::store_run(ctx.store, &cfg, &o, &rep)?;
-            Ok((o, rep, id))
-        });
-        match measured {
-            Ok((o, rep, id)) => {
-                report.runs.push(id);
-                run = Some(id);
-                if o.interrupted || rep.complete_requests == 0 {
-                    continue;
-                }
-                let pct = |p: f64| {
-                    rep.percentiles
-                        .iter()
-                        .find(|(at, _)| *at == p)
-                        .map_or(f64::NAN, |(_, ms)| *ms)
-                };
-                out.push(Load {
-                    rps: rep.requests_per_second,
-                    kbs: rep.transfer_rate_kb_s,
-                    p50: pct(50.0),
-                    p99: pct(99.0),
-                });
-            }
-            Err(e) => {
-                report.failed(&format!("http {url}"), &e);
-                return Loads {
-                    reps: Err(format!("failed: {e}")),
-                    run,
-                };
-            }
-        }
-    }
-    Loads { reps: Ok(out), run }
+    compared: &Compared,
+    slot: &dyn Fn(Kind) -> Result<usize, String>,
+    tomcat_warmup: Result<Figure, String>,
+) {
+    let pair = |a: Kind, b: Kind| compared.ratio(slot(a)?, slot(b)?);
+    report.findings.push(findings::from_ratio(
+        "configuration decides the result (Debian's Apache recycled its children every 100 requests)",
+        pair(TRAP, TUNED),
+        Claim::Above(1.0),
+        "tuned prefork's rate ÷ the recycling one's, paired rounds",
+        &format!("E5: {}", o::E5_TUNED_OVER_TRAP.text),
+    ));
+    report.findings.push(findings::from_ratio(
+        "tuned, Apache matches Tomcat",
+        pair(TUNED, Kind::Tomcat),
+        Claim::Near(0.1),
+        "Tomcat's rate ÷ tuned prefork's, paired rounds",
+        "E5: 0.996× (681.01 ÷ 683.48 req/s)",
+    ));
+    report.findings.push(findings::from_ratio(
+        "a JVM server needs warming up (4× slower for its first 5–6 runs)",
+        tomcat_warmup,
+        Claim::Above(1.0),
+        "Tomcat's warm rate ÷ its first round's",
+        "E5: 4× over 5–6 runs",
+    ));
+    report.findings.push(findings::from_ratio(
+        "recycling puts a long tail on the latency",
+        slot(TUNED).and_then(|tuned| compared.p99_ratio(tuned, slot(TRAP)?)),
+        Claim::Above(1.0),
+        "p99 recycling ÷ p99 tuned, 92 B, paired rounds",
+        "E5: p99 531 ms against p50 26 ms",
+    ));
+    report.findings.push(findings::not_checked(
+        "Apache 2 serves large files clearly better than 1.3",
+        "Apache 1.3 is not packaged any more (its last release was in 2010)",
+        &format!(
+            "E5: Apache 2.0.49 worker {}, 1 MiB",
+            o::E5_APACHE2_BIG_RPS.text
+        ),
+    ));
 }
 
-fn findings(report: &mut Report) {
-    report.findings.push(findings::not_checked(
-        "configuration decides the result (Debian's Apache recycled its children every 100 requests)",
-        &format!("{APACHE}, with MaxConnectionsPerChild 100 and tuned"),
-        "E5: 525.73 req/s recycling, 683.48 tuned",
-    ));
-    report.findings.push(findings::not_checked(
-        "a JVM server needs warming up (4× slower for its first 5–6 runs)",
-        TOMCAT,
-        "E5: Tomcat 681.01 req/s once warm",
-    ));
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_starts_with_the_trap_and_keeps_e5s_rows() {
+        for p in [Preset::Full, Preset::Quick, Preset::Test] {
+            let k = kinds(p);
+            assert_eq!(k[0], TRAP, "{p:?}");
+            for must in [TUNED, Kind::Tomcat, Kind::Nginx] {
+                assert!(k.contains(&must), "{p:?} lacks {must:?}");
+            }
+        }
+        assert_eq!(kinds(Preset::Full).len(), 11);
+        assert!(kinds(Preset::Quick).contains(&WORKER));
+        let mut labels: Vec<String> = every_kind().iter().map(|k| k.label()).collect();
+        labels.sort();
+        labels.dedup();
+        assert_eq!(labels.len(), 11, "labels are unique");
+    }
 }

@@ -79,6 +79,9 @@ pub enum Claim {
     Above(f64),
     /// The ratio is below this (e.g. 2: "flat: no knee").
     Below(f64),
+    /// The ratio is within this share of 1 (0.1: in [1/1.1, 1.1]: "A
+    /// matches B").
+    Near(f64),
 }
 
 /// The verdict of `ratio` on `claim`: held when the whole interval is on
@@ -88,6 +91,13 @@ pub fn judge(ratio: Figure, claim: Claim) -> Verdict {
     let (inside, outside) = match claim {
         Claim::Above(t) => (ratio.lo > t, ratio.hi <= t),
         Claim::Below(t) => (ratio.hi < t, ratio.lo >= t),
+        Claim::Near(share) => {
+            let (lo, hi) = (1.0 / (1.0 + share), 1.0 + share);
+            (
+                ratio.lo >= lo && ratio.hi <= hi,
+                ratio.hi < lo || ratio.lo > hi,
+            )
+        }
     };
     if inside {
         Verdict::Holds
@@ -114,13 +124,21 @@ pub fn from_ratio(
         },
         Ok(r) => {
             let verdict = judge(r, claim);
-            let threshold = match claim {
-                Claim::Above(t) | Claim::Below(t) => t,
-            };
-            let tail = if verdict == Verdict::Unclear {
-                format!(" (the interval spans {})", times(threshold))
-            } else {
-                String::new()
+            let tail = match (verdict, claim) {
+                (Verdict::Unclear, Claim::Above(t) | Claim::Below(t)) => {
+                    format!(" (the interval spans {})", times(t))
+                }
+                (Verdict::Unclear, Claim::Near(share)) => format!(
+                    " (the interval reaches past {}–{})",
+                    times(1.0 / (1.0 + share)),
+                    times(1.0 + share)
+                ),
+                (_, Claim::Near(share)) => format!(
+                    " (matching: within {}–{})",
+                    times(1.0 / (1.0 + share)),
+                    times(1.0 + share)
+                ),
+                _ => String::new(),
             };
             Finding {
                 verdict,
@@ -205,6 +223,19 @@ mod tests {
         );
         assert_eq!(judge(f(1.1, 0.9, 1.3), Claim::Above(1.0)), Verdict::Unclear);
         assert_eq!(judge(f(1.1, 0.9, 1.3), Claim::Below(2.0)), Verdict::Holds);
+        assert_eq!(judge(f(1.0, 0.95, 1.05), Claim::Near(0.1)), Verdict::Holds);
+        assert_eq!(
+            judge(f(1.5, 1.3, 1.7), Claim::Near(0.1)),
+            Verdict::NoLongerHolds
+        );
+        assert_eq!(
+            judge(f(0.5, 0.4, 0.6), Claim::Near(0.1)),
+            Verdict::NoLongerHolds
+        );
+        assert_eq!(
+            judge(f(1.05, 0.95, 1.2), Claim::Near(0.1)),
+            Verdict::Unclear
+        );
         assert_eq!(
             judge(f(3.0, 2.5, 3.5), Claim::Below(2.0)),
             Verdict::NoLongerHolds

@@ -18,6 +18,7 @@ pub mod e2;
 pub mod e3;
 pub mod e4;
 pub mod e5;
+pub mod e5_load;
 pub mod e5_loop;
 pub mod findings;
 pub mod originals;
@@ -257,6 +258,9 @@ pub struct Ctx<'a> {
     /// A directory of toll's for generated files (configs, the loop's
     /// binaries), removed by the caller.
     pub scratch: PathBuf,
+    /// The first loopback port of E5's servers (`--port`); None: free
+    /// ports the system picks.
+    pub port: Option<u16>,
 }
 
 impl Ctx<'_> {

@@ -77,6 +77,11 @@ pub const E4_RANDOM_US: [Original; 3] = [
 pub const E5_APACHE13_DEFAULT_RPS: Original = fig(525.73, "525.73 req/s");
 pub const E5_TOMCAT_RPS: Original = fig(681.01, "681.01 req/s");
 pub const E5_APACHE13_TUNED_RPS: Original = fig(683.48, "683.48 req/s");
+/// Tuned Apache and Tomcat over Debian's recycling Apache, 92 B.
+pub const E5_TUNED_OVER_TRAP: Original = fig(683.48 / 525.73, "1.30× (683.48 ÷ 525.73)");
+pub const E5_TOMCAT_OVER_TRAP: Original = fig(681.01 / 525.73, "1.30× (681.01 ÷ 525.73)");
+/// Tomcat once warm over its first runs ("4x slower before").
+pub const E5_JVM_WARMUP: Original = fig(4.0, "4× (5–6 runs to warm)");
 /// Apache 1.3 default, 92 B: p50 and p99, ms.
 pub const E5_APACHE13_P50_MS: Original = fig(26.0, "26 ms");
 pub const E5_APACHE13_P99_MS: Original = fig(531.0, "531 ms");

@@ -1,0 +1,300 @@
+//! E5's two kinds of load on a server toll started: E5's own (`ab -c 20
+//! -n 10000` on the 92-byte page, `-n 1000` on the 1 MiB file, no
+//! keep-alive, repeated so each figure has a CI across repetitions), and
+//! `toll http compare` across all of them (warm-up until each rate
+//! settles, then A B … B A rounds, each rate as a ratio to the first's).
+
+use super::findings::Figure;
+use super::{Ctx, Report, INTERRUPTED};
+use crate::http::compare::{self, Rules};
+use crate::http::compare_rounds::{self, Progress, Rounds};
+use crate::http::request::RequestSpec;
+use crate::http::{self, HttpConfig, Target};
+use std::time::Duration;
+use toll_measure::mean_ci::positive_mean_ci;
+use toll_report::compare::StopReason;
+
+/// E5's client: 20 connections, no keep-alive (ab's default).
+pub const CONCURRENCY: usize = 20;
+
+/// A load of `url`, `requests` long (or timed, when None), as E5's ab ran it.
+pub fn config(url: &str, requests: Option<u64>) -> Result<HttpConfig, String> {
+    let target = Target::resolve(url).map_err(|e| format!("failed: {e}"))?;
+    let concurrency = requests.map_or(CONCURRENCY, |n| CONCURRENCY.min(n as usize));
+    let mut cfg = HttpConfig {
+        target,
+        spec: RequestSpec {
+            method: None,
+            headers: vec![],
+            body: None,
+            content_type: None,
+            keep_alive: false,
+        },
+        concurrency,
+        requests,
+        time_limit: None,
+        threads: std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(concurrency),
+        timeout: Duration::from_secs(30),
+        variable_length: false,
+        rate: None,
+        http2: false,
+        streams: 1,
+        insecure: false,
+        spin: Duration::ZERO,
+        coalesce: Duration::from_micros(10),
+    };
+    http::preflight(&mut cfg).map_err(|e| format!("failed: {e}"))?;
+    Ok(cfg)
+}
+
+/// One repetition's figures.
+pub struct Load {
+    pub rps: f64,
+    pub kbs: f64,
+    pub p50: f64,
+    pub p99: f64,
+}
+
+/// A load's repetitions, or why there are none.
+pub struct Loads {
+    pub reps: Result<Vec<Load>, String>,
+    pub run: Option<i64>,
+}
+
+impl Loads {
+    /// The mean over the repetitions with its 95% CI (Student's t).
+    pub fn pick(&self, f: impl Fn(&Load) -> f64) -> Result<Figure, String> {
+        let reps = self.reps.as_ref().map_err(Clone::clone)?;
+        let v: Vec<f64> = reps.iter().map(f).collect();
+        if v.is_empty() {
+            return Err(INTERRUPTED.into());
+        }
+        let (lo, hi) = positive_mean_ci(&v);
+        Ok(Figure::new(v.iter().sum::<f64>() / v.len() as f64, lo, hi))
+    }
+}
+
+pub fn load(
+    ctx: &mut Ctx,
+    report: &mut Report,
+    url: Result<String, String>,
+    requests: u64,
+    reps: usize,
+) -> Loads {
+    let cfg = match url.and_then(|u| config(&u, Some(requests))) {
+        Ok(c) => c,
+        Err(why) => {
+            if why.starts_with("failed") {
+                report.failed("http", &why);
+            }
+            return Loads {
+                reps: Err(why),
+                run: None,
+            };
+        }
+    };
+    let url = cfg.target.url.clone();
+    let mut out = vec![];
+    let mut run = None;
+    for _ in 0..reps {
+        if ctx.stopped() {
+            break;
+        }
+        let measured = http::load(&cfg, ctx.stop, &mut |_, _| {}).and_then(|o| {
+            let rep = http::report(&cfg, &o);
+            let id = http::store_run(ctx.store, &cfg, &o, &rep)?;
+            Ok((o, rep, id))
+        });
+        match measured {
+            Ok((o, rep, id)) => {
+                report.runs.push(id);
+                run = Some(id);
+                if o.interrupted || rep.complete_requests == 0 {
+                    continue;
+                }
+                let pct = |p: f64| {
+                    rep.percentiles
+                        .iter()
+                        .find(|(at, _)| *at == p)
+                        .map_or(f64::NAN, |(_, ms)| *ms)
+                };
+                out.push(Load {
+                    rps: rep.requests_per_second,
+                    kbs: rep.transfer_rate_kb_s,
+                    p50: pct(50.0),
+                    p99: pct(99.0),
+                });
+            }
+            Err(e) => {
+                report.failed(&format!("http {url}"), &e);
+                return Loads {
+                    reps: Err(format!("failed: {e}")),
+                    run,
+                };
+            }
+        }
+    }
+    Loads { reps: Ok(out), run }
+}
+
+/// `toll http compare` across E5's servers, or why it did not run.
+pub struct Compared {
+    pub rounds: Result<Rounds, String>,
+    pub run: Option<i64>,
+}
+
+impl Compared {
+    fn rounds(&self) -> Result<&Rounds, String> {
+        self.rounds.as_ref().map_err(Clone::clone)
+    }
+
+    /// Server `s`'s rate ÷ server `base`'s, paired round by round: the
+    /// median ratio with its 95% CI.
+    pub fn ratio(&self, base: usize, s: usize) -> Result<Figure, String> {
+        let r = self.rounds()?;
+        let c = &r.comparison;
+        compare::paired_ratio(c.measured_rates(base), c.measured_rates(s))
+            .map(|(e, _)| Figure::new(e.median, e.lo, e.hi))
+            .ok_or_else(|| "no round was measured: the comparison ended in its warm-up".into())
+    }
+
+    /// Server `s`'s p99 latency ÷ server `base`'s, paired round by round.
+    pub fn p99_ratio(&self, base: usize, s: usize) -> Result<Figure, String> {
+        let r = self.rounds()?;
+        let p99 = |server: usize| -> Vec<f64> {
+            r.records
+                .iter()
+                .filter(|x| x.server == server && x.phase == compare::Phase::Measure)
+                .map(|x| {
+                    x.report
+                        .percentiles
+                        .iter()
+                        .find(|(at, _)| *at == 99.0)
+                        .map_or(f64::NAN, |(_, ms)| *ms)
+                })
+                .collect()
+        };
+        compare::paired_ratio(&p99(base), &p99(s))
+            .map(|(e, _)| Figure::new(e.median, e.lo, e.hi))
+            .ok_or_else(|| "no round was measured: the comparison ended in its warm-up".into())
+    }
+
+    /// Server `s`'s rates in its warm-up rounds, in order.
+    pub fn warmup(&self, s: usize) -> Result<Vec<f64>, String> {
+        Ok(self.rounds()?.comparison.warmup_rates(s).to_vec())
+    }
+
+    /// Server `s`'s measured rate: the median round with its 95% CI.
+    pub fn rate(&self, s: usize) -> Result<Figure, String> {
+        let rates = self.rounds()?.comparison.measured_rates(s).to_vec();
+        if rates.is_empty() {
+            return Err("no round was measured: the comparison ended in its warm-up".into());
+        }
+        let sum = toll_measure::Summary::of(&rates);
+        Ok(Figure::new(sum.median, sum.ci_low, sum.ci_high))
+    }
+}
+
+/// Names each round on the spinner.
+struct Shown<'a, 'b> {
+    ctx: &'a mut Ctx<'b>,
+    labels: &'a [String],
+}
+
+impl Progress for Shown<'_, '_> {
+    fn round(&mut self, cmp: &compare::Comparison, round: compare::Round) {
+        let what = match round.phase {
+            compare::Phase::Warmup => {
+                format!("warm-up round {}", cmp.warmup_rates(round.server).len() + 1)
+            }
+            compare::Phase::Measure => format!("round {}", cmp.cycles() + 1),
+        };
+        self.ctx.observer.series_started(
+            &format!("E5 http compare: {}, {what}", self.labels[round.server]),
+            0,
+        );
+    }
+
+    fn requests(&mut self, _done: u64) {}
+}
+
+/// Compare `urls` (the 92-byte page of each server) in timed rounds, as
+/// `toll http compare` does, the rules scaled to the preset; stored as an
+/// `http-compare` run.
+pub fn compare(ctx: &mut Ctx, report: &mut Report, labels: &[String], urls: &[String]) -> Compared {
+    let none = |why: String| Compared {
+        rounds: Err(why),
+        run: None,
+    };
+    if ctx.stopped() {
+        return none(INTERRUPTED.into());
+    }
+    if urls.len() < 2 {
+        return none("fewer than two servers started: nothing to compare".into());
+    }
+    let p = ctx.preset;
+    let rules = Rules {
+        round: p.pick(
+            Duration::from_secs(2),
+            Duration::from_millis(500),
+            Duration::from_millis(200),
+        ),
+        // toll http compare's warm-up rule: 3 rounds within 5%.
+        window: 3,
+        tolerance: 0.05,
+        // E5's JVM needed 5–6 runs.
+        warmup_max: p.pick(10, 6, 2),
+        min_rounds: p.pick(5, 3, 3),
+        max_rounds: p.pick(20, 5, 3),
+        ci_target: 0.05,
+        max_time: p.pick(
+            Duration::from_secs(900),
+            Duration::from_secs(180),
+            Duration::from_secs(60),
+        ),
+    };
+    let mut cfgs = Vec::new();
+    for url in urls {
+        match config(url, None) {
+            Ok(mut c) => {
+                c.time_limit = Some(rules.round);
+                cfgs.push(c);
+            }
+            Err(why) => {
+                report.failed(&format!("http compare {url}"), &why);
+                return none(why);
+            }
+        }
+    }
+    let (run_id, series) = match compare::begin_run(ctx.store, &cfgs, &rules) {
+        Ok(x) => x,
+        Err(e) => {
+            report.failed("http compare", &e);
+            return none(format!("failed: {e}"));
+        }
+    };
+    report.runs.push(run_id);
+    let stop = ctx.stop.clone();
+    let mut shown = Shown { ctx, labels };
+    let rounds = match compare_rounds::run(&cfgs, rules, &stop, &mut shown) {
+        Ok(r) => r,
+        Err(failed) => {
+            let why = format!("{}: {}", labels[failed.server], failed.error);
+            report.failed("http compare", &why);
+            failed.done
+        }
+    };
+    let figures = compare::figures(&rounds.comparison, &rounds.records, &cfgs, rounds.stop);
+    if let Err(e) = compare::finish_run(ctx.store, run_id, &series, &rounds.records, &figures) {
+        report.failed("http compare", &e);
+    }
+    if rounds.stop == StopReason::Interrupted && !report.partial {
+        report.partial = true;
+    }
+    Compared {
+        rounds: Ok(rounds),
+        run: Some(run_id),
+    }
+}
