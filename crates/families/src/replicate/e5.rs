@@ -2,10 +2,11 @@
 //! on a 92-byte page and `ab -c 20 -n 1000` on a 1 MiB file (no
 //! keep-alive, as ab's default), repeated (E5 repeated until stable) so
 //! each figure has a CI across repetitions; then E5's loop of 10^8
-//! iterations in C (gcc -O3) and Java under `toll exec`, start-up (α)
-//! separated from the cost per iteration (β), t(10^8) = α + β·10^8 beside
-//! E5's `time` figures. Apache httpd and Tomcat are rows marked not yet
-//! built (issue 19), as are the compilers and VMs this machine cannot have.
+//! iterations under `toll exec` (e5_loop.rs: C, Java, Go, Rust, Python, and
+//! E5's *6 /3 variant), start-up (α) separated from the cost per iteration
+//! (β), t(10^8) = α + β·10^8 beside E5's `time` figures. Apache httpd and
+//! Tomcat are rows marked not yet built (issue 19), as are the compilers
+//! and VMs this machine cannot have.
 
 use super::e5_loop;
 use super::findings::{self, Figure};
@@ -25,18 +26,12 @@ pub fn run(ctx: &mut Ctx) -> Report {
     let p = ctx.preset;
     let reps: usize = p.pick(6, 3, 2);
     let (small_n, large_n) = p.pick((10_000, 1_000), (10_000, 1_000), (200, 40));
-    let loop_ns: Vec<u64> = p.pick(
-        vec![0, 10_000_000, 50_000_000, 100_000_000],
-        vec![0, 30_000_000, 100_000_000],
-        vec![0, 100_000, 200_000],
-    );
-    let loop_runs = p.pick(5, 3, 2);
     let mut report = Report::new(
         Experiment::E5,
         format!(
             "toll http -c 20 -n {small_n} (92 B) and -n {large_n} (1 MiB), no keep-alive, {reps} repetitions each, nginx; \
-             toll exec -N -L n {} on E5's loop (C -O3, Java), {loop_runs} runs each",
-            loop_ns.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
+             {}",
+            e5_loop::design(p)
         ),
     );
     let server = if ctx.stopped() {
