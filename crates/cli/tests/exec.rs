@@ -235,6 +235,24 @@ fn e5_loops_in_c_and_java_give_one_answer_and_a_fit() {
         answers.len() >= 2 && answers.iter().all(|a| *a == answers[0]),
         "{answers:?}"
     );
+    // E5's variant (`6/3`: *6 and /3) keeps acc doubled as *4 and /2 do, so
+    // it answers the same; a variant none has is refused with exit status 2.
+    for l in ["c", "rust", "go", "java", "python"] {
+        if !bin.join(l).is_file() {
+            continue;
+        }
+        let run = |variant: &str| {
+            std::process::Command::new(bin.join(l))
+                .args(["12345", variant])
+                .output()
+                .unwrap()
+        };
+        let o = run("6/3");
+        assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), answers[0], "{l}");
+        let bad = run("5/2");
+        assert_eq!(bad.status.code(), Some(2), "{l}");
+        assert!(stderr(&bad).contains("6/3"), "{l}: {}", stderr(&bad));
+    }
     // The last run's stdout went to --output.
     assert_eq!(
         std::fs::read_to_string(out_file).unwrap().trim(),

@@ -204,6 +204,69 @@ fn all_five_store_every_cell_or_why_it_is_missing() {
         .output()
         .unwrap();
     assert!(left.stdout.is_empty(), "left running: {}", stdout(&left));
+    // E5's loop: each language's t(10^8) and α, measured or marked with its
+    // install command; E5's *6 and /3 variant in C and Java; Python's
+    // t(10^8) said to be extrapolated.
+    let row = |subject: &str, figure: &str| {
+        e5_rows
+            .iter()
+            .find(|r| r["subject"] == subject && r["figure"].as_str().unwrap().starts_with(figure))
+            .unwrap_or_else(|| panic!("E5 has no row {subject} {figure}"))
+    };
+    for (subject, runtime) in [
+        ("c, gcc -O3", Some(toll_peers::Runtime::C)),
+        ("java, server VM", Some(toll_peers::Runtime::Java)),
+        ("go, go build", Some(toll_peers::Runtime::Go)),
+        ("rust, rustc -O", None),
+        ("python (CPython)", Some(toll_peers::Runtime::Python)),
+    ] {
+        for figure in ["loop t(10^8)", "loop start-up α"] {
+            let r = row(subject, figure);
+            match r["measured_missing"].as_str() {
+                None => assert!(r["run"].is_i64(), "{r}"),
+                Some(why) => {
+                    let installed = runtime.is_none_or(|rt| rt.detect().is_ok());
+                    assert!(
+                        why.contains("not installed: ") && !installed,
+                        "{subject} {figure}: {why}"
+                    );
+                }
+            }
+        }
+        if !subject.starts_with('c') && !subject.starts_with("java") {
+            let r = row(subject, "loop t(10^8)");
+            assert_eq!(r["original_missing"], "E5 did not run it", "{r}");
+        }
+    }
+    assert!(
+        row("python (CPython)", "loop t(10^8)")["figure"]
+            .as_str()
+            .unwrap()
+            .contains("extrapolated from n ≤ "),
+        "Python's t(10^8) says it is extrapolated"
+    );
+    let java63 = row("java, server VM, *6 and /3", "loop t(10^8)");
+    assert_eq!(java63["original"]["value"], 32.5);
+    assert_eq!(
+        row("c, icc, *6 and /3", "loop t(10^8)")["original"]["value"],
+        31.5
+    );
+    if toll_peers::Runtime::Java.detect().is_ok() {
+        assert!(!java63["measured"].is_null(), "{java63}");
+        assert!(!row("c, gcc -O3, *6 and /3", "loop t(10^8)")["measured"].is_null());
+    }
+    let e5_findings: Vec<&str> = e5["config"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["text"].as_str().unwrap())
+        .collect();
+    assert!(
+        e5_findings
+            .iter()
+            .any(|f| f.contains("with *6 and /3") && f.contains("E5: 1.03×")),
+        "{e5_findings:?}"
+    );
     // `toll show` prints the stored table.
     let id = runs[0]["id"].to_string();
     let shown = stdout(&s.toll(&["show", &id]));

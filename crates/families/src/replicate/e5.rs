@@ -6,7 +6,8 @@
 //! 5–6 runs), then A B … B A rounds, every rate as a ratio to the trap's.
 //! Then E5's loads on each, warm (e5_load.rs), repeated so each figure has
 //! a CI: `ab -c 20 -n 10000` on the page, `-n 1000` on a 1 MiB file. Then
-//! E5's loop (e5_loop.rs). The findings come from the figures: whether
+//! E5's loop (e5_loop.rs: C, Java, Go, Rust, Python, and E5's *6 /3
+//! variant, start-up apart from the cost per iteration). The findings come from the figures: whether
 //! configuration still decides the result, whether tuned Apache still
 //! matches Tomcat, whether the JVM still needs warming up.
 
@@ -159,9 +160,10 @@ pub fn run(ctx: &mut Ctx) -> Report {
     };
     report.design = format!(
         "{} servers ({}), no access logs; toll http compare on the 92 B page (warm-up until 3 rounds agree within 5%); \
-         then toll http -c 20 -n {small_n} (92 B) and -n {large_n} (1 MiB), no keep-alive, {reps} repetitions each; E5's loop under toll exec",
+         then toll http -c 20 -n {small_n} (92 B) and -n {large_n} (1 MiB), no keep-alive, {reps} repetitions each; {}",
         entries.len(),
         if versions.is_empty() { "none started".into() } else { versions.join(", ") },
+        e5_loop::design(p),
     );
     // The comparison: every started server, the trap first when it runs.
     let started: Vec<usize> = (0..entries.len())

@@ -94,5 +94,8 @@ pub const E5_LOOP_ICC_S: Original = fig(13.6, "13.6 s");
 pub const E5_LOOP_JAVA_SERVER_S: Original = fig(7.5, "7.5 s");
 pub const E5_LOOP_JAVA_CLIENT_S: Original = fig(58.0, "58 s");
 pub const E5_LOOP_IBM_S: Original = fig(56.0, "56 s");
+/// The loop with `*6` and `/3` instead of `*4` and `/2`, s, `time`.
+pub const E5_LOOP63_ICC_S: Original = fig(31.5, "31.5 s");
+pub const E5_LOOP63_JAVA_SERVER_S: Original = fig(32.5, "32.5 s");
 /// E5's loop length.
 pub const E5_LOOP_N: u64 = 100_000_000;
