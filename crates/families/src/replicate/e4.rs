@@ -27,7 +27,12 @@ pub fn run(ctx: &mut Ctx) -> Report {
         Experiment::E4,
         format!(
             "toll file --runtime python: a {size}-byte file; seq (50 + 450 B reads) and {reads} random {E4_RANDOM_LEN} B reads; \
-             read, mmap-read, mmap-slice; cold (the file evicted before each trial) and warm; {trials} rounds"
+             read, mmap-read, mmap-slice; cold ({}) and warm; {trials} rounds",
+            if crate::file::cache::may_drop_caches() {
+                "the page cache dropped before each trial, as E4 did"
+            } else {
+                "the file evicted before each trial: dropping the whole page cache, as E4 did, needs root"
+            }
         ),
     );
     let outcome = measure(ctx, &mut report, size, reads, trials);
@@ -131,7 +136,9 @@ fn measure(
         trials,
         reads,
         seed: 1,
-        drop_caches: false,
+        // E4 dropped the OS page cache before every test; toll does too
+        // where it may (root), else it evicts the file (posix_fadvise).
+        drop_caches: crate::file::cache::may_drop_caches(),
     };
     match file::run(&cfg, ctx.store, ctx.observer, ctx.stop) {
         Err(e) => {
