@@ -138,6 +138,11 @@ impl Runtime {
         }
     }
 
+    /// Whether its worker answers `transfer` (Squeak's spawns and rings only).
+    pub fn transfers(self) -> bool {
+        self.ops().contains(&"transfer")
+    }
+
     /// The class of one of its units: an Erlang process is the runtime's own.
     pub fn unit_class(self, unit: &str) -> UnitClass {
         match (self, unit) {
