@@ -137,7 +137,10 @@ fn all_five_store_every_cell_or_why_it_is_missing() {
     // with the command that installs them.
     let squeak = toll_peers::Runtime::Squeak.detect().is_ok();
     for subject in ["squeak/fork", "squeak/process"] {
-        let rows: Vec<_> = all_rows.iter().filter(|r| r["subject"] == subject).collect();
+        let rows: Vec<_> = all_rows
+            .iter()
+            .filter(|r| r["subject"] == subject)
+            .collect();
         assert!(!rows.is_empty(), "no row for {subject}");
         for row in rows {
             if squeak {

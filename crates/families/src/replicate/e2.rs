@@ -4,9 +4,9 @@
 //! rows in e2_squeak.rs) — with E2's figures beside: µs per process spawned,
 //! ns per hop (E2's total ms ÷ N·M).
 
+use super::e2_squeak;
 use super::findings::{self, Claim, Figure};
 use super::originals::{self as o, Original};
-use super::e2_squeak;
 use super::{of_summary, Ctx, Experiment, Report, INTERRUPTED};
 use crate::unit_sweep::{self, UnitOp, UnitsConfig, UnitsOutcome};
 use crate::units::Target;

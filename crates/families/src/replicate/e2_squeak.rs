@@ -66,7 +66,15 @@ pub fn spawn_rows(ctx: &mut Ctx, report: &mut Report, trials: u32, ceiling: Ceil
 /// Measure Squeak's polling ring and add its rows.
 pub fn ring_rows(ctx: &mut Ctx, report: &mut Report, trials: u32, ceiling: Ceiling) {
     let (ns, m) = ring(ctx.preset);
-    let ring = measure(ctx, report, UnitOp::Ring { m }, &ns, trials, ceiling, TARGET);
+    let ring = measure(
+        ctx,
+        report,
+        UnitOp::Ring { m },
+        &ns,
+        trials,
+        ceiling,
+        TARGET,
+    );
     for &n in &ns {
         report.row(
             RING,
