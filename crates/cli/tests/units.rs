@@ -472,3 +472,73 @@ fn bad_input_is_refused_in_one_line_naming_the_flag() {
     }
     assert!(!s.db().exists(), "no run is stored for a refused command");
 }
+
+/// Squeak is optional: this test needs `squeak-vm` and `scratch`, so it is
+/// ignored by default (cargo counts it as ignored, not passed) and
+/// scripts/test runs it with `--ignored` when they are installed.
+#[test]
+#[ignore = "needs squeak-vm and scratch (apt-get install squeak-vm scratch); scripts/test runs it when they are installed"]
+fn squeak_spawns_and_rings_its_processes_when_installed() {
+    assert!(
+        toll_peers::Runtime::Squeak.detect().is_ok(),
+        "squeak not found: this test is for machines with squeak-vm and scratch"
+    );
+    let s = Scratch::new("squeak");
+    let o = s.toll(&[
+        "spawn",
+        "--runtime",
+        "squeak",
+        "-n",
+        "10,300",
+        "--trials",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("squeak-heap"), "{}", stdout(&o));
+    let run = export_json(&s, "last");
+    let labels: Vec<&str> = series(&run)
+        .iter()
+        .map(|sr| sr["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["squeak/process", "squeak/process-semaphore"]);
+    for sr in series(&run) {
+        assert_eq!(sr["attrs"]["class"], "green", "{sr}");
+        for p in points(sr) {
+            assert_eq!(p["status"], "ok", "{p}");
+            assert_eq!(p["samples"][0]["iters"], p["n"], "{p}");
+            assert_eq!(p["extra"]["mem_how"], "squeak-heap", "{p}");
+        }
+    }
+    let o = s.toll(&["ring", "--runtime", "squeak", "-n", "3,20", "-m", "15"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = export_json(&s, "last");
+    assert_eq!(series(&run).len(), 2);
+    for sr in series(&run) {
+        for p in points(sr) {
+            assert_eq!(p["status"], "ok", "{p}");
+            let n = p["n"].as_u64().unwrap();
+            assert_eq!(p["samples"][0]["iters"].as_u64(), Some(n * 15), "{p}");
+        }
+    }
+    let doctor = stdout(&s.toll(&["doctor"]));
+    let line = doctor.lines().find(|l| l.starts_with("squeak")).unwrap();
+    assert!(
+        line.contains("found") && line.contains("process-semaphore"),
+        "{line}"
+    );
+}
+
+/// Squeak's worker spawns and rings only: `transfer --peer squeak` says so
+/// (whether or not the machine has Squeak).
+#[test]
+fn a_peer_whose_worker_does_not_transfer_is_refused() {
+    let s = Scratch::new("squeak-transfer");
+    let o = s.toll(&["transfer", "--peer", "squeak", "--sizes", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the squeak worker does not transfer"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!s.db().exists(), "nothing is stored");
+}

@@ -47,6 +47,7 @@ fn method(how: &str) -> &str {
         "jvm-heap" => "growth of the Java heap in use after a full collection",
         "v8-heap" => "growth of V8's heap in use after a full collection",
         "erlang-process-info" => "the units' own memory as Erlang counts it (process_info)",
+        "squeak-heap" => "growth of Squeak's object memory in use after a full collection",
         other => other,
     }
 }

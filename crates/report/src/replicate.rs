@@ -142,12 +142,15 @@ mod tests {
         let row = json!({
             "subject": "squeak/fork", "figure": "spawn", "unit": "µs",
             "original": {"value": 4.5, "text": "4–5 µs"}, "original_missing": null,
-            "measured": null, "measured_missing": "not yet built: issue 19",
+            "measured": null, "measured_missing": "squeak not installed: apt-get install squeak-vm scratch",
             "ratio": null, "ratio_missing": "not measured",
         });
         let c = cells(&row);
         assert_eq!(c[2], "4–5 µs");
-        assert_eq!(c[3], "– (not yet built: issue 19)");
+        assert_eq!(
+            c[3],
+            "– (squeak not installed: apt-get install squeak-vm scratch)"
+        );
         assert_eq!((c[4].as_str(), c[5].as_str()), ("–", "–"));
         let row = json!({
             "subject": "rust/pipe", "figure": "α", "unit": "µs",

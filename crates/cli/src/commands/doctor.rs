@@ -45,7 +45,11 @@ pub fn run() -> anyhow::Result<ExitCode> {
             r.name().into(),
             status.into(),
             version,
-            transports.join(", "),
+            if transports.is_empty() {
+                "–".into()
+            } else {
+                transports.join(", ")
+            },
             r.ops().join(", "),
             r.units().join(", "),
             if stacks.is_empty() {

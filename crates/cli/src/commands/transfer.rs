@@ -15,7 +15,7 @@ use toll_families::transfer::{
     self, Far, SeriesResult, TransferConfig, TransferOutcome, ITEM_BYTES,
 };
 use toll_measure::EngineConfig;
-use toll_peers::Transport;
+use toll_peers::{Runtime, Transport};
 use toll_report::table::Table;
 use toll_store::RunStatus;
 
@@ -42,6 +42,20 @@ fn list<T: std::str::FromStr<Err = String>>(text: &str, flag: &str) -> anyhow::R
         .collect()
 }
 
+/// The peers `--peer` names, less the runtimes whose worker does not
+/// transfer (Squeak's): `all` leaves them out, naming one is an error.
+fn peers(text: &str) -> anyhow::Result<Vec<Runtime>> {
+    let peers = runtimes::parse(text, "--peer", "peer")?;
+    if text.trim() != "all" {
+        if let Some(r) = peers.iter().find(|r| !r.transfers()) {
+            return Err(usage(format!(
+                "the {r} worker does not transfer (it spawns and rings: toll spawn, toll ring --runtime {r}); pick another --peer"
+            )));
+        }
+    }
+    Ok(peers.into_iter().filter(|r| r.transfers()).collect())
+}
+
 fn config(args: &TransferArgs) -> anyhow::Result<TransferConfig> {
     let sizes = match args.sizes.trim() {
         "e1" | "E1" => parse_sizes(transfer::E1_SIZES),
@@ -55,7 +69,7 @@ fn config(args: &TransferArgs) -> anyhow::Result<TransferConfig> {
         Duration::from_millis(1),
         Duration::from_secs(86_400),
     )?;
-    let peers = runtimes::parse(&args.peer, "--peer", "peer")?;
+    let peers = peers(&args.peer)?;
     let transports = args
         .via
         .as_deref()

@@ -1,18 +1,17 @@
 //! E2 as it was run: the same spawn (N units that wait) and ring (a token
 //! round N units M times) in each of the seed's runtimes — Erlang, Haskell
-//! where `ghc` is installed, Squeak not yet (issue 19) — with E2's figures
-//! beside: µs per process spawned, ns per hop (E2's total ms ÷ N·M).
+//! where `ghc` is installed, Squeak where `squeak-vm` and `scratch` are (its
+//! rows in e2_squeak.rs) — with E2's figures beside: µs per process spawned,
+//! ns per hop (E2's total ms ÷ N·M).
 
+use super::e2_squeak;
 use super::findings::{self, Claim, Figure};
 use super::originals::{self as o, Original};
-use super::{of_summary, Ctx, Experiment, Report, INTERRUPTED, NOT_YET_BUILT};
+use super::{of_summary, Ctx, Experiment, Report, INTERRUPTED};
 use crate::unit_sweep::{self, UnitOp, UnitsConfig, UnitsOutcome};
 use crate::units::Target;
 use std::time::Duration;
 use toll_peers::{Ceiling, Runtime};
-
-/// Why Squeak's rows are empty.
-const SQUEAK: &str = "not yet built: issue 19 (a headless Squeak worker)";
 
 pub fn run(ctx: &mut Ctx) -> Report {
     let p = ctx.preset;
@@ -31,7 +30,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
     let mut report = Report::new(
         Experiment::E2,
         format!(
-            "toll spawn: N = {}; toll ring: N = {}, M = {m}; {trials} rounds; erlang/process, haskell/forkio (E2's runtimes toll has)",
+            "toll spawn: N = {}; toll ring: N = {}, M = {m}; {trials} rounds; erlang/process, haskell/forkio, squeak/process (polling its mailbox) and Squeak's own N",
             join(&spawn_ns),
             join(&ring_ns)
         ),
@@ -69,16 +68,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
             spawn.run,
         );
     }
-    for (n, orig) in o::E2_SQUEAK_SPAWN_US {
-        report.row(
-            "squeak/fork",
-            format!("spawn µs/unit, N = {n}"),
-            "µs",
-            Ok(orig),
-            Err(SQUEAK.into()),
-            None,
-        );
-    }
+    e2_squeak::spawn_rows(ctx, &mut report, trials, ceiling);
     // Ring: ns per hop.
     let ring = measure(
         ctx,
@@ -126,17 +116,9 @@ pub fn run(ctx: &mut Ctx) -> Report {
         hs.pick(hs_n, 1.0),
         hs.run,
     );
-    for (n, orig) in o::E2_SQUEAK_RING_NS {
-        report.row(
-            "squeak/process",
-            format!("ring ns/hop, N = {n}"),
-            "ns",
-            Ok(orig),
-            Err(SQUEAK.into()),
-            None,
-        );
-    }
+    e2_squeak::ring_rows(ctx, &mut report, trials, ceiling);
     findings(&mut report, &spawn_ns, &ring_ns, hs_n);
+    e2_squeak::findings(&mut report, p, hs_n);
     report
 }
 
@@ -144,7 +126,7 @@ fn join(ns: &[u64]) -> String {
     ns.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
 }
 
-fn original_at(table: &[(u64, Original)], n: u64) -> Result<Original, String> {
+pub(super) fn original_at(table: &[(u64, Original)], n: u64) -> Result<Original, String> {
     table
         .iter()
         .find(|(at, _)| *at == n)
@@ -153,14 +135,14 @@ fn original_at(table: &[(u64, Original)], n: u64) -> Result<Original, String> {
 }
 
 /// One series' figures by N, or why there are none.
-struct Measured {
+pub(super) struct Measured {
     outcome: Result<UnitsOutcome, String>,
-    run: Option<i64>,
+    pub run: Option<i64>,
 }
 
 impl Measured {
     /// The cost per unit or hop at `n`, scaled from ns by `k`.
-    fn pick(&self, n: u64, k: f64) -> Result<Figure, String> {
+    pub fn pick(&self, n: u64, k: f64) -> Result<Figure, String> {
         let out = self.outcome.as_ref().map_err(Clone::clone)?;
         let point = out
             .series
@@ -174,7 +156,7 @@ impl Measured {
     }
 }
 
-fn measure(
+pub(super) fn measure(
     ctx: &mut Ctx,
     report: &mut Report,
     op: UnitOp,
@@ -284,10 +266,5 @@ fn findings(report: &mut Report, spawn_ns: &[u64], ring_ns: &[u64], hs_n: u64) {
             "E2: {} (30 s against 469 ms for 1000 × 1000)",
             findings::times(o::E2_HASKELL_RING_NS.value / o::E2_ERLANG_RING_NS[1].1.value)
         ),
-    ));
-    report.findings.push(findings::not_checked(
-        "Squeak's spawn has a knee (4–5 µs up to 20000, 92.8 µs at 60000)",
-        NOT_YET_BUILT,
-        "E2: the knee matters",
     ));
 }

@@ -15,6 +15,7 @@
 
 pub mod e1;
 pub mod e2;
+pub mod e2_squeak;
 pub mod e3;
 pub mod e4;
 pub mod e5;
@@ -271,8 +272,6 @@ impl Ctx<'_> {
 
 /// The reason of a row not measured because the run was interrupted.
 pub const INTERRUPTED: &str = "not measured: interrupted";
-/// The reason of a row whose system the tree cannot run yet.
-pub const NOT_YET_BUILT: &str = "not yet built: issue 19";
 
 /// The CPUs this thread may use, put back when dropped: a family that pins
 /// toll (`--pin`) leaves it pinned, and the next family in the same
@@ -388,10 +387,13 @@ mod tests {
             run_id: None,
         };
         assert_eq!(r.ratio().unwrap(), Figure::new(0.5, 0.25, 0.75));
-        r.measured = Err(NOT_YET_BUILT.into());
+        r.measured = Err("haskell not installed: apt-get install ghc".into());
         assert_eq!(r.ratio().unwrap_err(), "not measured");
         let stored = r.stored();
-        assert_eq!(stored["measured_missing"], NOT_YET_BUILT);
+        assert_eq!(
+            stored["measured_missing"],
+            "haskell not installed: apt-get install ghc"
+        );
         assert!(stored["measured"].is_null() && stored["ratio"].is_null());
         r.original = Err("not in the seed".into());
         assert_eq!(r.ratio().unwrap_err(), "no original");

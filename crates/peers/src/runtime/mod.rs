@@ -32,6 +32,9 @@ pub enum Runtime {
     Erlang,
     /// workers/haskell, built with GHC when the machine has it (optional).
     Haskell,
+    /// workers/squeak, filed in by the Squeak VM into Scratch's image when
+    /// the machine has them (optional; spawn and ring only).
+    Squeak,
 }
 
 /// How to start a prepared worker.
@@ -50,6 +53,7 @@ mod haskell;
 mod java;
 mod node;
 mod python;
+mod squeak;
 
 pub(crate) use python::GRPCIO_PIN;
 
@@ -85,7 +89,7 @@ pub struct Toolchain {
 
 impl Runtime {
     /// Every runtime, in the order toll measures them.
-    pub const ALL: [Runtime; 8] = [
+    pub const ALL: [Runtime; 9] = [
         Runtime::Rust,
         Runtime::C,
         Runtime::Python,
@@ -94,6 +98,7 @@ impl Runtime {
         Runtime::Java,
         Runtime::Erlang,
         Runtime::Haskell,
+        Runtime::Squeak,
     ];
 
     /// The name used on the command line.
@@ -107,6 +112,7 @@ impl Runtime {
             Runtime::Java => "java",
             Runtime::Erlang => "erlang",
             Runtime::Haskell => "haskell",
+            Runtime::Squeak => "squeak",
         }
     }
 
@@ -120,12 +126,21 @@ impl Runtime {
             | Runtime::Java
             | Runtime::Erlang
             | Runtime::Haskell => &[Transport::Pipe, Transport::Unix, Transport::Tcp],
+            Runtime::Squeak => &[],
         }
     }
 
     /// The operations its worker answers.
     pub fn ops(self) -> &'static [&'static str] {
-        &["transfer", "spawn", "ring"]
+        match self {
+            Runtime::Squeak => &["spawn", "ring"],
+            _ => &["transfer", "spawn", "ring"],
+        }
+    }
+
+    /// Whether its worker answers `transfer` (Squeak's spawns and rings only).
+    pub fn transfers(self) -> bool {
+        self.ops().contains(&"transfer")
     }
 
     /// The class of one of its units: an Erlang process is the runtime's own.
@@ -148,6 +163,7 @@ impl Runtime {
             Runtime::Java => &["thread", "virtual-thread"],
             Runtime::Erlang => &["process"],
             Runtime::Haskell => &["forkio"],
+            Runtime::Squeak => &["process", "process-semaphore"],
         }
     }
 
@@ -162,6 +178,7 @@ impl Runtime {
             Runtime::Java => java::INSTALL,
             Runtime::Erlang => erlang::INSTALL,
             Runtime::Haskell => haskell::INSTALL,
+            Runtime::Squeak => squeak::INSTALL,
         }
     }
 
@@ -180,6 +197,7 @@ impl Runtime {
             Runtime::Java => java::detect(),
             Runtime::Erlang => erlang::detect(),
             Runtime::Haskell => haskell::detect(),
+            Runtime::Squeak => squeak::detect(),
         }
     }
 
@@ -205,6 +223,7 @@ impl Runtime {
             Runtime::Java => java::prepare(tool, note),
             Runtime::Erlang => erlang::prepare(tool, note),
             Runtime::Haskell => haskell::prepare(tool, note),
+            Runtime::Squeak => squeak::prepare(tool, note),
         }
     }
 }
