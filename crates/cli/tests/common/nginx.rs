@@ -81,6 +81,25 @@ pub fn start(s: &Scratch, listens: &[&str]) -> Nginx {
     } else {
         String::new()
     };
+    // A free port can be handed to another test's server between the pick
+    // and nginx's bind: nginx then exits (after its bind retries) while the
+    // other server answers. nginx writes its pid file only once every port
+    // is bound, so the pid file is the sign it is ours; else new ports.
+    for _ in 0..3 {
+        if let Some(n) = try_start(s, &root, listens, &tls) {
+            return n;
+        }
+    }
+    panic!(
+        "nginx could not bind free ports three times: see {}/error.log",
+        s.0.display()
+    );
+}
+
+/// Start nginx on fresh free ports; None when it exited without binding them.
+fn try_start(s: &Scratch, root: &std::path::Path, listens: &[&str], tls: &str) -> Option<Nginx> {
+    let pid_file = s.0.join("nginx.pid");
+    let _ = std::fs::remove_file(&pid_file);
     let ports: Vec<u16> = listens.iter().map(|_| free_port()).collect();
     let servers: String = listens
         .iter()
@@ -116,7 +135,16 @@ pub fn start(s: &Scratch, listens: &[&str]) -> Nginx {
         .stderr(Stdio::null())
         .spawn()
         .expect("start nginx");
+    let mut nginx = Nginx { child, ports };
     let deadline = Instant::now() + Duration::from_secs(10);
+    while !pid_file.exists() {
+        if let Ok(Some(_)) = nginx.child.try_wait() {
+            return None;
+        }
+        assert!(Instant::now() < deadline, "nginx wrote no pid file in 10 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let ports = nginx.ports.clone();
     for port in &ports {
         while TcpStream::connect(("127.0.0.1", *port)).is_err() {
             assert!(
@@ -126,5 +154,5 @@ pub fn start(s: &Scratch, listens: &[&str]) -> Nginx {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
-    Nginx { child, ports }
+    Some(nginx)
 }
