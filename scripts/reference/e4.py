@@ -9,7 +9,8 @@ warm one. Each read's last byte is added up, as toll's Python worker does,
 so both do the same work. Prints one JSON line: ns per read of each trial
 for every (method, pattern).
 
-usage: e4.py FILE cold|warm TRIALS [READS]
+usage: e4.py FILE cold|warm TRIALS [READS] [METHOD/PATTERN]
+(the last: one cell alone, e.g. read/seq)
 """
 import json
 import mmap
@@ -35,6 +36,7 @@ def warm(path):
 def main():
     path, cache, trials = sys.argv[1], sys.argv[2], int(sys.argv[3])
     count = int(sys.argv[4]) if len(sys.argv) > 4 else 200_000
+    only = sys.argv[5] if len(sys.argv) > 5 else None
     size = os.path.getsize(path)
     rng = random.Random(2010)
     offsets = [rng.randrange(size - 450 + 1) for _ in range(count)]
@@ -43,6 +45,8 @@ def main():
     for trial in range(trials):
         for method in ("read", "mmap-read", "mmap-slice"):
             for pattern in ("seq", "random"):
+                if only and only != f"{method}/{pattern}":
+                    continue
                 if cache == "cold":
                     evict(path)
                 else:
