@@ -126,6 +126,24 @@ fn a_transfer_stored_in_postgres_reads_back_and_travels_to_sqlite_and_back() {
     let twice = ok(&toll_at(&url, &["export", &new_id]), "export again");
     let twice: Value = serde_json::from_str(&twice).unwrap();
     assert_eq!(without_id(twice), without_id(original));
+
+    // History is read back from PostgreSQL too: another placement has no
+    // runs of its own, and learns from the two stored how far this machine
+    // moves between runs.
+    let mut args = vec![
+        "transfer", "--peer", "rust", "--via", "pipe", "--sizes", "0,1000", "--pin", "same",
+    ];
+    args.extend_from_slice(QUICK);
+    ok(&toll_at(&url, &args), "transfer --pin same");
+    let run: Value =
+        serde_json::from_str(&ok(&toll_at(&url, &["export", "last"]), "export")).unwrap();
+    let r = &run["series"][0]["fit"]["run_to_run"];
+    assert_eq!(
+        (&r["earlier_runs"], &r["source"]),
+        (&0.into(), &"machine".into()),
+        "{r}"
+    );
+    assert_eq!(r["machine"]["series"], 1, "{r}");
 }
 
 #[test]

@@ -231,7 +231,7 @@ fn json_output_is_the_stored_run() {
     let o = transfer(&s, &["--via", "pipe", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout is JSON only");
-    assert_eq!(v["schema_version"], 3);
+    assert_eq!(v["schema_version"], 4);
     assert_eq!(v, export_json(&s, "last"));
 }
 
@@ -249,6 +249,8 @@ fn cis_learn_run_to_run_variation_from_earlier_runs_of_the_same_series() {
         let r = &fit["run_to_run"];
         assert_eq!(r["earlier_runs"], i, "run {}: {r}", i + 1);
         assert_eq!(r["source"], if i == 0 { "floor" } else { "history" });
+        // One series: no other series for the machine's share to learn from.
+        assert!(r.get("machine").is_none(), "{r}");
         // The shown CI holds this run's own, and is wider.
         let (within, shown) = (&r["alpha_ci_within"], &fit["weighted"]["alpha_ci"]);
         let f = |v: &serde_json::Value, k: usize| v[k].as_f64().unwrap();
@@ -258,11 +260,21 @@ fn cis_learn_run_to_run_variation_from_earlier_runs_of_the_same_series() {
         );
         assert!(r["alpha_sd"].as_f64().unwrap() > 0.0);
     }
-    // Another placement is another series' history.
+    // Another placement is another series' history; the same-core runs
+    // still say how far this machine moves between runs.
     let o = transfer(&s, &["--via", "pipe", "--pin", "split"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let split = export_json(&s, "last");
-    assert_eq!(fit_of(&split)["run_to_run"]["earlier_runs"], 0);
+    let r = &fit_of(&split)["run_to_run"];
+    assert_eq!(r["earlier_runs"], 0, "{r}");
+    assert_eq!(r["source"], "machine", "{r}");
+    assert_eq!(
+        (&r["machine"]["series"], &r["machine"]["df"]),
+        (&1.into(), &2.into()),
+        "{r}"
+    );
+    let out = stdout(&s.toll(&["show", "4"]));
+    assert!(out.contains("from the machine's share ("), "{out}");
     let out = stdout(&s.toll(&["show", "3"]));
     assert!(out.contains("run to run: σ(α) = "), "{out}");
     assert!(out.contains("from 2 earlier runs of this series"), "{out}");

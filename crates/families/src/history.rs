@@ -2,7 +2,8 @@
 //! its intervals learns from (see `toll_measure::run_to_run`).
 
 use serde_json::Value;
-use toll_measure::run_to_run::{self, Estimate};
+use std::collections::BTreeMap;
+use toll_measure::run_to_run::{self, Estimate, MachineShare};
 use toll_measure::SeriesFit;
 use toll_store::{EarlierFit, Store};
 
@@ -26,21 +27,43 @@ pub struct Comparable<'a> {
     pub attrs: &'a [(&'a str, Value)],
 }
 
+/// Earlier series of the family looked at for the machine's share, newest
+/// first, whatever their label.
+pub const FAMILY_ROWS: usize = 400;
+
 impl Comparable<'_> {
     fn admits(&self, e: &EarlierFit) -> bool {
         self.config.iter().all(|(k, v)| e.config.get(*k) == Some(v))
             && self.attrs.iter().all(|(k, v)| e.attrs.get(*k) == Some(v))
     }
+
+    /// Which series an earlier fit belongs to: its label and the values of
+    /// the keys that make runs comparable.
+    fn series_of(&self, e: &EarlierFit) -> String {
+        let mut key = e.label.clone();
+        for (k, _) in self.config {
+            key.push_str(&format!(
+                "\u{0}{}",
+                e.config.get(*k).unwrap_or(&Value::Null)
+            ));
+        }
+        for (k, _) in self.attrs {
+            key.push_str(&format!("\u{0}{}", e.attrs.get(*k).unwrap_or(&Value::Null)));
+        }
+        key
+    }
 }
 
 /// Widen `fit`'s intervals by the series' run-to-run variation: learnt from
-/// the comparable earlier runs in `store`, or the floor when there are none
-/// (or the store cannot say: history is advice, never a reason to fail).
+/// the comparable earlier runs in `store` and from how far this machine
+/// moved between runs of the family's other series, or the floor when
+/// there are none (or the store cannot say: history is advice, never a
+/// reason to fail).
 pub fn widen(store: &Store, which: &Comparable, fit: &mut SeriesFit) {
     let earlier: Vec<Estimate> = store
         .earlier_fits(
             which.family,
-            which.label,
+            Some(which.label),
             which.cpu_model,
             which.run_id,
             EARLIER_RUNS * 5,
@@ -51,5 +74,30 @@ pub fn widen(store: &Store, which: &Comparable, fit: &mut SeriesFit) {
         .take(EARLIER_RUNS)
         .map(|e| Estimate::of(&e.fit))
         .collect();
-    run_to_run::widen(fit, &earlier);
+    run_to_run::widen(fit, &earlier, machine_share(store, which));
+}
+
+/// How far this machine moves between runs, from the family's other series
+/// here (each its newest [`EARLIER_RUNS`] runs).
+fn machine_share(store: &Store, which: &Comparable) -> Option<MachineShare> {
+    let rows = store
+        .earlier_fits(
+            which.family,
+            None,
+            which.cpu_model,
+            which.run_id,
+            FAMILY_ROWS,
+        )
+        .ok()?;
+    let mut groups: BTreeMap<String, Vec<Estimate>> = BTreeMap::new();
+    for e in rows
+        .iter()
+        .filter(|e| !(e.label == which.label && which.admits(e)))
+    {
+        let g = groups.entry(which.series_of(e)).or_default();
+        if g.len() < EARLIER_RUNS {
+            g.push(Estimate::of(&e.fit));
+        }
+    }
+    run_to_run::machine_share(&groups.into_values().collect::<Vec<_>>())
 }

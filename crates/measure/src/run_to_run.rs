@@ -17,10 +17,19 @@
 //!   estimate over those runs and this one — the variance of their
 //!   estimates less the mean of their own within-run variances, floored at
 //!   zero;
+//! - **from the machine**, when the store holds earlier runs of *other*
+//!   series of the family on this machine: how far this machine moves
+//!   between runs, as a share of an estimate, pooled over them
+//!   ([`machine_share`]). A series' own first few runs say little about
+//!   its variance (two runs that happen to agree estimate zero), while the
+//!   machine's share is learnt from every series measured here; it enters
+//!   as a prior worth [`PRIOR_DF`] runs, so a series' own history takes
+//!   over as it grows (the pooled variance is
+//!   (df_own·v_own + df_prior·v_machine) / (df_own + df_prior));
 //! - **a floor** in every case: a standard deviation of [`FLOOR`] of the
 //!   estimate, the least a run can move on a quiet machine (criterion's
-//!   noise threshold plays the same part), and all there is for a series'
-//!   first run.
+//!   noise threshold plays the same part), and all there is for the first
+//!   run of a family on a machine.
 //!
 //! Each interval half becomes √(half² + (1.96·σ_run)²); the within-run
 //! intervals are kept beside (`alpha_ci_within`, `beta_ci_within`).
@@ -31,14 +40,36 @@ use serde::{Deserialize, Serialize};
 /// The least between-run standard deviation, as a share of the estimate.
 pub const FLOOR: f64 = 0.01;
 
+/// The most runs the machine's share counts for against a series' own.
+pub const PRIOR_DF: f64 = 4.0;
+
 /// Where a between-run term came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
-    /// Earlier runs of the series on this machine (and the floor beneath).
+    /// Earlier runs of the series on this machine (with the machine's share
+    /// when there is one, and the floor beneath).
     History,
+    /// No earlier runs of the series: the machine's share, learnt from the
+    /// family's other series here (and the floor beneath).
+    Machine,
     /// The floor alone: no earlier runs to learn from.
     Floor,
+}
+
+/// How far this machine moves between runs, as a share of an estimate:
+/// the between-run standard deviation of α and of β over their means,
+/// pooled over other series' earlier runs here.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MachineShare {
+    /// α's between-run standard deviation over its mean.
+    pub alpha: f64,
+    /// β's between-run standard deviation over its mean.
+    pub beta: f64,
+    /// Series it pools, each with two runs or more.
+    pub series: usize,
+    /// Degrees of freedom behind it: Σ (runs − 1) over those series.
+    pub df: usize,
 }
 
 /// The between-run term of one fitted series.
@@ -56,6 +87,9 @@ pub struct RunToRun {
     pub alpha_ci_within: (f64, f64),
     /// β's 95% CI from this run alone.
     pub beta_ci_within: (f64, f64),
+    /// The machine's share it drew on, when the store had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<MachineShare>,
 }
 
 /// The model a table shows for a series, as a point of its history: α and
@@ -94,14 +128,13 @@ impl Estimate {
     }
 }
 
-/// The between-run standard deviation of one quantity over runs given as
-/// (estimate, within-run 95% CI), this run last: the method-of-moments
-/// estimate, never below the floor's share of this run's estimate.
-fn between_sd(runs: &[(f64, (f64, f64))]) -> f64 {
-    let (current, _) = *runs.last().expect("this run");
-    let floor = FLOOR * current.abs();
+/// The method-of-moments (DerSimonian–Laird) between-run variance of one
+/// quantity over runs given as (estimate, within-run 95% CI): the variance
+/// of the estimates less the mean of their own variances, floored at zero;
+/// with its degrees of freedom (runs − 1). None under two runs.
+fn moments(runs: &[(f64, (f64, f64))]) -> Option<(f64, f64)> {
     if runs.len() < 2 {
-        return floor;
+        return None;
     }
     let k = runs.len() as f64;
     let mean = runs.iter().map(|r| r.0).sum::<f64>() / k;
@@ -112,12 +145,63 @@ fn between_sd(runs: &[(f64, (f64, f64))]) -> f64 {
         .filter(|v| v.is_finite())
         .sum::<f64>()
         / k;
-    (spread - within).max(0.0).sqrt().max(floor)
+    let v = (spread - within).max(0.0);
+    v.is_finite().then_some((v, k - 1.0))
+}
+
+/// The between-run standard deviation of one quantity over runs given as
+/// (estimate, within-run 95% CI), this run last: the series' own
+/// method-of-moments variance, pooled with the machine's `share` (a share
+/// of this run's estimate, worth `prior_df` runs) when there is one; never
+/// below the floor's share of this run's estimate.
+fn between_sd(runs: &[(f64, (f64, f64))], share: Option<(f64, f64)>) -> f64 {
+    let (current, _) = *runs.last().expect("this run");
+    let floor = FLOOR * current.abs();
+    let (own, own_df) = moments(runs).unwrap_or((0.0, 0.0));
+    let v = match share {
+        Some((s, prior_df)) if s.is_finite() && prior_df > 0.0 => {
+            (own_df * own + prior_df * (s * current).powi(2)) / (own_df + prior_df)
+        }
+        _ => own,
+    };
+    v.sqrt().max(floor)
+}
+
+/// The machine's share, pooled over `groups`: each the earlier runs of one
+/// other series on this machine. A series counts when it has two runs or
+/// more and positive mean α and β; its relative between-run variance
+/// (method of moments over the mean²) is weighted by its runs − 1.
+pub fn machine_share(groups: &[Vec<Estimate>]) -> Option<MachineShare> {
+    let (mut va, mut vb, mut df, mut series) = (0.0, 0.0, 0.0, 0);
+    for g in groups {
+        let k = g.len() as f64;
+        let ma = g.iter().map(|e| e.alpha).sum::<f64>() / k;
+        let mb = g.iter().map(|e| e.beta).sum::<f64>() / k;
+        if !(ma > 0.0 && mb > 0.0 && ma.is_finite() && mb.is_finite()) {
+            continue;
+        }
+        let a: Vec<_> = g.iter().map(|e| (e.alpha, e.alpha_ci)).collect();
+        let b: Vec<_> = g.iter().map(|e| (e.beta, e.beta_ci)).collect();
+        let (Some((a, d)), Some((b, _))) = (moments(&a), moments(&b)) else {
+            continue;
+        };
+        va += d * a / (ma * ma);
+        vb += d * b / (mb * mb);
+        df += d;
+        series += 1;
+    }
+    (df > 0.0).then(|| MachineShare {
+        alpha: (va / df).sqrt(),
+        beta: (vb / df).sqrt(),
+        series,
+        df: df as usize,
+    })
 }
 
 /// Widen a fresh fit's intervals by the between-run term learnt from
-/// `earlier` (the same series' earlier runs on this machine, any order).
-pub fn widen(fit: &mut SeriesFit, earlier: &[Estimate]) {
+/// `earlier` (the same series' earlier runs on this machine, any order)
+/// and the `machine`'s share (learnt from the family's other series here).
+pub fn widen(fit: &mut SeriesFit, earlier: &[Estimate], machine: Option<MachineShare>) {
     let now = Estimate::of(fit);
     let alphas: Vec<(f64, (f64, f64))> = earlier
         .iter()
@@ -129,7 +213,11 @@ pub fn widen(fit: &mut SeriesFit, earlier: &[Estimate]) {
         .chain(std::iter::once(&now))
         .map(|e| (e.beta, e.beta_ci))
         .collect();
-    let (alpha_sd, beta_sd) = (between_sd(&alphas), between_sd(&betas));
+    let prior_df = machine.map(|m| (m.df as f64).min(PRIOR_DF));
+    let (alpha_sd, beta_sd) = (
+        between_sd(&alphas, machine.map(|m| (m.alpha, prior_df.unwrap_or(0.0)))),
+        between_sd(&betas, machine.map(|m| (m.beta, prior_df.unwrap_or(0.0)))),
+    );
     let wider = |est: f64, (lo, hi): (f64, f64), sd: f64| {
         let add = (1.96 * sd).powi(2);
         (
@@ -156,16 +244,17 @@ pub fn widen(fit: &mut SeriesFit, earlier: &[Estimate]) {
         p.beta_ci = wider(p.beta, p.beta_ci, beta_sd);
     }
     fit.run_to_run = Some(RunToRun {
-        source: if earlier.is_empty() {
-            Source::Floor
-        } else {
-            Source::History
+        source: match (earlier.is_empty(), machine.is_some()) {
+            (false, _) => Source::History,
+            (true, true) => Source::Machine,
+            (true, false) => Source::Floor,
         },
         earlier_runs: earlier.len(),
         alpha_sd,
         beta_sd,
         alpha_ci_within: now.alpha_ci,
         beta_ci_within: now.beta_ci,
+        machine,
     });
 }
 
@@ -194,7 +283,7 @@ mod tests {
     fn a_first_run_gets_the_floor_and_keeps_its_own_interval_beside() {
         let mut fit = line(1000.0, 2.0, 0.0001);
         let before = fit.primary().alpha_ci;
-        widen(&mut fit, &[]);
+        widen(&mut fit, &[], None);
         let r = fit.run_to_run.clone().unwrap();
         assert_eq!(r.source, Source::Floor);
         assert_eq!(r.alpha_ci_within, before);
@@ -220,7 +309,7 @@ mod tests {
             })
             .collect();
         let mut fit = line(1000.0, 2.0, 0.0001);
-        widen(&mut fit, &earlier);
+        widen(&mut fit, &earlier, None);
         let r = fit.run_to_run.clone().unwrap();
         assert_eq!((r.source, r.earlier_runs), (Source::History, 4));
         // The five αs have a standard deviation of ~79 ns.
@@ -246,12 +335,88 @@ mod tests {
             })
             .collect();
         assert_eq!(
-            between_sd(&[
-                (earlier[0].alpha, earlier[0].alpha_ci),
-                (earlier[1].alpha, earlier[1].alpha_ci),
-                (1000.0, (950.0, 1050.0))
-            ]),
+            between_sd(
+                &[
+                    (earlier[0].alpha, earlier[0].alpha_ci),
+                    (earlier[1].alpha, earlier[1].alpha_ci),
+                    (1000.0, (950.0, 1050.0))
+                ],
+                None
+            ),
             FLOOR * 1000.0
+        );
+    }
+
+    fn runs(alphas: &[f64], betas: &[f64]) -> Vec<Estimate> {
+        alphas
+            .iter()
+            .zip(betas)
+            .map(|(&a, &b)| Estimate {
+                alpha: a,
+                alpha_ci: (a - 1.0, a + 1.0),
+                beta: b,
+                beta_ci: (b - 0.001, b + 0.001),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_machines_share_is_pooled_over_other_series_weighted_by_their_runs() {
+        // Two series that moved 10% between runs (sd over mean), one that did not.
+        let groups = vec![
+            runs(&[900.0, 1100.0, 1000.0], &[1.8, 2.2, 2.0]),
+            runs(&[90.0, 110.0, 100.0], &[18.0, 22.0, 20.0]),
+            runs(&[500.0, 500.0, 500.0], &[3.0, 3.0, 3.0]),
+        ];
+        let m = machine_share(&groups).unwrap();
+        assert_eq!((m.series, m.df), (3, 6));
+        // √((2·0.01 + 2·0.01 + 0) / 6) ≈ 0.0816, less what each run's own
+        // interval already holds (a hair).
+        assert!((m.alpha - 0.0816).abs() < 0.002, "{m:?}");
+        assert!((m.beta - 0.0816).abs() < 0.002, "{m:?}");
+        // One run says nothing of variation; a negative α is not a cost.
+        assert_eq!(machine_share(&[runs(&[1000.0], &[2.0])]), None);
+        assert_eq!(machine_share(&[runs(&[-5.0, -6.0], &[2.0, 2.1])]), None);
+    }
+
+    #[test]
+    fn a_series_first_run_on_a_machine_that_moves_gets_the_machines_share() {
+        let share = machine_share(&[runs(&[900.0, 1100.0, 1000.0], &[1.8, 2.2, 2.0])]);
+        let mut fit = line(1000.0, 2.0, 0.0001);
+        widen(&mut fit, &[], share);
+        let r = fit.run_to_run.clone().unwrap();
+        assert_eq!((r.source, r.earlier_runs), (Source::Machine, 0));
+        assert_eq!(r.machine, share);
+        // No runs of its own: the machine's share of this α, 10%.
+        assert!((r.alpha_sd - 100.0).abs() < 2.0, "{}", r.alpha_sd);
+        let (lo, hi) = fit.primary().alpha_ci;
+        assert!(lo < 850.0 && hi > 1150.0, "{lo}..{hi}");
+    }
+
+    #[test]
+    fn a_series_own_long_history_outweighs_the_machines_share() {
+        // Five runs of another series: 4 degrees of freedom, the prior's most.
+        let other = runs(
+            &[900.0, 1100.0, 1000.0, 900.0, 1100.0],
+            &[1.8, 2.2, 2.0, 1.8, 2.2],
+        );
+        let share = machine_share(&[other]);
+        assert_eq!(share.unwrap().df, 4);
+        let steady = runs(&[1000.0; 20], &[2.0; 20]);
+        let mut few = line(1000.0, 2.0, 0.0001);
+        widen(&mut few, &steady[..1], share);
+        let mut many = line(1000.0, 2.0, 0.0001);
+        widen(&mut many, &steady, share);
+        let (few, many) = (few.run_to_run.unwrap(), many.run_to_run.unwrap());
+        assert_eq!(many.source, Source::History);
+        // 1 own degree of freedom against the prior's 4, then 20 against 4.
+        assert!(
+            (few.alpha_sd - 100.0 * (4.0f64 / 5.0).sqrt()).abs() < 2.0,
+            "{few:?}"
+        );
+        assert!(
+            (many.alpha_sd - 100.0 * (4.0f64 / 24.0).sqrt()).abs() < 2.0,
+            "{many:?}"
         );
     }
 }

@@ -9,7 +9,7 @@ use toll_store::Run;
 
 /// The version of the JSON export's shape (schema.json beside this crate).
 /// 3: durations as whole nanoseconds under `_ns` names (issue 17).
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// Writes a stored run in one format.
 pub trait Exporter {

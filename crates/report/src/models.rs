@@ -117,6 +117,7 @@ pub fn models_table(run: &Run) -> Table {
                         fmt_ns(r.alpha_sd),
                         sig3(r.beta_sd),
                         match r.earlier_runs {
+                            0 if r.machine.is_some() => "machine".to_string(),
                             0 => "floor".to_string(),
                             1 => "1 run".to_string(),
                             k => format!("{k} runs"),
@@ -143,7 +144,7 @@ pub fn legend(run: &Run) -> Vec<String> {
     {
         out.push(format!(
             "run to run: the between-run term every CI above holds, from {} (the per-series details give this run's own intervals)",
-            run_to_run_source(r.earlier_runs).replace("this series", "a series")
+            run_to_run_source(r).replace("this series", "a series")
         ));
     }
     out

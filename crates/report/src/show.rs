@@ -3,6 +3,7 @@
 use crate::compare::CompareReport;
 use crate::table::{fmt_ns, sig3, Table};
 use std::fmt::Write;
+use toll_measure::run_to_run::RunToRun;
 use toll_measure::{Fingerprint, SeriesFit};
 use toll_store::{PointStatus, Run, Series};
 
@@ -243,7 +244,7 @@ pub fn fit_lines(fit: &SeriesFit) -> Vec<String> {
             "run to run: σ(α) = {}, σ(β) = {} ns/n, from {}; the CIs above hold it; this run alone: α [{}, {}], β [{}, {}]",
             fmt_ns(r.alpha_sd),
             sig3(r.beta_sd),
-            run_to_run_source(r.earlier_runs),
+            run_to_run_source(r),
             fmt_ns(r.alpha_ci_within.0),
             fmt_ns(r.alpha_ci_within.1),
             sig3(r.beta_ci_within.0),
@@ -259,10 +260,20 @@ pub fn fit_lines(fit: &SeriesFit) -> Vec<String> {
 }
 
 /// Where a run-to-run term came from, in words.
-pub fn run_to_run_source(earlier_runs: usize) -> String {
-    match earlier_runs {
-        0 => "the floor (no earlier runs of this series on this machine)".to_string(),
-        k => format!("{k} earlier runs of this series on this machine"),
+pub fn run_to_run_source(r: &RunToRun) -> String {
+    let machine = r.machine.map(|m| {
+        format!(
+            "the machine's share ({:.1}% of α, {:.1}% of β between runs of {} other series here)",
+            m.alpha * 100.0,
+            m.beta * 100.0,
+            m.series
+        )
+    });
+    match (r.earlier_runs, machine) {
+        (0, None) => "the floor (no earlier runs on this machine)".to_string(),
+        (0, Some(m)) => format!("{m}; no earlier runs of this series"),
+        (k, None) => format!("{k} earlier runs of this series on this machine"),
+        (k, Some(m)) => format!("{k} earlier runs of this series on this machine and {m}"),
     }
 }
 

@@ -67,8 +67,8 @@ pub(crate) struct SeriesInsert<'a> {
     pub points: Vec<PointInsert<'a>>,
 }
 
-/// The (config, env, attrs, fit) JSON of one earlier series.
-pub(crate) type EarlierRow = (String, String, String, String);
+/// The label and the (config, env, attrs, fit) JSON of one earlier series.
+pub(crate) type EarlierRow = (String, String, String, String, String);
 
 /// The operations behind `Store`. Every write that touches several rows is
 /// one transaction.
@@ -97,14 +97,15 @@ pub(crate) trait Backend: Send {
     /// Mark a run whose process is gone partial.
     fn mark_interrupted(&self, run_id: i64, now: &str) -> Result<(), StoreError>;
     fn list_runs(&self) -> Result<Vec<RunRow>, StoreError>;
-    /// Complete earlier runs' fitted series `label` of `family` on `host`,
-    /// newest first.
+    /// Complete earlier runs' fitted series of `family` on `host` (only
+    /// those labelled `label` when given), newest first, at most `max_rows`.
     fn earlier_rows(
         &self,
         family: &str,
-        label: &str,
+        label: Option<&str>,
         host: &str,
         before_run: i64,
+        max_rows: usize,
     ) -> Result<Vec<EarlierRow>, StoreError>;
     fn latest_run_id(&self) -> Result<Option<i64>, StoreError>;
     fn load_run(&self, id: i64) -> Result<Option<RunRows>, StoreError>;

@@ -47,6 +47,8 @@ pub struct NewRun {
 /// A series' fit in an earlier run, with what it was measured under.
 #[derive(Debug, Clone)]
 pub struct EarlierFit {
+    /// The series' label.
+    pub label: String,
     /// The run's configuration.
     pub config: serde_json::Value,
     /// The series' attributes (placement, unit, …).

@@ -422,24 +422,25 @@ impl Backend for Postgres {
     fn earlier_rows(
         &self,
         family: &str,
-        label: &str,
+        label: Option<&str>,
         host: &str,
         before_run: i64,
+        max_rows: usize,
     ) -> Result<Vec<EarlierRow>, StoreError> {
         let rows = self
             .client()
             .query(
-                "SELECT r.config_json, r.env_json, s.attrs_json, s.fit_json
+                "SELECT s.label, r.config_json, r.env_json, s.attrs_json, s.fit_json
                  FROM series s JOIN runs r ON s.run_id = r.id
-                 WHERE r.family = $1 AND s.label = $2 AND r.host = $3 AND r.id < $4
+                 WHERE r.family = $1 AND ($2::text IS NULL OR s.label = $2) AND r.host = $3 AND r.id < $4
                    AND r.status = 'complete' AND s.fit_json IS NOT NULL
-                 ORDER BY r.id DESC",
-                &[&family, &label, &host, &before_run],
+                 ORDER BY r.id DESC LIMIT $5",
+                &[&family, &label, &host, &before_run, &(max_rows as i64)],
             )
             .map_err(|e| self.err(e))?;
         Ok(rows
             .iter()
-            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
             .collect())
     }
 

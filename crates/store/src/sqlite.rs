@@ -331,24 +331,26 @@ impl Backend for Sqlite {
     fn earlier_rows(
         &self,
         family: &str,
-        label: &str,
+        label: Option<&str>,
         host: &str,
         before_run: i64,
+        max_rows: usize,
     ) -> Result<Vec<EarlierRow>, StoreError> {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT r.config_json, r.env_json, s.attrs_json, s.fit_json
+                "SELECT s.label, r.config_json, r.env_json, s.attrs_json, s.fit_json
                  FROM series s JOIN runs r ON s.run_id = r.id
-                 WHERE r.family = ?1 AND s.label = ?2 AND r.host = ?3 AND r.id < ?4
+                 WHERE r.family = ?1 AND (?2 IS NULL OR s.label = ?2) AND r.host = ?3 AND r.id < ?4
                    AND r.status = 'complete' AND s.fit_json IS NOT NULL
-                 ORDER BY r.id DESC",
+                 ORDER BY r.id DESC LIMIT ?5",
             )
             .map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map(params![family, label, host, before_run], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })
+            .query_map(
+                params![family, label, host, before_run, max_rows as i64],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            )
             .map_err(|e| self.err(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }

@@ -286,23 +286,24 @@ impl Store {
         self.db.list_runs()
     }
 
-    /// The fits of series `label` in earlier complete runs of `family` on
-    /// this host whose CPU model is `cpu_model`, newest first (at most
-    /// `limit`), each with its run's config and the series' attributes, for
-    /// the caller to keep the comparable ones. Fits that do not parse are
-    /// skipped: history is advice, never a reason to fail a run.
+    /// The fits of series `label` (of every series, when None) in earlier
+    /// complete runs of `family` on this host whose CPU model is
+    /// `cpu_model`, newest first (at most `limit`), each with its label, its
+    /// run's config and the series' attributes, for the caller to keep the
+    /// comparable ones. Fits that do not parse are skipped: history is
+    /// advice, never a reason to fail a run.
     pub fn earlier_fits(
         &self,
         family: &str,
-        label: &str,
+        label: Option<&str>,
         cpu_model: &str,
         before_run: i64,
         limit: usize,
     ) -> Result<Vec<EarlierFit>, StoreError> {
         let mut out = Vec::new();
-        for (config, env, attrs, fit) in
+        for (label, config, env, attrs, fit) in
             self.db
-                .earlier_rows(family, label, &hostname(), before_run)?
+                .earlier_rows(family, label, &hostname(), before_run, limit * 2)?
         {
             let env: serde_json::Value = serde_json::from_str(&env).unwrap_or_default();
             if env.get("cpu_model").and_then(|v| v.as_str()) != Some(cpu_model) {
@@ -316,7 +317,12 @@ impl Store {
                 continue;
             };
             crate::upgrade::config(&mut config);
-            out.push(EarlierFit { config, attrs, fit });
+            out.push(EarlierFit {
+                label,
+                config,
+                attrs,
+                fit,
+            });
             if out.len() == limit {
                 break;
             }

@@ -517,7 +517,7 @@ fn an_imported_run_keeps_everything_gets_a_new_id_and_says_where_from(path: &Pat
     assert_eq!(store.run_origin(local).unwrap(), None, "measured here");
     // Another machine's run is not this machine's history.
     assert!(store
-        .earlier_fits("transfer", "c/unix", "Far CPU", i64::MAX, 10)
+        .earlier_fits("transfer", Some("c/unix"), "Far CPU", i64::MAX, 10)
         .unwrap()
         .is_empty());
 

@@ -328,8 +328,11 @@ pub fn check_programs(benches: &[Bench]) -> Result<(), ExecError> {
 /// save up to [`SAVE_EVERY_MOST`]. A save rewrites every run so far, so
 /// evenly spaced saves would cost each run more the longer a benchmark
 /// goes; doubling keeps the rows written below about twice the runs, and a
-/// toll killed outright loses at most the runs of the last wait.
-const SAVE_EVERY_FIRST: Duration = Duration::from_secs(1);
+/// toll killed outright loses at most the runs of the last wait. The first
+/// wait is long enough that a short benchmark (most of them) does no disk
+/// I/O between its runs at all: a save's writes and fsyncs land beside the
+/// next runs, which hyperfine, saving nothing until the end, never has.
+const SAVE_EVERY_FIRST: Duration = Duration::from_secs(5);
 /// The longest wait between saves.
 const SAVE_EVERY_MOST: Duration = Duration::from_secs(10);
 
