@@ -259,6 +259,14 @@ fn cis_learn_run_to_run_variation_from_earlier_runs_of_the_same_series() {
             "{shown} vs {within}"
         );
         assert!(r["alpha_sd"].as_f64().unwrap() > 0.0);
+        // Its degrees of freedom: the earlier runs, and the floor's 2 once
+        // there are any.
+        assert_eq!(
+            r["df"],
+            if i == 0 { 0 } else { i + 2 },
+            "run {}: {r}",
+            i + 1
+        );
     }
     // Another placement is another series' history; the same-core runs
     // still say how far this machine moves between runs.
@@ -267,7 +275,11 @@ fn cis_learn_run_to_run_variation_from_earlier_runs_of_the_same_series() {
     let split = export_json(&s, "last");
     let r = &fit_of(&split)["run_to_run"];
     assert_eq!(r["earlier_runs"], 0, "{r}");
-    assert_eq!(r["source"], "machine", "{r}");
+    assert_eq!(
+        (&r["source"], &r["df"]),
+        (&"machine".into(), &2.into()),
+        "{r}"
+    );
     assert_eq!(
         (&r["machine"]["series"], &r["machine"]["df"]),
         (&1.into(), &2.into()),
@@ -278,4 +290,5 @@ fn cis_learn_run_to_run_variation_from_earlier_runs_of_the_same_series() {
     let out = stdout(&s.toll(&["show", "3"]));
     assert!(out.contains("run to run: σ(α) = "), "{out}");
     assert!(out.contains("from 2 earlier runs of this series"), "{out}");
+    assert!(out.contains("(4 degrees of freedom: Student's t"), "{out}");
 }

@@ -31,10 +31,19 @@
 //!   noise threshold plays the same part), and all there is for the first
 //!   run of a family on a machine.
 //!
-//! Each interval half becomes √(half² + (1.96·σ_run)²); the within-run
-//! intervals are kept beside (`alpha_ci_within`, `beta_ci_within`).
+//! Each interval half becomes √(half² + (k·σ_run)²). σ_run is itself an
+//! estimate, and from a handful of runs a poor one: two runs that differ
+//! by 5% say little about the next. So k is Student's t at its degrees of
+//! freedom (the series' own runs − 1 plus what the prior counts for:
+//! the machine's share up to [`PRIOR_DF`], else the floor's
+//! [`FLOOR_DF`]), not 1.96: 4.30 on a second run, 2.45 with six degrees
+//! of freedom, 1.96 in the limit, as a random-effects meta-analysis over
+//! few studies widens its interval (Hartung–Knapp). Where the floor alone
+//! is left (it is an assumption, not an estimate) k is 1.96. The run's
+//! own intervals are kept beside (`alpha_ci_within`, `beta_ci_within`).
 
 use crate::fit::SeriesFit;
+use crate::mean_ci::t975;
 use serde::{Deserialize, Serialize};
 
 /// The least between-run standard deviation, as a share of the estimate.
@@ -42,6 +51,11 @@ pub const FLOOR: f64 = 0.01;
 
 /// The most runs the machine's share counts for against a series' own.
 pub const PRIOR_DF: f64 = 4.0;
+
+/// The runs the floor counts for, as the prior beside a series' own
+/// history when the machine's share is not known: a second run's single
+/// difference is pooled with it rather than trusted alone.
+pub const FLOOR_DF: f64 = 2.0;
 
 /// Where a between-run term came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,6 +97,11 @@ pub struct RunToRun {
     pub alpha_sd: f64,
     /// Between-run standard deviation of β, ns per unit.
     pub beta_sd: f64,
+    /// Degrees of freedom behind the standard deviations: each interval
+    /// half grew by t₀.₉₇₅(df)·sd, or by 1.96·sd where sd is the floor
+    /// (0 for runs stored before it was kept: 1.96 throughout).
+    #[serde(default)]
+    pub df: usize,
     /// α's 95% CI from this run alone.
     pub alpha_ci_within: (f64, f64),
     /// β's 95% CI from this run alone.
@@ -151,20 +170,51 @@ fn moments(runs: &[(f64, (f64, f64))]) -> Option<(f64, f64)> {
 
 /// The between-run standard deviation of one quantity over runs given as
 /// (estimate, within-run 95% CI), this run last: the series' own
-/// method-of-moments variance, pooled with the machine's `share` (a share
-/// of this run's estimate, worth `prior_df` runs) when there is one; never
-/// below the floor's share of this run's estimate.
-fn between_sd(runs: &[(f64, (f64, f64))], share: Option<(f64, f64)>) -> f64 {
+/// method-of-moments variance pooled with a prior — the machine's `share`
+/// (a share of this run's estimate, worth `prior_df` runs) when there is
+/// one, else the floor (worth [`FLOOR_DF`] runs once the series has a
+/// history) — with its degrees of freedom, and the half it adds to a 95%
+/// interval: t₀.₉₇₅(df)·sd, or 1.96 times the floor when the estimate is
+/// below it.
+fn between(runs: &[(f64, (f64, f64))], share: Option<(f64, f64)>) -> Between {
     let (current, _) = *runs.last().expect("this run");
     let floor = FLOOR * current.abs();
     let (own, own_df) = moments(runs).unwrap_or((0.0, 0.0));
-    let v = match share {
-        Some((s, prior_df)) if s.is_finite() && prior_df > 0.0 => {
-            (own_df * own + prior_df * (s * current).powi(2)) / (own_df + prior_df)
-        }
-        _ => own,
+    let (prior, prior_df) = match share {
+        Some((s, prior_df)) if s.is_finite() && prior_df > 0.0 => ((s * current).powi(2), prior_df),
+        _ if own_df > 0.0 => (floor * floor, FLOOR_DF),
+        _ => (0.0, 0.0),
     };
-    v.sqrt().max(floor)
+    let df = own_df + prior_df;
+    let sd = if df > 0.0 {
+        ((own_df * own + prior_df * prior) / df).sqrt()
+    } else {
+        0.0
+    };
+    if sd > floor {
+        Between {
+            sd,
+            df: df as usize,
+            half: t975(df as usize) * sd,
+        }
+    } else {
+        Between {
+            sd: floor,
+            df: df as usize,
+            half: 1.96 * floor,
+        }
+    }
+}
+
+/// One quantity's between-run term.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Between {
+    /// Standard deviation, never below the floor.
+    sd: f64,
+    /// Degrees of freedom behind it.
+    df: usize,
+    /// What it adds to a 95% interval's half (in quadrature).
+    half: f64,
 }
 
 /// The machine's share, pooled over `groups`: each the earlier runs of one
@@ -214,12 +264,12 @@ pub fn widen(fit: &mut SeriesFit, earlier: &[Estimate], machine: Option<MachineS
         .map(|e| (e.beta, e.beta_ci))
         .collect();
     let prior_df = machine.map(|m| (m.df as f64).min(PRIOR_DF));
-    let (alpha_sd, beta_sd) = (
-        between_sd(&alphas, machine.map(|m| (m.alpha, prior_df.unwrap_or(0.0)))),
-        between_sd(&betas, machine.map(|m| (m.beta, prior_df.unwrap_or(0.0)))),
+    let (alpha, beta) = (
+        between(&alphas, machine.map(|m| (m.alpha, prior_df.unwrap_or(0.0)))),
+        between(&betas, machine.map(|m| (m.beta, prior_df.unwrap_or(0.0)))),
     );
-    let wider = |est: f64, (lo, hi): (f64, f64), sd: f64| {
-        let add = (1.96 * sd).powi(2);
+    let wider = |est: f64, (lo, hi): (f64, f64), b: Between| {
+        let add = b.half.powi(2);
         (
             est - ((est - lo).powi(2) + add).sqrt(),
             est + ((hi - est).powi(2) + add).sqrt(),
@@ -233,15 +283,15 @@ pub fn widen(fit: &mut SeriesFit, earlier: &[Estimate], machine: Option<MachineS
     .into_iter()
     .flatten()
     {
-        f.alpha_ci = wider(f.alpha, f.alpha_ci, alpha_sd);
-        f.beta_ci = wider(f.beta, f.beta_ci, beta_sd);
+        f.alpha_ci = wider(f.alpha, f.alpha_ci, alpha);
+        f.beta_ci = wider(f.beta, f.beta_ci, beta);
         if f.beta_ci.0 <= 0.0 {
             f.n_half = None;
         }
     }
     if let Some(p) = fit.check.as_mut().and_then(|c| c.piecewise.as_mut()) {
-        p.alpha_ci = wider(p.alpha, p.alpha_ci, alpha_sd);
-        p.beta_ci = wider(p.beta, p.beta_ci, beta_sd);
+        p.alpha_ci = wider(p.alpha, p.alpha_ci, alpha);
+        p.beta_ci = wider(p.beta, p.beta_ci, beta);
     }
     fit.run_to_run = Some(RunToRun {
         source: match (earlier.is_empty(), machine.is_some()) {
@@ -250,8 +300,9 @@ pub fn widen(fit: &mut SeriesFit, earlier: &[Estimate], machine: Option<MachineS
             (true, false) => Source::Floor,
         },
         earlier_runs: earlier.len(),
-        alpha_sd,
-        beta_sd,
+        alpha_sd: alpha.sd,
+        beta_sd: beta.sd,
+        df: alpha.df,
         alpha_ci_within: now.alpha_ci,
         beta_ci_within: now.beta_ci,
         machine,
@@ -311,10 +362,14 @@ mod tests {
         let mut fit = line(1000.0, 2.0, 0.0001);
         widen(&mut fit, &earlier, None);
         let r = fit.run_to_run.clone().unwrap();
-        assert_eq!((r.source, r.earlier_runs), (Source::History, 4));
-        // The five αs have a standard deviation of ~79 ns.
-        assert!(r.alpha_sd > 70.0 && r.alpha_sd < 90.0, "{}", r.alpha_sd);
+        assert_eq!((r.source, r.earlier_runs, r.df), (Source::History, 4, 6));
+        // The five αs have a standard deviation of ~79 ns (4 degrees of
+        // freedom), pooled with the floor's 10 ns worth 2 runs:
+        // √((4·79² + 2·10²) / 6) ≈ 65.
+        assert!(r.alpha_sd > 60.0 && r.alpha_sd < 70.0, "{}", r.alpha_sd);
         let (lo, hi) = fit.primary().alpha_ci;
+        // Widened by t(6) = 2.45 standard deviations, not 1.96.
+        assert!(hi - 1000.0 > 2.44 * r.alpha_sd, "{lo}..{hi}");
         for a in [900.0, 1100.0] {
             assert!(lo < a && a < hi, "{a} in {lo}..{hi}");
         }
@@ -334,17 +389,46 @@ mod tests {
                 beta_ci: (1.9, 2.1),
             })
             .collect();
-        assert_eq!(
-            between_sd(
-                &[
-                    (earlier[0].alpha, earlier[0].alpha_ci),
-                    (earlier[1].alpha, earlier[1].alpha_ci),
-                    (1000.0, (950.0, 1050.0))
-                ],
-                None
-            ),
-            FLOOR * 1000.0
+        let b = between(
+            &[
+                (earlier[0].alpha, earlier[0].alpha_ci),
+                (earlier[1].alpha, earlier[1].alpha_ci),
+                (1000.0, (950.0, 1050.0)),
+            ],
+            None,
         );
+        // At the floor the multiplier is 1.96, whatever the df.
+        assert_eq!(b.sd, FLOOR * 1000.0);
+        assert!((b.half - 1.96 * b.sd).abs() < 1e-9, "{b:?}");
+    }
+
+    #[test]
+    fn a_few_runs_widen_by_students_t_at_their_degrees_of_freedom() {
+        // A second run 10% off the first: one difference is a poor
+        // estimate of the variance, pooled with the floor's two runs and
+        // widened by t(3) = 3.18 rather than 1.96.
+        let first = runs(&[1100.0], &[2.0]);
+        let mut fit = line(1000.0, 2.0, 0.0001);
+        widen(&mut fit, &first, None);
+        let r = fit.run_to_run.clone().unwrap();
+        assert_eq!(r.df, 3);
+        // The two αs' variance 5000, pooled: (1·5000 + 2·100) / 3.
+        let sd = (5200.0f64 / 3.0).sqrt();
+        assert!((r.alpha_sd - sd).abs() < 1.0, "{r:?}");
+        let (lo, hi) = fit.primary().alpha_ci;
+        assert!((hi - 1000.0 - 3.182 * sd).abs() < 2.0, "{lo}..{hi}");
+        assert!(lo < 900.0 && hi > 1100.0, "{lo}..{hi}");
+        // More runs that move as much: more df, a smaller multiplier.
+        let many = runs(
+            &[1100.0, 900.0, 1100.0, 900.0, 1100.0, 900.0, 1100.0, 900.0],
+            &[2.0; 8],
+        );
+        let mut fit = line(1000.0, 2.0, 0.0001);
+        widen(&mut fit, &many, None);
+        let r = fit.run_to_run.clone().unwrap();
+        assert_eq!(r.df, 10);
+        let (_, hi) = fit.primary().alpha_ci;
+        assert!(((hi - 1000.0) / r.alpha_sd - 2.228).abs() < 0.01, "{hi}");
     }
 
     fn runs(alphas: &[f64], betas: &[f64]) -> Vec<Estimate> {

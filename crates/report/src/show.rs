@@ -241,9 +241,14 @@ pub fn fit_lines(fit: &SeriesFit) -> Vec<String> {
     }
     if let Some(r) = &fit.run_to_run {
         out.push(format!(
-            "run to run: σ(α) = {}, σ(β) = {} ns/n, from {}; the CIs above hold it; this run alone: α [{}, {}], β [{}, {}]",
+            "run to run: σ(α) = {}, σ(β) = {} ns/n{}, from {}; the CIs above hold it; this run alone: α [{}, {}], β [{}, {}]",
             fmt_ns(r.alpha_sd),
             sig3(r.beta_sd),
+            if r.df > 0 {
+                format!(" ({} degrees of freedom: Student's t, not 1.96, past the floor)", r.df)
+            } else {
+                String::new()
+            },
             run_to_run_source(r),
             fmt_ns(r.alpha_ci_within.0),
             fmt_ns(r.alpha_ci_within.1),
