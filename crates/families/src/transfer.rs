@@ -328,7 +328,11 @@ impl Sweep<'_> {
         !self.stop.load(Ordering::Relaxed)
     }
 
-    /// Start one peer and measure it over each of `transports`.
+    /// Start one peer and measure it over each of `transports`, their
+    /// rounds interleaved (a round of each series in turn, each on fresh
+    /// channels), so a spell of a busy machine lands on a few rounds of
+    /// every series rather than on all the rounds of one, and the state a
+    /// channel starts in is drawn anew each round.
     fn peer(
         &mut self,
         runtime: Runtime,
@@ -344,11 +348,31 @@ impl Sweep<'_> {
                 .spawn_on_peer_cpu(|| Peer::start(runtime, launch))??,
             Some(far) => self.far_peer(far, runtime)?,
         };
+        let mut running = Vec::new();
         for &transport in transports {
-            if !self.keep_going() {
-                break;
+            running.push(self.begin(&peer, transport)?);
+        }
+        let peer_pid = peer.pid();
+        let others = OthersBusy::start(&[peer_pid]);
+        let mut failed: Option<TransferError> = None;
+        'rounds: while running.iter().any(|r| !r.done) {
+            for r in running.iter_mut().filter(|r| !r.done) {
+                if !self.keep_going() {
+                    break 'rounds;
+                }
+                if let Err(e) = self.round(&mut peer, r) {
+                    failed = Some(e);
+                    break 'rounds;
+                }
             }
-            self.series(&mut peer, transport)?;
+        }
+        let (others_busy, busiest) = others.share(&[peer_pid]);
+        let last_cpu_peer = (self.placement.pin == Pin::None).then(|| last_cpu(peer_pid));
+        for r in running {
+            self.conclude(r, others_busy, &busiest, last_cpu_peer)?;
+        }
+        if let Some(e) = failed {
+            return Err(e);
         }
         peer.close();
         Ok(())
@@ -388,47 +412,174 @@ impl Sweep<'_> {
         Ok(agent.start_worker(runtime, route)?)
     }
 
-    /// One series: every size over one transport; the fit is stored even when
-    /// the series stops early.
-    fn series(&mut self, peer: &mut Peer, transport: Transport) -> Result<(), TransferError> {
+    /// A series begins: stored, with nothing measured yet.
+    fn begin(&mut self, peer: &Peer, transport: Transport) -> Result<Running, TransferError> {
         let runtime = peer.runtime();
         let label = format!("{runtime}/{transport}");
         let p = self.placement;
         let spin = self.cfg.spin && transport == Transport::Shm;
-        let attrs = json!({
+        let mut attrs = json!({
             "peer": runtime.name(), "transport": transport.name(),
             "peer_version": peer.hello.version, "unit": "items", "item_bytes": ITEM_BYTES,
             "pin": p.pin, "harness_cpu": p.harness_cpu, "peer_cpu": p.peer_cpu,
             "spin": spin,
         });
-        let mut attrs = attrs;
         if let Some(far) = &self.cfg.far {
             attrs["far"] = far.describe();
         }
         let series_id = self.store.add_series(self.run_id, &label, &attrs)?;
         self.observer.series_started(&label, self.cfg.sizes.len());
+        let k = self.cfg.sizes.len();
+        Ok(Running {
+            runtime,
+            transport,
+            label,
+            series_id,
+            attrs,
+            spin,
+            iters: vec![None; k],
+            samples: vec![Vec::new(); k],
+            ids: vec![None; k],
+            seed: (self.run_id as u64) << 16 ^ series_id as u64,
+            spent: std::time::Duration::ZERO,
+            rounds: 0,
+            missed: Vec::new(),
+            done: false,
+            failed_at: None,
+            error: None,
+        })
+    }
+
+    /// One round of a series over a fresh session: every size once, in
+    /// this round's order ([`rounds`]); round 0 calibrates each size first.
+    /// Stores the points after it and asks the stopping rule whether the
+    /// series is done. A failure stores what was measured (the size that
+    /// failed as failed) and ends the series.
+    fn round(&mut self, peer: &mut Peer, r: &mut Running) -> Result<(), TransferError> {
+        let started = std::time::Instant::now();
+        let outcome = self.sizes_once(peer, r);
+        r.spent += started.elapsed();
+        if let Err(e) = outcome {
+            r.done = true;
+            r.error = Some(e.to_string());
+            return Err(e);
+        }
+        if !self.keep_going() {
+            r.done = true;
+            return Ok(());
+        }
+        r.rounds += 1;
+        self.save(r.series_id, &mut r.ids, &r.samples, None, None)?;
+        self.observer.round_done(&r.label, r.rounds);
+        let stop_rule = Stop {
+            min_rounds: self.cfg.engine.trials as usize,
+            ci_target: self.cfg.ci_target,
+            max_time: self.cfg.max_time,
+        };
+        let so_far: Vec<Summary> = r.samples.iter().map(|s| Summary::of(&per_op(s))).collect();
+        match stop_rule.after(r.rounds, r.spent, &so_far) {
+            Verdict::More => {}
+            Verdict::Done => r.done = true,
+            Verdict::OutOfTime(missed) => {
+                r.missed = missed.into_iter().map(|i| self.cfg.sizes[i]).collect();
+                r.done = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every size of `r` once over a session of its own; a stop request
+    /// leaves the round short (its samples are kept).
+    fn sizes_once(&mut self, peer: &mut Peer, r: &mut Running) -> Result<(), TransferError> {
+        let sizes = &self.cfg.sizes;
+        let mut session = peer.transfer(r.transport, self.scratch, self.cfg.spin)?;
+        let mut last_save = std::time::Instant::now();
+        for i in rounds::order(sizes.len(), r.rounds, r.seed) {
+            if !self.keep_going() {
+                break;
+            }
+            session.set_items(sizes[i] as u32);
+            let keep_going = || !self.stop.load(Ordering::Relaxed);
+            let result = match r.iters[i] {
+                // Round 0: warm the size up and size its batches first.
+                None => match self
+                    .engine
+                    .calibrate(&mut |n| session.round_trips(n), &keep_going)
+                {
+                    Ok(Some(k)) => {
+                        r.iters[i] = Some(k);
+                        self.engine.trial(&mut |n| session.round_trips(n), k)
+                    }
+                    Ok(None) => break,
+                    Err(e) => Err(e),
+                },
+                // One untimed round trip settles the new size (and the
+                // fresh channel), then the trial.
+                Some(k) => session
+                    .round_trips(1)
+                    .and_then(|_| self.engine.trial(&mut |n| session.round_trips(n), k)),
+            };
+            match result {
+                Ok(sample) => {
+                    r.samples[i].push(sample);
+                    // A kill loses at most this much measuring.
+                    if last_save.elapsed() >= SAVE_EVERY {
+                        self.save(r.series_id, &mut r.ids, &r.samples, None, None)?;
+                        last_save = std::time::Instant::now();
+                    }
+                }
+                Err(e) => {
+                    r.failed_at = Some(i);
+                    return Err(e.into());
+                }
+            }
+        }
+        session.finish()?;
+        Ok(())
+    }
+
+    /// A series is over: its points summarised, fitted (the fit is stored
+    /// even when the series stopped early) and kept for the table.
+    fn conclude(
+        &mut self,
+        mut r: Running,
+        others_busy: f64,
+        busiest: &Option<(String, f64)>,
+        last_cpu_peer: Option<Option<usize>>,
+    ) -> Result<(), TransferError> {
+        // What it measured, the size that failed (if one did) as failed.
+        let error = r.error.take();
+        self.save(r.series_id, &mut r.ids, &r.samples, r.failed_at, error)?;
+        let Running {
+            label,
+            mut attrs,
+            series_id,
+            spin,
+            ..
+        } = r;
         let mut points: Vec<(u64, Summary)> = Vec::new();
         let mut fit_input: Vec<(f64, Vec<f64>)> = Vec::new();
-        let peer_pid = peer.pid();
-        let mut taken = Taken::default();
-        let others = OthersBusy::start(&[peer_pid]);
-        let measured = self.points(peer, transport, series_id, &label, &mut taken);
-        let (others_busy, busiest) = others.share(&[peer_pid]);
-        for (n, summary, per_op) in taken.points {
-            fit_input.push((n as f64, per_op));
+        for (i, &n) in self.cfg.sizes.iter().enumerate() {
+            if Some(i) == r.failed_at || r.samples[i].is_empty() {
+                continue;
+            }
+            let values = per_op(&r.samples[i]);
+            let summary = Summary::of(&values);
+            self.observer.point_done(&label, n, &summary);
+            fit_input.push((n as f64, values));
             points.push((n, summary));
         }
-        if self.placement.pin == Pin::None {
+        if let Some(peer_cpu) = last_cpu_peer {
             // Unpinned: record where the scheduler last ran each end.
-            attrs["observed_last_cpu"] =
-                json!({"harness_cpu": last_cpu(0), "peer_cpu": last_cpu(peer_pid)});
+            attrs["observed_last_cpu"] = json!({"harness_cpu": last_cpu(0), "peer_cpu": peer_cpu});
         }
-        attrs["rounds"] = json!(taken.rounds);
+        attrs["rounds"] = json!(r.rounds);
         attrs["others_busy"] = json!(others_busy);
-        if let Some(b) = &busiest {
+        if let Some(b) = busiest {
             attrs["busiest"] = json!(b);
         }
         self.store.set_series_attrs(series_id, &attrs)?;
+        let p = self.placement;
         let mut fit = fit_series(&fit_input);
         if let Some(f) = &mut fit {
             let which = Comparable {
@@ -452,120 +603,44 @@ impl Sweep<'_> {
         }
         self.results.push(SeriesResult {
             label,
-            peer: runtime,
-            transport,
+            peer: r.runtime,
+            transport: r.transport,
             points,
             fit,
-            rounds: taken.rounds,
-            missed: taken.missed,
+            rounds: r.rounds,
+            missed: r.missed,
             others_busy,
-            busiest,
+            busiest: busiest.clone(),
         });
-        measured
-    }
-
-    /// Calibrate every size (ascending), then take the trials in rounds,
-    /// every size once a round ([`rounds`]), until the stopping rule says
-    /// done; store each size as a point with all its trials. A failure
-    /// stores what was measured (each size with the trials it has; the size
-    /// that failed as failed) and ends the series.
-    fn points(
-        &mut self,
-        peer: &mut Peer,
-        transport: Transport,
-        series_id: i64,
-        label: &str,
-        taken: &mut Taken,
-    ) -> Result<(), TransferError> {
-        let sizes = &self.cfg.sizes;
-        let mut session = peer.transfer(transport, self.scratch, self.cfg.spin)?;
-        let mut iters: Vec<Option<u64>> = vec![None; sizes.len()];
-        let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); sizes.len()];
-        // Stored point ids, so each round's save replaces the last.
-        let mut ids: Vec<Option<i64>> = vec![None; sizes.len()];
-        let stop_rule = Stop {
-            min_rounds: self.cfg.engine.trials as usize,
-            ci_target: self.cfg.ci_target,
-            max_time: self.cfg.max_time,
-        };
-        let seed = (self.run_id as u64) << 16 ^ series_id as u64;
-        let started = std::time::Instant::now();
-        let mut last_save = started;
-        let mut failure: Option<(usize, TransferError)> = None;
-        let mut round = 0;
-        'rounds: loop {
-            for i in rounds::order(sizes.len(), round, seed) {
-                if !self.keep_going() {
-                    break 'rounds;
-                }
-                session.set_items(sizes[i] as u32);
-                let keep_going = || !self.stop.load(Ordering::Relaxed);
-                let result = match iters[i] {
-                    // Round 0: warm the size up and size its batches first.
-                    None => match self
-                        .engine
-                        .calibrate(&mut |n| session.round_trips(n), &keep_going)
-                    {
-                        Ok(Some(k)) => {
-                            iters[i] = Some(k);
-                            self.engine.trial(&mut |n| session.round_trips(n), k)
-                        }
-                        Ok(None) => break 'rounds,
-                        Err(e) => Err(e),
-                    },
-                    // One untimed round trip settles the new size, then the trial.
-                    Some(k) => session
-                        .round_trips(1)
-                        .and_then(|_| self.engine.trial(&mut |n| session.round_trips(n), k)),
-                };
-                match result {
-                    Ok(sample) => {
-                        samples[i].push(sample);
-                        // A kill loses at most this much measuring.
-                        if last_save.elapsed() >= SAVE_EVERY {
-                            self.save(series_id, &mut ids, &samples, None, None)?;
-                            last_save = std::time::Instant::now();
-                        }
-                    }
-                    Err(e) => {
-                        failure = Some((i, e.into()));
-                        break 'rounds;
-                    }
-                }
-            }
-            round += 1;
-            self.save(series_id, &mut ids, &samples, None, None)?;
-            last_save = std::time::Instant::now();
-            self.observer.round_done(label, round);
-            let so_far: Vec<Summary> = samples.iter().map(|s| Summary::of(&per_op(s))).collect();
-            match stop_rule.after(round, started.elapsed(), &so_far) {
-                Verdict::More => {}
-                Verdict::Done => break,
-                Verdict::OutOfTime(missed) => {
-                    taken.missed = missed.into_iter().map(|i| sizes[i]).collect();
-                    break;
-                }
-            }
-        }
-        taken.rounds = round;
-        let failed_at = failure.as_ref().map(|(i, _)| *i);
-        let error = failure.as_ref().map(|(_, e)| e.to_string());
-        self.save(series_id, &mut ids, &samples, failed_at, error)?;
-        for (i, &n) in sizes.iter().enumerate() {
-            if Some(i) == failed_at || samples[i].is_empty() {
-                continue;
-            }
-            let values = per_op(&samples[i]);
-            let summary = Summary::of(&values);
-            self.observer.point_done(label, n, &summary);
-            taken.points.push((n, summary, values));
-        }
-        if let Some((_, e)) = failure {
-            return Err(e);
-        }
-        session.finish()?;
         Ok(())
     }
+}
+
+/// A series between its rounds: what it has measured so far.
+struct Running {
+    runtime: Runtime,
+    transport: Transport,
+    label: String,
+    series_id: i64,
+    attrs: serde_json::Value,
+    spin: bool,
+    /// Each size's batch length, once calibrated.
+    iters: Vec<Option<u64>>,
+    /// Each size's trials, one a round.
+    samples: Vec<Vec<Sample>>,
+    /// Stored point ids, so each save replaces the last.
+    ids: Vec<Option<i64>>,
+    /// Seeds the rounds' order.
+    seed: u64,
+    /// Time its own rounds took (the others' do not count against
+    /// `--max-time`).
+    spent: std::time::Duration,
+    rounds: usize,
+    /// Sizes whose CI missed the `--ci` target when time ran out.
+    missed: Vec<u64>,
+    done: bool,
+    failed_at: Option<usize>,
+    error: Option<String>,
 }
 
 impl Sweep<'_> {
@@ -615,15 +690,6 @@ impl Sweep<'_> {
 /// How often a series' points are saved while its rounds go on (and after
 /// every round): a crash or a kill loses at most this much measuring.
 const SAVE_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
-
-/// What one series' rounds took: each size's summary and per-op times (in
-/// round order), the rounds, and the sizes that missed the `--ci` target.
-#[derive(Default)]
-struct Taken {
-    points: Vec<(u64, Summary, Vec<f64>)>,
-    rounds: usize,
-    missed: Vec<u64>,
-}
 
 fn per_op(samples: &[Sample]) -> Vec<f64> {
     samples.iter().map(|s| s.per_op_ns()).collect()
