@@ -36,9 +36,9 @@
 //! by 5% say little about the next. So k is Student's t at its degrees of
 //! freedom (the series' own runs − 1 plus what the prior counts for:
 //! the machine's share up to [`PRIOR_DF`], else the floor's
-//! [`FLOOR_DF`]), not 1.96: 3.18 on a second run beside the floor, 2.45 with six degrees
-//! of freedom, 1.96 in the limit, as a random-effects meta-analysis over
-//! few studies widens its interval (Hartung–Knapp). Where the floor alone
+//! [`FLOOR_DF`]), not 1.96: 3.18 on a second run beside the floor, 2.45
+//! with six degrees of freedom, 1.96 in the limit, as a random-effects
+//! meta-analysis over few studies widens its interval (Hartung–Knapp). Where the floor alone
 //! is left (it is an assumption, not an estimate) k is 1.96. The run's
 //! own intervals are kept beside (`alpha_ci_within`, `beta_ci_within`).
 
