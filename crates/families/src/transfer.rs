@@ -493,6 +493,17 @@ impl Sweep<'_> {
     fn sizes_once(&mut self, peer: &mut Peer, r: &mut Running) -> Result<(), TransferError> {
         let sizes = &self.cfg.sizes;
         let mut session = peer.transfer(r.transport, self.scratch, self.cfg.spin)?;
+        // After round 0 (whose calibration warms each size up), one untimed
+        // batch at the largest size warms the fresh channel: TCP's window
+        // and buffers grow to it before a trial counts.
+        let largest = (0..sizes.len()).max_by_key(|&i| sizes[i]);
+        if let Some(k) = largest.and_then(|i| r.iters[i].map(|k| (i, k))) {
+            session.set_items(sizes[k.0] as u32);
+            if let Err(e) = session.round_trips(k.1) {
+                r.failed_at = Some(k.0);
+                return Err(e.into());
+            }
+        }
         let mut last_save = std::time::Instant::now();
         for i in rounds::order(sizes.len(), r.rounds, r.seed) {
             if !self.keep_going() {
