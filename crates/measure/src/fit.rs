@@ -10,9 +10,9 @@
 //! rounds (see [`fit_series`]); [`crate::model`] holds the checks.
 
 use crate::bootstrap::{self, interval};
-use crate::model::{
-    chi2_upper_tail, LackOfFit, ModelCheck, Piecewise, SmallEnd, LACK_OF_FIT_P, MATERIAL_MISS,
-};
+use crate::choice;
+use crate::model::{lack_of_fit, ModelCheck, SmallEnd};
+use crate::piecewise::best_split;
 use crate::quantile::median_in_place;
 use crate::resample::{centre, Group, Replicates};
 use crate::run_to_run::RunToRun;
@@ -112,13 +112,13 @@ pub fn resamples_for(k: usize) -> usize {
 
 /// A straight line `alpha + beta·n`.
 #[derive(Debug, Clone, Copy)]
-struct Line {
-    alpha: f64,
-    beta: f64,
+pub(crate) struct Line {
+    pub(crate) alpha: f64,
+    pub(crate) beta: f64,
 }
 
 impl Line {
-    fn at(self, n: f64) -> f64 {
+    pub(crate) fn at(self, n: f64) -> f64 {
         self.alpha + self.beta * n
     }
 }
@@ -171,12 +171,9 @@ pub fn fit_series(points: &[(f64, Vec<f64>)]) -> Option<SeriesFit> {
     let weights: Vec<f64> = var.iter().map(|v| 1.0 / v).collect();
     let wls = weighted_least_squares(&ns, &medians, &weights)?;
 
-    let check = model_check(&groups, &ns, &medians, &var, wls, &reps);
-    let piece_split = check.piecewise.as_ref().map(|p| {
-        ns.iter()
-            .position(|&n| n == p.split.1)
-            .expect("the split is one of the sizes")
-    });
+    let own = replicate_variances(&reps, &var);
+    let mut check = model_check(&ns, &medians, &var, &own, wls, &reps);
+    let choices = choice::choose(&ns, &var, &own, &reps, wls.at(ns[0]), &check.small_end);
 
     // Every line refitted on every resample.
     let (mut ols_r, mut ts_r, mut wls_r) = (vec![], vec![], vec![]);
@@ -200,39 +197,29 @@ pub fn fit_series(points: &[(f64, Vec<f64>)]) -> Option<SeriesFit> {
         let mut b: Vec<f64> = lines.iter().map(|l| l.beta).collect();
         [ci(est.alpha, &mut a, df), ci(est.beta, &mut b, df)]
     };
-    let piecewise = check.piecewise.clone().map(|mut p| {
-        let b = piece_split.expect("a split");
-        let (mut a, mut bt) = (vec![], vec![]);
-        for r in 0..reps.count {
-            if reps.is_case() {
-                break;
+    // The model the table shows takes its intervals over each resample's
+    // own choice of model (see [`crate::choice`]).
+    let mut wls_cis = cis(&wls_r, wls);
+    if let Some(mut c) = choices {
+        check.kept_line = Some(c.kept_line);
+        let mut betas = c.betas.clone();
+        match check.piecewise.as_mut() {
+            Some(p) => {
+                p.alpha_ci = ci(p.alpha, &mut c.alphas, df);
+                p.beta_ci = ci(p.beta, &mut betas, df);
             }
-            let meds = reps.medians(r);
-            if let (Some(small), Some(large)) = (
-                weighted_least_squares(&ns[..b], &meds[..b], &weights[..b]),
-                weighted_least_squares(&ns[b..], &meds[b..], &weights[b..]),
-            ) {
-                a.push(small.alpha);
-                bt.push(large.beta);
+            None => {
+                wls_cis = [
+                    ci(wls.alpha, &mut c.alphas, df),
+                    ci(wls.beta, &mut betas, df),
+                ]
             }
         }
-        if !a.is_empty() {
-            p.alpha_ci = ci(p.alpha, &mut a, df);
-            p.beta_ci = ci(p.beta, &mut bt, df);
-        }
-        p
-    });
-    let check = ModelCheck { piecewise, ..check };
+    }
     Some(SeriesFit {
         least_squares: fit(FitMethod::LeastSquares, ols, cis(&ols_r, ols), &xs, &ys),
         robust: fit(FitMethod::TheilSen, ts, cis(&ts_r, ts), &xs, &ys),
-        weighted: Some(fit(
-            FitMethod::WeightedLeastSquares,
-            wls,
-            cis(&wls_r, wls),
-            &xs,
-            &ys,
-        )),
+        weighted: Some(fit(FitMethod::WeightedLeastSquares, wls, wls_cis, &xs, &ys)),
         nonlinear: is_nonlinear(&ns, &medians) || !check.line_fits(),
         check: Some(check),
         run_to_run: None,
@@ -311,10 +298,10 @@ fn variance_floor(v: f64, median: f64) -> f64 {
 /// estimate (its CIs are filled in by the caller's bootstrap), all of the
 /// weighted line `line`, the series' primary model.
 fn model_check(
-    groups: &[Group],
     ns: &[f64],
     medians: &[f64],
     var: &[f64],
+    own: &[f64],
     line: Line,
     reps: &Replicates,
 ) -> ModelCheck {
@@ -360,12 +347,30 @@ fn model_check(
         agrees: difference_ci.0 <= 0.0 && 0.0 <= difference_ci.1,
     };
 
-    // Lack of fit of the line against each point's replicate error: its own
-    // bootstrap variance, or the pooled one where that is larger, so a
-    // point noisier than the rest is judged by its own noise (a noisy
-    // machine is not a curve).
-    let rounds = groups.iter().map(|g| g.trials.len()).max().unwrap_or(0);
-    let own: Vec<f64> = (0..k)
+    // Lack of fit of the line against each point's replicate error.
+    let predicted: Vec<f64> = ns.iter().map(|&n| line.at(n)).collect();
+    let lack_of_fit = lack_of_fit(ns, medians, &predicted, own, reps.rounds());
+    let line_ok = lack_of_fit.fits && small_end.agrees;
+    let piecewise = if line_ok || k < 4 {
+        None
+    } else {
+        best_split(ns, medians, var)
+    };
+    ModelCheck {
+        rounds: reps.rounds(),
+        small_end,
+        lack_of_fit,
+        piecewise,
+        kept_line: None,
+    }
+}
+
+/// Each point's replicate variance for the lack-of-fit test: its own
+/// bootstrap variance, or the pooled one `var` where that is larger, so a
+/// point noisier than the rest is judged by its own noise (a noisy machine
+/// is not a curve).
+fn replicate_variances(reps: &Replicates, var: &[f64]) -> Vec<f64> {
+    (0..var.len())
         .map(|g| {
             let v = reps.variance_of_median(g);
             if v.is_finite() {
@@ -374,91 +379,7 @@ fn model_check(
                 var[g]
             }
         })
-        .collect();
-    let chi2: f64 = (0..k)
-        .map(|g| (medians[g] - line.at(ns[g])).powi(2) / own[g])
-        .sum();
-    let df = k.saturating_sub(2);
-    // The worst miss counts only beyond two of the point's own standard
-    // errors: a miss within its noise is no evidence of a curve.
-    let (worst_at, worst_miss) = (0..k)
-        .map(|g| {
-            let beyond = ((medians[g] - line.at(ns[g])).abs() - 2.0 * own[g].sqrt()).max(0.0);
-            (ns[g], beyond / medians[g].abs().max(1e-9))
-        })
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .unwrap_or((ns[0], 0.0));
-    // With one round there is no replicate error to test against.
-    let p = if rounds >= 2 && df > 0 {
-        chi2_upper_tail(chi2, df)
-    } else {
-        1.0
-    };
-    let fits = !(p < LACK_OF_FIT_P && worst_miss > MATERIAL_MISS);
-    let lack_of_fit = LackOfFit {
-        chi2,
-        df,
-        p,
-        worst_miss,
-        worst_at,
-        fits,
-    };
-    let line_ok = fits && small_end.agrees;
-    let piecewise = if line_ok || k < 4 {
-        None
-    } else {
-        best_split(ns, medians, var)
-    };
-    ModelCheck {
-        rounds,
-        small_end,
-        lack_of_fit,
-        piecewise,
-    }
-}
-
-/// The two weighted lines over the medians (at least two points each) with
-/// the least total weighted residual; CIs are left at the point estimates.
-fn best_split(ns: &[f64], medians: &[f64], var: &[f64]) -> Option<Piecewise> {
-    let w: Vec<f64> = var.iter().map(|v| 1.0 / v).collect();
-    let ssr = |lo: usize, hi: usize, l: Line| -> f64 {
-        (lo..hi)
-            .map(|i| w[i] * (medians[i] - l.at(ns[i])).powi(2))
-            .sum()
-    };
-    let mut best: Option<(f64, usize, Line, Line)> = None;
-    for b in 2..=ns.len() - 2 {
-        let (Some(small), Some(large)) = (
-            weighted_least_squares(&ns[..b], &medians[..b], &w[..b]),
-            weighted_least_squares(&ns[b..], &medians[b..], &w[b..]),
-        ) else {
-            continue;
-        };
-        let total = ssr(0, b, small) + ssr(b, ns.len(), large);
-        if best.as_ref().is_none_or(|x| total < x.0) {
-            best = Some((total, b, small, large));
-        }
-    }
-    let (_, b, small, large) = best?;
-    let (lo, hi) = (ns[b - 1], ns[b]);
-    let crossing = if (small.beta - large.beta).abs() > 0.0 {
-        (large.alpha - small.alpha) / (small.beta - large.beta)
-    } else {
-        hi
-    };
-    Some(Piecewise {
-        alpha: small.alpha,
-        alpha_ci: (small.alpha, small.alpha),
-        beta_small: small.beta,
-        beta: large.beta,
-        beta_ci: (large.beta, large.beta),
-        break_n: if crossing.is_finite() {
-            crossing.clamp(lo, hi)
-        } else {
-            hi
-        },
-        split: (lo, hi),
-    })
+        .collect()
 }
 
 /// Points needed before a series may be called nonlinear.
@@ -590,7 +511,7 @@ fn r2(xs: &[f64], ys: &[f64], line: Line) -> f64 {
 
 /// Least squares with a weight per point; None unless two different `xs`
 /// carry weight.
-fn weighted_least_squares(xs: &[f64], ys: &[f64], ws: &[f64]) -> Option<Line> {
+pub(crate) fn weighted_least_squares(xs: &[f64], ys: &[f64], ws: &[f64]) -> Option<Line> {
     let sw: f64 = ws.iter().sum();
     if sw.is_nan() || sw <= 0.0 || !sw.is_finite() {
         return None;

@@ -407,3 +407,69 @@ fn memory_is_bounded_by_the_sizes_not_the_trials() {
         fit.robust
     );
 }
+
+/// The choice of model is made afresh on every resample: a clear line is
+/// kept by most of them (a resample's medians carry the bootstrap's noise
+/// on top of the run's, so it rejects a true line somewhat more often than
+/// a run does: the intervals err wide), a clear staircase by (nearly) none.
+#[test]
+fn clear_cases_choose_alike_on_every_resample() {
+    let k = DESIGNED.len();
+    let time = |r: usize, i: usize| (r * k + i) as f64;
+    let straight = fit_series(&measured(&DESIGNED, 10, line, 0.02, |_| 1.0, time, 71)).unwrap();
+    let kept = straight.check.as_ref().unwrap().kept_line.unwrap();
+    assert!(straight.line_fits() && kept > 0.85, "kept {kept}");
+    let knee = 16_384.0;
+    let stair = |n: f64| ALPHA + BETA * n + 6.0 * BETA * (n - knee).max(0.0);
+    let bent = fit_series(&measured(&DESIGNED, 10, stair, 0.02, |_| 1.0, time, 72)).unwrap();
+    let kept = bent.check.as_ref().unwrap().kept_line.unwrap();
+    assert!(!bent.line_fits() && kept < 0.05, "kept {kept}");
+}
+
+/// A curve on the edge of the checks: some resamples keep the line and
+/// some do not, so the line's β and the two segments' β are both plausible.
+/// Where at least 30% of the resamples chose the model the run did not, the
+/// interval shown must hold both, whichever model the run chose.
+#[test]
+fn a_borderline_curve_has_an_interval_that_spans_both_models() {
+    let k = DESIGNED.len();
+    let mut seen = 0;
+    for step in 0..40 {
+        // A gentle convexity, rising with `step` past the material miss.
+        let c = 2e-6 * f64::from(step);
+        let curve = |n: f64| ALPHA + BETA * n + c * n * n / 10.0;
+        let pts = measured(
+            &DESIGNED,
+            10,
+            curve,
+            0.03,
+            |_| 1.0,
+            |r, i| (r * k + i) as f64,
+            80 + step as u64,
+        );
+        let fit = fit_series(&pts).unwrap();
+        let check = fit.check.as_ref().unwrap();
+        let kept = check.kept_line.unwrap();
+        // The share of resamples that chose the model the run did not.
+        let other = if fit.line_fits() { 1.0 - kept } else { kept };
+        if other < 0.3 {
+            continue;
+        }
+        seen += 1;
+        let medians: Vec<f64> = pts.iter().map(|(_, t)| centre(&mut t.clone())).collect();
+        let ns: Vec<f64> = pts.iter().map(|(n, _)| *n).collect();
+        let var: Vec<f64> = medians.iter().map(|m| (0.01 * m).powi(2)).collect();
+        let split = best_split(&ns, &medians, &var).unwrap();
+        let line_beta = fit.primary().beta;
+        let shown = match &check.piecewise {
+            Some(p) if !fit.line_fits() => p.beta_ci,
+            _ => fit.primary().beta_ci,
+        };
+        assert!(
+            within(shown, line_beta) && within(shown, split.beta),
+            "kept {kept}: β interval {shown:?} must hold the line's {line_beta} and the segments' {}",
+            split.beta
+        );
+    }
+    assert!(seen >= 2, "only {seen} borderline curves among 40");
+}

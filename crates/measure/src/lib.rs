@@ -13,6 +13,7 @@
 
 pub mod bootstrap;
 pub mod change;
+mod choice;
 pub mod clock;
 pub mod duration_ns;
 pub mod engine;
@@ -23,6 +24,7 @@ pub mod mean_ci;
 pub mod median_ci;
 pub mod model;
 pub mod outliers;
+mod piecewise;
 pub mod predict;
 pub mod quantile;
 pub mod ratio;

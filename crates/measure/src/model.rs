@@ -24,7 +24,11 @@
 //!   over the per-`n` medians (weighted by their replicate error), split
 //!   where the residual is smallest — α from the small-size segment, β from
 //!   the large one, and the break between them (a pipe's buffer size, a
-//!   cache's) — with CIs from the same bootstrap.
+//!   cache's) — with CIs from the same bootstrap (see [`crate::piecewise`]).
+//!
+//! Which of the two a table shows is itself an estimate; every resample of
+//! the bootstrap makes the choice afresh, and the shown model's intervals
+//! count it (see [`crate::choice`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -46,6 +50,12 @@ pub struct ModelCheck {
     /// The two-segment model, when the line does not describe the points.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub piecewise: Option<Piecewise>,
+    /// The share of the bootstrap's resamples whose own checks kept the
+    /// line (see [`crate::choice`]): 1 or 0 where every resample chose
+    /// alike; between, the shown model's intervals span both choices.
+    /// Absent for one round (nothing to resample) and in older runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_line: Option<f64>,
 }
 
 impl ModelCheck {
@@ -109,6 +119,45 @@ pub struct Piecewise {
     pub break_n: f64,
     /// The last `n` of the small segment and the first of the large one.
     pub split: (f64, f64),
+}
+
+/// The lack-of-fit test of a line over `medians` at `ns`, which it puts
+/// at `predicted`, against each point's replicate variance `own`; `rounds`
+/// behind the medians (with one there is no replicate error, and no test).
+pub(crate) fn lack_of_fit(
+    ns: &[f64],
+    medians: &[f64],
+    predicted: &[f64],
+    own: &[f64],
+    rounds: usize,
+) -> LackOfFit {
+    let k = ns.len();
+    let chi2: f64 = (0..k)
+        .map(|g| (medians[g] - predicted[g]).powi(2) / own[g])
+        .sum();
+    let df = k.saturating_sub(2);
+    // The worst miss counts only beyond two of the point's own standard
+    // errors: a miss within its noise is no evidence of a curve.
+    let (worst_at, worst_miss) = (0..k)
+        .map(|g| {
+            let beyond = ((medians[g] - predicted[g]).abs() - 2.0 * own[g].sqrt()).max(0.0);
+            (ns[g], beyond / medians[g].abs().max(1e-9))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap_or((ns.first().copied().unwrap_or(0.0), 0.0));
+    let p = if rounds >= 2 && df > 0 {
+        chi2_upper_tail(chi2, df)
+    } else {
+        1.0
+    };
+    LackOfFit {
+        chi2,
+        df,
+        p,
+        worst_miss,
+        worst_at,
+        fits: !(p < LACK_OF_FIT_P && worst_miss > MATERIAL_MISS),
+    }
 }
 
 /// Upper tail of the χ² distribution with `df` degrees of freedom at `x`:

@@ -139,6 +139,7 @@ mod tests {
                 fits,
             },
             piecewise,
+            kept_line: None,
         }
     }
 

@@ -109,6 +109,11 @@ impl Replicates {
         }
     }
 
+    /// Rounds behind the resamples (trials at the fullest point).
+    pub(crate) fn rounds(&self) -> usize {
+        self.rounds
+    }
+
     pub(crate) fn means(&self, r: usize) -> &[f64] {
         &self.means[r * self.k..(r + 1) * self.k]
     }

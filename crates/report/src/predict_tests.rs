@@ -142,6 +142,7 @@ fn outside_the_measured_range_or_off_the_line_is_warned_about() {
             break_n: 16_384.0,
             split: (10_000.0, 20_000.0),
         }),
+        kept_line: Some(0.0),
     };
     let r = run(vec![series("rust", "pipe", Some(fit(Some(check))))]);
     let a = answer(&r, &r.series[0], 50_000).unwrap();

@@ -238,6 +238,18 @@ pub fn fit_lines(fit: &SeriesFit) -> Vec<String> {
                 p.break_n
             ));
         }
+        if let Some(k) = c.kept_line {
+            out.push(format!(
+                "model choice: {:.0}% of the bootstrap's resamples kept the line, {:.0}% chose two segments{}",
+                k * 100.0,
+                (1.0 - k) * 100.0,
+                if (0.05..=0.95).contains(&k) {
+                    "; the intervals shown span both choices"
+                } else {
+                    ""
+                }
+            ));
+        }
     }
     if let Some(r) = &fit.run_to_run {
         out.push(format!(
