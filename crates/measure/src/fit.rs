@@ -173,6 +173,12 @@ pub fn fit_series(points: &[(f64, Vec<f64>)]) -> Option<SeriesFit> {
 
     let own = replicate_variances(&reps, &var);
     let mut check = model_check(&ns, &medians, &var, &own, wls, &reps);
+    let nonlinear = is_nonlinear(&ns, &medians) || !check.line_fits();
+    if nonlinear && check.piecewise.is_none() {
+        // The knee rule called it a curve where the checks did not: the
+        // table says `curve`, so it shows the model that goes with it.
+        check.piecewise = best_split(&ns, &medians, &var);
+    }
     let choices = choice::choose(&ns, &var, &own, &reps, wls.at(ns[0]), &check.small_end);
 
     // Every line refitted on every resample.
@@ -220,7 +226,7 @@ pub fn fit_series(points: &[(f64, Vec<f64>)]) -> Option<SeriesFit> {
         least_squares: fit(FitMethod::LeastSquares, ols, cis(&ols_r, ols), &xs, &ys),
         robust: fit(FitMethod::TheilSen, ts, cis(&ts_r, ts), &xs, &ys),
         weighted: Some(fit(FitMethod::WeightedLeastSquares, wls, wls_cis, &xs, &ys)),
-        nonlinear: is_nonlinear(&ns, &medians) || !check.line_fits(),
+        nonlinear,
         check: Some(check),
         run_to_run: None,
     })

@@ -20,7 +20,8 @@
 //!   than [`MATERIAL_MISS`] of its own value, so neither a very precise
 //!   sweep is failed for a curvature nobody would design around, nor a noisy
 //!   one for its noise;
-//! - **a piecewise line** when either check fails: two least-squares lines
+//! - **a piecewise line** when either check fails (or the knee rule of
+//!   [`crate::fit::is_nonlinear`] calls the points a curve): two least-squares lines
 //!   over the per-`n` medians (weighted by their replicate error), split
 //!   where the residual is smallest — α from the small-size segment, β from
 //!   the large one, and the break between them (a pipe's buffer size, a
