@@ -11,6 +11,7 @@
 
 use crate::bootstrap::{self, interval};
 use crate::choice;
+use crate::decision::{Decision, MIN_SIZES};
 use crate::model::{lack_of_fit, ModelCheck, SmallEnd};
 use crate::piecewise::best_split;
 use crate::quantile::median_in_place;
@@ -79,6 +80,11 @@ pub struct SeriesFit {
     /// within-run): see [`crate::run_to_run`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_to_run: Option<RunToRun>,
+    /// The model, verdict and figures every view shows, decided once when
+    /// the series was stored (absent in runs stored before it existed,
+    /// which are decided as they are read): see [`crate::decision`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<Decision>,
 }
 
 impl SeriesFit {
@@ -125,7 +131,8 @@ impl Line {
 
 /// Fit a series: `points` holds, for each `n`, the per-op times of its
 /// trials, trial i of every `n` measured in round i (the engine measures
-/// every size once per round). Returns None with fewer than two distinct `n`.
+/// every size once per round). Returns None with fewer than three distinct `n`
+/// ([`MIN_SIZES`]): two sizes fix a line and leave nothing to test it by.
 ///
 /// Non-finite values are ignored and entries with equal `n` are merged.
 ///
@@ -147,7 +154,7 @@ impl Line {
 /// the same intervals. The same resamples give the [`ModelCheck`].
 pub fn fit_series(points: &[(f64, Vec<f64>)]) -> Option<SeriesFit> {
     let groups = groups(points);
-    if groups.len() < 2 {
+    if groups.len() < MIN_SIZES {
         return None;
     }
     let xs: Vec<f64> = groups
@@ -173,7 +180,12 @@ pub fn fit_series(points: &[(f64, Vec<f64>)]) -> Option<SeriesFit> {
 
     let own = replicate_variances(&reps, &var);
     let mut check = model_check(&ns, &medians, &var, &own, wls, &reps);
-    let nonlinear = is_nonlinear(&ns, &medians) || !check.line_fits();
+    // The knee rule reads slopes off the medians without their noise: it
+    // counts only where the lack-of-fit test also sees more than noise
+    // (p < 0.05), so a flat, noisy series is not called a curve while its
+    // own checks, and the resamples, keep the line.
+    let knee = is_nonlinear(&ns, &medians) && check.lack_of_fit.p < KNEE_P;
+    let nonlinear = knee || !check.line_fits();
     if nonlinear && check.piecewise.is_none() {
         // The knee rule called it a curve where the checks did not: the
         // table says `curve`, so it shows the model that goes with it.
@@ -229,6 +241,7 @@ pub fn fit_series(points: &[(f64, Vec<f64>)]) -> Option<SeriesFit> {
         nonlinear,
         check: Some(check),
         run_to_run: None,
+        decision: None,
     })
 }
 
@@ -387,6 +400,10 @@ fn replicate_variances(reps: &Replicates, var: &[f64]) -> Vec<f64> {
         })
         .collect()
 }
+
+/// The lack-of-fit p-value below which the knee rule may call a series a
+/// curve (see [`fit_series`]).
+pub const KNEE_P: f64 = 0.05;
 
 /// Points needed before a series may be called nonlinear.
 pub const NONLINEAR_MIN_POINTS: usize = 4;

@@ -127,6 +127,9 @@ fn fewer_than_two_distinct_n_is_none() {
     assert!(fit_series(&[(5.0, vec![1.0]), (5.0, vec![2.0])]).is_none());
     assert!(fit_series(&[(5.0, vec![1.0]), (6.0, vec![]), (7.0, vec![f64::NAN])]).is_none());
     assert!(fit_series(&[(f64::NAN, vec![1.0]), (5.0, vec![2.0])]).is_none());
+    // Two sizes fix a line exactly: no model through them.
+    assert!(fit_series(&[(1.0, vec![1.0, 1.1]), (2.0, vec![2.0, 2.1])]).is_none());
+    assert!(fit_series(&[(1.0, vec![1.0]), (2.0, vec![2.0]), (3.0, vec![3.0])]).is_some());
 }
 
 #[test]
@@ -136,13 +139,12 @@ fn equal_n_are_merged_and_non_finite_values_ignored() {
         (1.0, vec![12.0, f64::INFINITY]),
         (0.0, vec![10.0]),
         (1.0, vec![12.0]),
+        (2.0, vec![14.0]),
     ])
     .unwrap();
     assert_eq!((merged.robust.alpha, merged.robust.beta), (10.0, 2.0));
-    assert_eq!(
-        (merged.least_squares.alpha, merged.least_squares.beta),
-        (10.0, 2.0)
-    );
+    let ls = &merged.least_squares;
+    assert!((ls.alpha - 10.0).abs() < 1e-12 && (ls.beta - 2.0).abs() < 1e-12, "{ls:?}");
 }
 
 #[test]
@@ -164,11 +166,11 @@ fn one_trial_per_n_resamples_whole_points() {
 #[test]
 fn degenerate_lines() {
     // No change with n: β = 0, no n½, and R² is 0 by definition.
-    let flat = fit_series(&[(1.0, vec![7.0, 7.0]), (2.0, vec![7.0])]).unwrap();
+    let flat = fit_series(&[(1.0, vec![7.0, 7.0]), (2.0, vec![7.0]), (3.0, vec![7.0])]).unwrap();
     assert_eq!((flat.least_squares.beta, flat.least_squares.r2), (0.0, 0.0));
     assert_eq!(flat.least_squares.n_half, None);
     // A negative intercept has no n½ either.
-    let neg = fit_series(&[(10.0, vec![5.0]), (20.0, vec![15.0])]).unwrap();
+    let neg = fit_series(&[(10.0, vec![5.0]), (20.0, vec![15.0]), (30.0, vec![25.0])]).unwrap();
     assert!(neg.robust.alpha < 0.0 && neg.robust.n_half.is_none());
 }
 

@@ -15,6 +15,7 @@ pub mod bootstrap;
 pub mod change;
 mod choice;
 pub mod clock;
+pub mod decision;
 pub mod duration_ns;
 pub mod engine;
 pub mod env;

@@ -116,6 +116,7 @@ mod tests {
             nonlinear: false,
             check,
             run_to_run: None,
+            decision: None,
         }
     }
 

@@ -12,11 +12,13 @@
 //! intervals are widened by it:
 //!
 //! - **from history**, when the store holds earlier complete runs of the
-//!   same series on this machine (same host, CPU, placement and sizes): the
-//!   between-run variance is the method-of-moments (DerSimonian–Laird)
-//!   estimate over those runs and this one — the variance of their
-//!   estimates less the mean of their own within-run variances, floored at
-//!   zero;
+//!   same series on this machine (same host, CPU, toll version, kernel,
+//!   toolchains, placement and config): the between-run variance is the
+//!   method-of-moments (DerSimonian–Laird) estimate over those runs alone —
+//!   the variance of their estimates less the mean of their own within-run
+//!   variances, floored at zero. This run never counts towards its own
+//!   term: a run that moved would otherwise widen its own interval by its
+//!   very move, and hide it;
 //! - **from the machine**, when the store holds earlier runs of *other*
 //!   series of the family on this machine: how far this machine moves
 //!   between runs, as a share of an estimate, pooled over them
@@ -169,17 +171,16 @@ fn moments(runs: &[(f64, (f64, f64))]) -> Option<(f64, f64)> {
 }
 
 /// The between-run standard deviation of one quantity over runs given as
-/// (estimate, within-run 95% CI), this run last: the series' own
-/// method-of-moments variance pooled with a prior — the machine's `share`
+/// (estimate, within-run 95% CI) of the earlier runs alone, beside this
+/// run's `current` estimate: the series' own method-of-moments variance pooled with a prior — the machine's `share`
 /// (a share of this run's estimate, worth `prior_df` runs) when there is
 /// one, else the floor (worth [`FLOOR_DF`] runs once the series has a
 /// history) — with its degrees of freedom, and the half it adds to a 95%
 /// interval: t₀.₉₇₅(df)·sd, or 1.96 times the floor when the estimate is
 /// below it.
-fn between(runs: &[(f64, (f64, f64))], share: Option<(f64, f64)>) -> Between {
-    let (current, _) = *runs.last().expect("this run");
+fn between(current: f64, earlier: &[(f64, (f64, f64))], share: Option<(f64, f64)>) -> Between {
     let floor = FLOOR * current.abs();
-    let (own, own_df) = moments(runs).unwrap_or((0.0, 0.0));
+    let (own, own_df) = moments(earlier).unwrap_or((0.0, 0.0));
     let (prior, prior_df) = match share {
         Some((s, prior_df)) if s.is_finite() && prior_df > 0.0 => ((s * current).powi(2), prior_df),
         _ if own_df > 0.0 => (floor * floor, FLOOR_DF),
@@ -253,20 +254,12 @@ pub fn machine_share(groups: &[Vec<Estimate>]) -> Option<MachineShare> {
 /// and the `machine`'s share (learnt from the family's other series here).
 pub fn widen(fit: &mut SeriesFit, earlier: &[Estimate], machine: Option<MachineShare>) {
     let now = Estimate::of(fit);
-    let alphas: Vec<(f64, (f64, f64))> = earlier
-        .iter()
-        .chain(std::iter::once(&now))
-        .map(|e| (e.alpha, e.alpha_ci))
-        .collect();
-    let betas: Vec<(f64, (f64, f64))> = earlier
-        .iter()
-        .chain(std::iter::once(&now))
-        .map(|e| (e.beta, e.beta_ci))
-        .collect();
+    let alphas: Vec<(f64, (f64, f64))> = earlier.iter().map(|e| (e.alpha, e.alpha_ci)).collect();
+    let betas: Vec<(f64, (f64, f64))> = earlier.iter().map(|e| (e.beta, e.beta_ci)).collect();
     let prior_df = machine.map(|m| (m.df as f64).min(PRIOR_DF));
     let (alpha, beta) = (
-        between(&alphas, machine.map(|m| (m.alpha, prior_df.unwrap_or(0.0)))),
-        between(&betas, machine.map(|m| (m.beta, prior_df.unwrap_or(0.0)))),
+        between(now.alpha, &alphas, machine.map(|m| (m.alpha, prior_df.unwrap_or(0.0)))),
+        between(now.beta, &betas, machine.map(|m| (m.beta, prior_df.unwrap_or(0.0)))),
     );
     let wider = |est: f64, (lo, hi): (f64, f64), b: Between| {
         let add = b.half.powi(2);
@@ -362,14 +355,14 @@ mod tests {
         let mut fit = line(1000.0, 2.0, 0.0001);
         widen(&mut fit, &earlier, None);
         let r = fit.run_to_run.clone().unwrap();
-        assert_eq!((r.source, r.earlier_runs, r.df), (Source::History, 4, 6));
-        // The five αs have a standard deviation of ~79 ns (4 degrees of
-        // freedom), pooled with the floor's 10 ns worth 2 runs:
-        // √((4·79² + 2·10²) / 6) ≈ 65.
-        assert!(r.alpha_sd > 60.0 && r.alpha_sd < 70.0, "{}", r.alpha_sd);
+        assert_eq!((r.source, r.earlier_runs, r.df), (Source::History, 4, 5));
+        // The four earlier αs (this run never counts) have a standard
+        // deviation of ~91 ns (3 degrees of freedom), pooled with the
+        // floor's 10 ns worth 2 runs: √((3·91² + 2·10²) / 5) ≈ 71.
+        assert!(r.alpha_sd > 66.0 && r.alpha_sd < 76.0, "{}", r.alpha_sd);
         let (lo, hi) = fit.primary().alpha_ci;
-        // Widened by t(6) = 2.45 standard deviations, not 1.96.
-        assert!(hi - 1000.0 > 2.44 * r.alpha_sd, "{lo}..{hi}");
+        // Widened by t(5) = 2.57 standard deviations, not 1.96.
+        assert!(hi - 1000.0 > 2.56 * r.alpha_sd, "{lo}..{hi}");
         for a in [900.0, 1100.0] {
             assert!(lo < a && a < hi, "{a} in {lo}..{hi}");
         }
@@ -390,10 +383,10 @@ mod tests {
             })
             .collect();
         let b = between(
+            1000.0,
             &[
                 (earlier[0].alpha, earlier[0].alpha_ci),
                 (earlier[1].alpha, earlier[1].alpha_ci),
-                (1000.0, (950.0, 1050.0)),
             ],
             None,
         );
@@ -403,25 +396,38 @@ mod tests {
     }
 
     #[test]
+    fn this_run_never_widens_its_own_interval() {
+        // Steady history, then a run that moved 20%: the term is the
+        // history's, so the move stands out instead of hiding itself.
+        let steady = runs(&[1000.0, 1002.0, 998.0, 1001.0], &[2.0; 4]);
+        let mut moved = line(1200.0, 2.0, 0.0001);
+        widen(&mut moved, &steady, None);
+        let r = moved.run_to_run.clone().unwrap();
+        assert!(r.alpha_sd < FLOOR * 1200.0 * 1.01, "{r:?}");
+        let (lo, _) = moved.primary().alpha_ci;
+        assert!(lo > 1100.0, "the earlier runs' 1000 is far outside: {lo}");
+    }
+
+    #[test]
     fn a_few_runs_widen_by_students_t_at_their_degrees_of_freedom() {
-        // A second run 10% off the first: one difference is a poor
+        // Two earlier runs 10% either side: one difference is a poor
         // estimate of the variance, pooled with the floor's two runs and
         // widened by t(3) = 3.18 rather than 1.96.
-        let first = runs(&[1100.0], &[2.0]);
+        let first = runs(&[1100.0, 900.0], &[2.0, 2.0]);
         let mut fit = line(1000.0, 2.0, 0.0001);
         widen(&mut fit, &first, None);
         let r = fit.run_to_run.clone().unwrap();
         assert_eq!(r.df, 3);
-        // The two αs' variance 5000, pooled: (1·5000 + 2·100) / 3.
-        let sd = (5200.0f64 / 3.0).sqrt();
+        // The two αs' variance 20000, pooled: (1·20000 + 2·100) / 3.
+        let sd = (20200.0f64 / 3.0).sqrt();
         assert!((r.alpha_sd - sd).abs() < 1.0, "{r:?}");
         let (lo, hi) = fit.primary().alpha_ci;
         assert!((hi - 1000.0 - 3.182 * sd).abs() < 2.0, "{lo}..{hi}");
-        assert!(lo < 900.0 && hi > 1100.0, "{lo}..{hi}");
+        assert!(lo < 800.0 && hi > 1200.0, "{lo}..{hi}");
         // More runs that move as much: more df, a smaller multiplier.
         let many = runs(
-            &[1100.0, 900.0, 1100.0, 900.0, 1100.0, 900.0, 1100.0, 900.0],
-            &[2.0; 8],
+            &[1100.0, 900.0, 1100.0, 900.0, 1100.0, 900.0, 1100.0, 900.0, 1000.0],
+            &[2.0; 9],
         );
         let mut fit = line(1000.0, 2.0, 0.0001);
         widen(&mut fit, &many, None);
@@ -493,13 +499,11 @@ mod tests {
         widen(&mut many, &steady, share);
         let (few, many) = (few.run_to_run.unwrap(), many.run_to_run.unwrap());
         assert_eq!(many.source, Source::History);
-        // 1 own degree of freedom against the prior's 4, then 20 against 4.
+        // 0 own degrees of freedom (one earlier run) against the prior's 4,
+        // then 19 against 4.
+        assert!((few.alpha_sd - 100.0).abs() < 2.0, "{few:?}");
         assert!(
-            (few.alpha_sd - 100.0 * (4.0f64 / 5.0).sqrt()).abs() < 2.0,
-            "{few:?}"
-        );
-        assert!(
-            (many.alpha_sd - 100.0 * (4.0f64 / 24.0).sqrt()).abs() < 2.0,
+            (many.alpha_sd - 100.0 * (4.0f64 / 23.0).sqrt()).abs() < 2.0,
             "{many:?}"
         );
     }

@@ -21,6 +21,7 @@ fn fit(check: Option<ModelCheck>) -> SeriesFit {
         nonlinear: false,
         check,
         run_to_run: None,
+        decision: None,
     }
 }
 

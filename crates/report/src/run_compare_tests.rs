@@ -42,6 +42,7 @@ fn fit(alpha: f64, beta: f64) -> SeriesFit {
         nonlinear: false,
         check: None,
         run_to_run: None,
+        decision: None,
     }
 }
 

@@ -60,6 +60,7 @@ fn run() -> Run {
                 weighted: None,
                 check: None,
                 run_to_run: None,
+                decision: None,
             }),
             points: vec![
                 Point {

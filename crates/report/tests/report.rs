@@ -78,6 +78,7 @@ fn run() -> Run {
                 nonlinear: false,
                 check: None,
                 run_to_run: None,
+                decision: None,
             }),
             points: [0u64, 100, 10_000, 100_000]
                 .iter()

@@ -129,6 +129,7 @@ fn fit() -> SeriesFit {
         weighted: None,
         check: None,
         run_to_run: None,
+        decision: None,
     }
 }
 
