@@ -1,11 +1,15 @@
 //! Earlier runs of a series on this machine: what the between-run term of
-//! its intervals learns from (see `toll_measure::run_to_run`).
+//! its intervals learns from (see `toll_measure::run_to_run`); and
+//! [`conclude`], the one way every family stores a fit: widened by that
+//! term, then decided (`toll_measure::decision`) and stored with its
+//! decision, which every view renders.
 
 use serde_json::Value;
 use std::collections::BTreeMap;
 use toll_measure::run_to_run::{self, Estimate, MachineShare};
-use toll_measure::SeriesFit;
-use toll_store::{EarlierFit, Store};
+use toll_measure::decision::{self, Context};
+use toll_measure::{SeriesFit, Summary};
+use toll_store::{EarlierFit, Store, StoreError};
 
 /// Earlier runs looked at, newest first: enough to estimate a variance,
 /// recent enough to be this machine as it is now.
@@ -75,6 +79,27 @@ pub fn widen(store: &Store, which: &Comparable, fit: &mut SeriesFit) {
         .map(|e| Estimate::of(&e.fit))
         .collect();
     run_to_run::widen(fit, &earlier, machine_share(store, which));
+}
+
+/// Conclude a fitted series: widen it by its run-to-run term, decide its
+/// model, verdict and figures from `input` (the fit's own trials per size)
+/// and the share of the CPUs others used, and store it with that decision.
+pub fn conclude(
+    store: &Store,
+    which: &Comparable,
+    series_id: i64,
+    fit: &mut SeriesFit,
+    input: &[(f64, Vec<f64>)],
+    others_busy: Option<f64>,
+) -> Result<(), StoreError> {
+    widen(store, which, fit);
+    let ctx = Context {
+        per_unit: matches!(which.family, "spawn" | "ring"),
+        others_busy,
+        points: input.iter().map(|(n, v)| (*n, Summary::of(v))).collect(),
+    };
+    decision::decide(fit, &ctx);
+    store.set_fit(series_id, fit)
 }
 
 /// How far this machine moves between runs, from the family's other series

@@ -609,8 +609,7 @@ impl Sweep<'_> {
                     ],
                 },
             };
-            history::widen(self.store, &which, f);
-            self.store.set_fit(series_id, f)?;
+            history::conclude(self.store, &which, series_id, f, &fit_input, Some(others_busy))?;
         }
         self.results.push(SeriesResult {
             label,

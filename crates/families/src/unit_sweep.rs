@@ -381,7 +381,8 @@ impl Sweep<'_> {
         if let Some(peer) = self.peer.take() {
             peer.close();
         }
-        let mut fit = fit_series(&self.fit_input(&points));
+        let input = self.fit_input(&points);
+        let mut fit = fit_series(&input);
         if let Some(f) = &mut fit {
             let which = Comparable {
                 family: self.cfg.op.family(),
@@ -391,8 +392,7 @@ impl Sweep<'_> {
                 config: &[("ns", json!(self.cfg.ns)), ("op", json!(self.cfg.op))],
                 attrs: &[],
             };
-            history::widen(self.store, &which, f);
-            self.store.set_fit(series_id, f)?;
+            history::conclude(self.store, &which, series_id, f, &input, Some(others_busy))?;
         }
         let per_unit: Vec<(f64, f64)> = points
             .iter()

@@ -44,6 +44,26 @@ pub fn rank(n: usize, level: f64) -> usize {
     k.max(1)
 }
 
+/// The coverage of the median interval [`median_ci`] gives for `n` values:
+/// 1 − 2·P(Binomial(n, ½) ≤ k − 1) at its rank k; 0 for fewer than two
+/// values (one value is no interval).
+pub fn level(n: usize) -> f64 {
+    if n < 2 {
+        return 0.0;
+    }
+    let k = rank(n, LEVEL);
+    // P(B ≤ k − 1), term by term in log space as in `rank`.
+    let nf = n as f64;
+    let mut log_pmf = nf * 0.5f64.ln();
+    let mut cdf = 0.0;
+    for j in 0..k {
+        cdf += log_pmf.exp();
+        let jf = j as f64;
+        log_pmf += ((nf - jf) / (jf + 1.0)).ln();
+    }
+    (1.0 - 2.0 * cdf).clamp(0.0, 1.0)
+}
+
 /// The 95% interval of the median of `values` (order statistics, see the
 /// module). One value gives (v, v); none gives (NaN, NaN).
 pub fn median_ci(values: &[f64]) -> (f64, f64) {
@@ -97,6 +117,17 @@ mod tests {
         for n in 1..6 {
             assert_eq!(rank(n, 0.95), 1, "n = {n}: the range");
         }
+    }
+
+    #[test]
+    fn levels_are_the_binomial_coverage_of_the_ranks() {
+        for n in 2..60u32 {
+            let k = rank(n as usize, 0.95) as u32;
+            assert!((level(n as usize) - (1.0 - miss(n, k))).abs() < 1e-12, "n = {n}");
+        }
+        assert_eq!(level(3), 0.75);
+        assert_eq!(level(1), 0.0);
+        assert!((level(20) - 0.9586).abs() < 1e-4);
     }
 
     #[test]

@@ -48,10 +48,17 @@ pub struct Summary {
     pub max: f64,
     /// Median absolute deviation (raw, not scaled).
     pub mad: f64,
-    /// 95% bootstrap confidence interval of the median.
+    /// Lower end of the median's confidence interval, from order statistics
+    /// (the whole range below six values; see [`median_ci`]).
     pub ci_low: f64,
-    /// Upper end of the 95% bootstrap confidence interval of the median.
+    /// Upper end of the median's confidence interval.
     pub ci_high: f64,
+    /// The coverage that interval has: 0.95 or a little more from six
+    /// values on, less below (three values: 0.75, five: 0.9375), 0 for one
+    /// value (no interval). None in runs stored before it was kept, whose
+    /// level is unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_level: Option<f64>,
     /// Coefficient of variation, stddev / mean.
     pub cv: f64,
     /// Tukey outliers, counted and kept.
@@ -93,6 +100,7 @@ impl Summary {
         let mut deviations: Vec<f64> = values.iter().map(|v| (v - median).abs()).collect();
         let mad = median_in_place(&mut deviations);
         let (ci_low, ci_high) = median_ci::median_ci(values);
+        let ci_level = median_ci::level(count);
         let cv = if mean == 0.0 {
             0.0
         } else {
@@ -108,9 +116,11 @@ impl Summary {
             mad,
             ci_low,
             ci_high,
+            ci_level: Some(ci_level),
             cv,
             outliers: outliers::count(&sorted),
-            too_noisy: Summary::is_too_noisy(median, ci_low, ci_high, cv),
+            // One value has no spread to judge: it is not to be trusted.
+            too_noisy: count < 2 || Summary::is_too_noisy(median, ci_low, ci_high, cv),
         }
     }
 
@@ -141,6 +151,7 @@ impl Summary {
             mad: 0.0,
             ci_low: 0.0,
             ci_high: 0.0,
+            ci_level: Some(0.0),
             cv: 0.0,
             outliers: Outliers::default(),
             too_noisy: true,
@@ -188,7 +199,17 @@ mod tests {
             (123.0, 123.0, 0.0, 0.0, 0.0)
         );
         assert_eq!((s.ci_low, s.ci_high), (123.0, 123.0));
-        assert!(!s.too_noisy);
+        // No interval from one value, and nothing to trust it by.
+        assert_eq!(s.ci_level, Some(0.0));
+        assert!(s.too_noisy);
+    }
+
+    #[test]
+    fn the_level_is_the_order_statistics_true_coverage() {
+        let level = |n: usize| Summary::of(&vec![1.0; n]).ci_level.unwrap();
+        assert_eq!(level(3), 0.75);
+        assert_eq!(level(5), 0.9375);
+        assert!(level(6) >= 0.95 && level(10) >= 0.95);
     }
 
     #[test]

@@ -18,6 +18,7 @@ fn run() -> Run {
         mad: 10.0,
         ci_low: 1500.0,
         ci_high: 1520.0,
+        ci_level: Some(0.95),
         cv: 0.009,
         outliers: Outliers::default(),
         too_noisy: false,

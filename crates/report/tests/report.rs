@@ -26,6 +26,7 @@ fn point(n: u64, median: f64) -> Point {
             mad: median * 0.01,
             ci_low: median * 0.98,
             ci_high: median * 1.02,
+            ci_level: Some(0.95),
             cv: 0.01,
             outliers: Outliers::default(),
             too_noisy: false,

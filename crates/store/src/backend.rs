@@ -67,8 +67,9 @@ pub(crate) struct SeriesInsert<'a> {
     pub points: Vec<PointInsert<'a>>,
 }
 
-/// The label and the (config, env, attrs, fit) JSON of one earlier series.
-pub(crate) type EarlierRow = (String, String, String, String, String);
+/// The label, the (config, env, attrs, fit) JSON, the tool version and
+/// whether the run was imported, of one earlier series.
+pub(crate) type EarlierRow = (String, String, String, String, String, String, bool);
 
 /// The operations behind `Store`. Every write that touches several rows is
 /// one transaction.
@@ -108,6 +109,8 @@ pub(crate) trait Backend: Send {
         max_rows: usize,
     ) -> Result<Vec<EarlierRow>, StoreError>;
     fn latest_run_id(&self) -> Result<Option<i64>, StoreError>;
+    /// A run's tool version and fingerprint JSON (None: no such run).
+    fn run_identity(&self, id: i64) -> Result<Option<(String, String)>, StoreError>;
     fn load_run(&self, id: i64) -> Result<Option<RunRows>, StoreError>;
     /// Delete a run; whether it was there.
     fn remove_run(&self, id: i64) -> Result<bool, StoreError>;

@@ -430,7 +430,8 @@ impl Backend for Postgres {
         let rows = self
             .client()
             .query(
-                "SELECT s.label, r.config_json, r.env_json, s.attrs_json, s.fit_json
+                "SELECT s.label, r.config_json, r.env_json, s.attrs_json, s.fit_json,
+                        r.tool_version, r.origin_json IS NOT NULL
                  FROM series s JOIN runs r ON s.run_id = r.id
                  WHERE r.family = $1 AND ($2::text IS NULL OR s.label = $2) AND r.host = $3 AND r.id < $4
                    AND r.status = 'complete' AND s.fit_json IS NOT NULL
@@ -440,8 +441,28 @@ impl Backend for Postgres {
             .map_err(|e| self.err(e))?;
         Ok(rows
             .iter()
-            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
+            .map(|r| {
+                (
+                    r.get(0),
+                    r.get(1),
+                    r.get(2),
+                    r.get(3),
+                    r.get(4),
+                    r.get(5),
+                    r.get(6),
+                )
+            })
             .collect())
+    }
+
+    fn run_identity(&self, id: i64) -> Result<Option<(String, String)>, StoreError> {
+        self.client()
+            .query_opt(
+                "SELECT tool_version, env_json FROM runs WHERE id = $1",
+                &[&id],
+            )
+            .map(|r| r.map(|r| (r.get(0), r.get(1))))
+            .map_err(|e| self.err(e))
     }
 
     fn latest_run_id(&self) -> Result<Option<i64>, StoreError> {

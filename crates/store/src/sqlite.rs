@@ -339,7 +339,8 @@ impl Backend for Sqlite {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT s.label, r.config_json, r.env_json, s.attrs_json, s.fit_json
+                "SELECT s.label, r.config_json, r.env_json, s.attrs_json, s.fit_json,
+                        r.tool_version, r.origin_json IS NOT NULL
                  FROM series s JOIN runs r ON s.run_id = r.id
                  WHERE r.family = ?1 AND (?2 IS NULL OR s.label = ?2) AND r.host = ?3 AND r.id < ?4
                    AND r.status = 'complete' AND s.fit_json IS NOT NULL
@@ -349,10 +350,31 @@ impl Backend for Sqlite {
         let rows = stmt
             .query_map(
                 params![family, label, host, before_run, max_rows as i64],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+                |r| {
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                        r.get(6)?,
+                    ))
+                },
             )
             .map_err(|e| self.err(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
+    fn run_identity(&self, id: i64) -> Result<Option<(String, String)>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT tool_version, env_json FROM runs WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(|e| self.err(e))
     }
 
     fn latest_run_id(&self) -> Result<Option<i64>, StoreError> {

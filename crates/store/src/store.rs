@@ -288,7 +288,10 @@ impl Store {
 
     /// The fits of series `label` (of every series, when None) in earlier
     /// complete runs of `family` on this host whose CPU model is
-    /// `cpu_model`, newest first (at most `limit`), each with its label, its
+    /// `cpu_model` and, when run `before_run` is stored, measured by the same
+    /// toll on the same kernel with the same toolchain versions; imported
+    /// runs only when `TOLL_HISTORY_IMPORTED=1`. Newest first (at most
+    /// `limit`), each with its label, its
     /// run's config and the series' attributes, for the caller to keep the
     /// comparable ones. Fits that do not parse are skipped: history is
     /// advice, never a reason to fail a run.
@@ -301,12 +304,23 @@ impl Store {
         limit: usize,
     ) -> Result<Vec<EarlierFit>, StoreError> {
         let mut out = Vec::new();
-        for (label, config, env, attrs, fit) in
+        // This run's own toll, kernel and toolchains, when it is stored.
+        let me = self
+            .db
+            .run_identity(before_run)?
+            .map(|(v, env)| (v, serde_json::from_str(&env).unwrap_or_default()));
+        let imported_too = std::env::var_os("TOLL_HISTORY_IMPORTED").is_some_and(|v| v == "1");
+        for (label, config, env, attrs, fit, version, imported) in
             self.db
                 .earlier_rows(family, label, &hostname(), before_run, limit * 2)?
         {
             let env: serde_json::Value = serde_json::from_str(&env).unwrap_or_default();
-            if env.get("cpu_model").and_then(|v| v.as_str()) != Some(cpu_model) {
+            if env.get("cpu_model").and_then(|v| v.as_str()) != Some(cpu_model)
+                || (imported && !imported_too)
+                || me
+                    .as_ref()
+                    .is_some_and(|(v, me)| !same_setting(v, me, &version, &env))
+            {
                 continue;
             }
             let (Ok(mut config), Ok(attrs), Ok(fit)) = (
@@ -396,7 +410,7 @@ impl Store {
                 })
             })
             .collect::<Result<_, StoreError>>()?;
-        Ok(Run {
+        let mut run = Run {
             id,
             family: r.family,
             started_at: r.started_at,
@@ -412,7 +426,9 @@ impl Store {
             env: self.parse("environment", &r.env_json)?,
             tool_version: r.tool_version,
             series,
-        })
+        };
+        crate::upgrade::decide(&mut run);
+        Ok(run)
     }
 
     /// Delete a run and everything under it.
@@ -432,6 +448,10 @@ impl Store {
     /// `running` when it was exported is stored partial: nothing here will
     /// finish it.
     pub fn import_run(&self, run: &Run, origin: &serde_json::Value) -> Result<i64, StoreError> {
+        // Decided once, here, where the export carried no decision.
+        let mut run = run.clone();
+        crate::upgrade::decide(&mut run);
+        let run = &run;
         let (status, error) = match run.status {
             RunStatus::Running => (
                 RunStatus::Partial,
@@ -511,4 +531,26 @@ impl Store {
     pub fn tokens(&self) -> Result<Vec<(String, String)>, StoreError> {
         self.db.tokens()
     }
+}
+
+/// Whether an earlier run measured under the same setting as this one: the
+/// same toll, the same kernel, and the same version of every toolchain
+/// both runs used (a run of python and go admits one of go alone).
+fn same_setting(
+    version: &str,
+    env: &serde_json::Value,
+    their_version: &str,
+    theirs: &serde_json::Value,
+) -> bool {
+    let tools = |e: &serde_json::Value| -> Vec<(String, String)> {
+        e.get("toolchains")
+            .and_then(|t| serde_json::from_value(t.clone()).ok())
+            .unwrap_or_default()
+    };
+    let (mine, other) = (tools(env), tools(theirs));
+    version == their_version
+        && env.get("kernel") == theirs.get("kernel")
+        && mine
+            .iter()
+            .all(|(t, v)| other.iter().all(|(u, w)| t != u || v == w))
 }

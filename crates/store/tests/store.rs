@@ -103,6 +103,7 @@ fn summary(median: f64) -> Summary {
         mad: 1.0,
         ci_low: median - 1.0,
         ci_high: median + 1.0,
+        ci_level: Some(0.95),
         cv: 0.01,
         outliers: Outliers::default(),
         too_noisy: false,

@@ -440,8 +440,7 @@ pub fn run(
                 ],
                 attrs: &[("command", json!(cfg.commands[benches[members[0]].template]))],
             };
-            history::widen(store, &which, f);
-            store.set_fit(series_ids[i], f)?;
+            history::conclude(store, &which, series_ids[i], f, &points, None)?;
         }
         series.push(SeriesResult {
             label: label.clone(),

@@ -488,7 +488,7 @@ fn measure(
                 Some((p.reads.mean_len() as f64, f.per_read_trials.clone()))
             })
             .collect();
-        if cfg.sizes.is_some() && fit_input.len() >= 2 {
+        if cfg.sizes.is_some() && fit_input.len() >= toll_measure::decision::MIN_SIZES {
             s.fit = fit_series(&fit_input);
             let label = s.label();
             if let Some(f) = &mut s.fit {
@@ -504,8 +504,7 @@ fn measure(
                     ],
                     attrs: &[],
                 };
-                history::widen(store, &which, f);
-                store.set_fit(id, f)?;
+                history::conclude(store, &which, id, f, &fit_input, None)?;
             }
         }
     }

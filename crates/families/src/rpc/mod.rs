@@ -473,7 +473,7 @@ fn measure(
                 ))
             })
             .collect();
-        if input.len() >= 2 {
+        if input.len() >= toll_measure::decision::MIN_SIZES {
             s.fit = fit_series(&input);
             let label = s.label.clone();
             if let Some(f) = &mut s.fit {
@@ -492,8 +492,7 @@ fn measure(
                     ],
                     attrs: &[],
                 };
-                history::widen(store, &which, f);
-                store.set_fit(id, f)?;
+                history::conclude(store, &which, id, f, &input, None)?;
             }
         }
     }
