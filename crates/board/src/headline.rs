@@ -96,13 +96,13 @@ fn series(run: &Run) -> Vec<Head> {
     run.series
         .iter()
         .filter_map(|s| {
-            let figure = if let Some(fit) = &s.fit {
-                let f = fit.primary();
+            // The stored decision's figures, the ones every view prints.
+            let figure = if let Some(d) = s.fit.as_ref().and_then(|f| f.decision.as_ref()) {
                 Figure::Line {
-                    alpha: f.alpha,
-                    alpha_ci: f.alpha_ci,
-                    beta: f.beta,
-                    beta_ci: f.beta_ci,
+                    alpha: d.alpha.value,
+                    alpha_ci: d.alpha.ci,
+                    beta: d.beta.value,
+                    beta_ci: d.beta.ci,
                 }
             } else if let Some(rps) = s.points.iter().rev().find_map(|p| {
                 p.extra

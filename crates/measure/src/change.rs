@@ -9,11 +9,15 @@
 //! on its own ([`crate::ratio::median_ratio`], unpaired: the runs were not
 //! taken round by round together).
 //!
-//! A fitted line's α and β are compared through their stored 95% intervals:
-//! each is read as estimate ± 1.96 standard errors, the two runs are taken
-//! as independent, so the difference has standard error √(s₁² + s₂²). That
-//! is the normal approximation to two bootstraps that are not stored; an
-//! asymmetric interval is read by its wider side, which errs wide.
+//! A fitted series' α and β — the model its table printed, its stored
+//! decision — are compared through each run's *own* 95% interval (never
+//! one widened by history, which may hold the very pair being compared),
+//! plus how far this machine moves between two runs of the same thing: the
+//! between-run σ learnt from earlier runs (each run's run-to-run term is
+//! learnt from the runs before it, never from itself), which two repeat
+//! runs (an A/A pair) differ by with variance 2σ². Each interval is read
+//! as estimate ± 1.96 standard errors, by its wider side (which errs
+//! wide), so B − A has standard error √(s_A² + s_B² + 2σ²).
 
 use crate::mann_whitney::{self, MannWhitney};
 use crate::ratio::median_ratio;
@@ -140,6 +144,28 @@ impl ParamChange {
         }
     }
 
+    /// Compare two runs' estimates `a` and `b` by their own intervals plus
+    /// the machine's between-run standard deviation `between_sd` (see the
+    /// module).
+    pub fn of_runs(
+        a: f64,
+        a_ci: (f64, f64),
+        b: f64,
+        b_ci: (f64, f64),
+        between_sd: f64,
+    ) -> ParamChange {
+        let se = |x: f64, ci: (f64, f64)| (x - ci.0).abs().max((ci.1 - x).abs()) / Z95;
+        let s = (se(a, a_ci).powi(2) + se(b, b_ci).powi(2) + 2.0 * between_sd.powi(2)).sqrt();
+        let d = b - a;
+        let ci = (d - Z95 * s, d + Z95 * s);
+        ParamChange {
+            value: (a, b),
+            difference: d,
+            difference_ci: ci,
+            significant: ci.0 > 0.0 || ci.1 < 0.0,
+        }
+    }
+
     /// The difference as a share of A's value (None when A's is 0).
     pub fn relative(&self) -> Option<(f64, (f64, f64))> {
         let a = self.value.0.abs();
@@ -186,6 +212,20 @@ mod tests {
         assert_eq!(c.test.p, 1.0);
         assert_eq!(c.verdict(0.05, 0.0), Verdict::Same);
         assert_eq!(Verdict::Same.word(), "~");
+    }
+
+    #[test]
+    fn a_shift_beyond_the_runs_own_noise_is_significant_and_an_aa_pair_is_not() {
+        // Start-up 20.9 ms [20.5, 21.3] in A; B grew 6 ms, [24.5, 25.8]; the
+        // machine moves 1% between runs.
+        let c = ParamChange::of_runs(20.9e6, (20.5e6, 21.3e6), 25.1e6, (24.5e6, 25.8e6), 0.21e6);
+        assert!(c.significant && c.difference_ci.0 > 0.0, "{c:?}");
+        // The same within-run noise, no shift: never significant.
+        let aa = ParamChange::of_runs(20.9e6, (20.5e6, 21.3e6), 21.0e6, (20.6e6, 21.4e6), 0.21e6);
+        assert!(!aa.significant, "{aa:?}");
+        // A machine that moves 15% between runs hides the same shift.
+        let noisy = ParamChange::of_runs(20.9e6, (20.5e6, 21.3e6), 25.1e6, (24.5e6, 25.8e6), 3.1e6);
+        assert!(!noisy.significant, "{noisy:?}");
     }
 
     #[test]

@@ -49,6 +49,9 @@ pub const CI_METHOD: &str = "α's and β's 95% intervals added end to end (no co
 /// Predict t(`n`) from `fit`: the piecewise model when the line does not
 /// fit and one is stored, else the line.
 pub fn predict(fit: &SeriesFit, n: f64) -> Prediction {
+    // A cost is never negative: each interval's lower end is cut at 0
+    // (which loses no coverage), so t(n)'s is never below 0 either.
+    let lo = |x: f64| x.max(0.0);
     let line_fits = fit.line_fits();
     let piecewise = fit.check.as_ref().and_then(|c| c.piecewise.as_ref());
     let (time_ns, ci_ns, model) = match piecewise {
@@ -56,7 +59,7 @@ pub fn predict(fit: &SeriesFit, n: f64) -> Prediction {
             if n <= p.break_n {
                 let t = p.alpha + p.beta_small * n;
                 let ci = (
-                    p.alpha_ci.0 + p.beta_small * n,
+                    lo(p.alpha_ci.0) + p.beta_small * n,
                     p.alpha_ci.1 + p.beta_small * n,
                 );
                 (t, ci, Model::PiecewiseSmall)
@@ -65,7 +68,7 @@ pub fn predict(fit: &SeriesFit, n: f64) -> Prediction {
                 let past = n - p.break_n;
                 let t = p.alpha + at_break + p.beta * past;
                 let ci = (
-                    p.alpha_ci.0 + at_break + p.beta_ci.0 * past,
+                    lo(p.alpha_ci.0) + at_break + lo(p.beta_ci.0) * past,
                     p.alpha_ci.1 + at_break + p.beta_ci.1 * past,
                 );
                 (t, ci, Model::PiecewiseLarge)
@@ -74,7 +77,7 @@ pub fn predict(fit: &SeriesFit, n: f64) -> Prediction {
         _ => {
             let f = fit.primary();
             let ci = (
-                f.alpha_ci.0 + f.beta_ci.0 * n,
+                lo(f.alpha_ci.0) + lo(f.beta_ci.0) * n,
                 f.alpha_ci.1 + f.beta_ci.1 * n,
             );
             (f.predict(n), ci, Model::Line)
@@ -83,7 +86,7 @@ pub fn predict(fit: &SeriesFit, n: f64) -> Prediction {
     Prediction {
         n,
         time_ns,
-        ci_ns: (ci_ns.0.min(ci_ns.1), ci_ns.0.max(ci_ns.1)),
+        ci_ns: (lo(ci_ns.0.min(ci_ns.1)), lo(ci_ns.0.max(ci_ns.1))),
         model,
         line_fits,
     }

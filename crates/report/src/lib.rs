@@ -3,6 +3,7 @@
 pub mod ab;
 pub mod atomic;
 pub mod compare;
+pub mod decided;
 pub mod exec;
 pub mod export;
 pub mod html;

@@ -450,12 +450,28 @@ fn compare_series(sa: &Series, sb: &Series, rules: Rules) -> SeriesComparison {
         .filter(|pb| !sa.points.iter().any(|pa| pa.n == pb.n))
         .map(|p| p.n)
         .collect();
+    // The decided figures (the model each run's table printed), by each
+    // run's own interval plus the machine's between-run noise, learnt from
+    // the runs before B (else before A): see `toll_measure::change`.
     let fit = match (&sa.fit, &sb.fit) {
         (Some(fa), Some(fb)) => {
-            let (la, lb) = (fa.primary(), fb.primary());
+            let (Some(da), Some(db)) = (&fa.decision, &fb.decision) else {
+                return SeriesComparison {
+                    label: sa.label.clone(),
+                    points,
+                    only_in_a,
+                    only_in_b,
+                    fit: None,
+                };
+            };
+            let term = fb.run_to_run.as_ref().or(fa.run_to_run.as_ref());
+            let (sd_a, sd_b) = term.map_or((0.0, 0.0), |r| (r.alpha_sd, r.beta_sd));
+            let change = |a: &toll_measure::decision::Figure, b: &toll_measure::decision::Figure, sd| {
+                ParamChange::of_runs(a.value, a.within_ci, b.value, b.within_ci, sd)
+            };
             Some(FitComparison {
-                alpha_ns: ParamChange::of(la.alpha, la.alpha_ci, lb.alpha, lb.alpha_ci),
-                beta_ns: ParamChange::of(la.beta, la.beta_ci, lb.beta, lb.beta_ci),
+                alpha_ns: change(&da.alpha, &db.alpha, sd_a),
+                beta_ns: change(&da.beta, &db.beta, sd_b),
                 line_fits: (fa.line_fits(), fb.line_fits()),
             })
         }

@@ -3,6 +3,7 @@
 use crate::compare::CompareReport;
 use crate::table::{fmt_ns, sig3, Table};
 use std::fmt::Write;
+use toll_measure::decision::ModelKind;
 use toll_measure::run_to_run::RunToRun;
 use toll_measure::{Fingerprint, SeriesFit};
 use toll_store::{PointStatus, Run, Series};
@@ -156,6 +157,24 @@ pub fn machine_rows(e: &Fingerprint) -> Vec<(String, String)> {
 /// model, the run-to-run term, and a warning when the line does not fit.
 pub fn fit_lines(fit: &SeriesFit) -> Vec<String> {
     let mut out = Vec::new();
+    // The decision first: what every other view of this run prints.
+    if let Some(d) = &fit.decision {
+        let (alpha, alpha_ci) = crate::decided::cells(&d.alpha, fmt_ns);
+        let (beta, beta_ci) = crate::decided::cells(&d.beta, sig3);
+        out.push(format!(
+            "model: {} — fit {}; α = {alpha} {alpha_ci}, β = {beta} ns/n {beta_ci}{}",
+            match d.model {
+                ModelKind::Line => "the line",
+                ModelKind::TwoSegments => "two segments",
+            },
+            d.words(),
+            if d.widened {
+                " (95% CIs for the next run on this machine)"
+            } else {
+                " (95% CIs)"
+            }
+        ));
+    }
     let f = fit.primary();
     let name = match f.method {
         toll_measure::FitMethod::WeightedLeastSquares => "weighted least squares over the points",
@@ -268,10 +287,13 @@ pub fn fit_lines(fit: &SeriesFit) -> Vec<String> {
             sig3(r.beta_ci_within.1),
         ));
     }
+    let checks_keep_line = fit.check.as_ref().is_none_or(|c| c.line_fits());
     if !fit.line_fits() {
-        out.push(
-            "warning: a straight line does not describe these points (a knee or curve)".into(),
-        );
+        out.push(if checks_keep_line {
+            "warning: a straight line does not describe these points: the slope changes along the sizes (the knee rule), beyond the lack-of-fit test's noise".into()
+        } else {
+            "warning: a straight line does not describe these points (a knee or curve)".into()
+        });
     }
     out
 }
@@ -299,16 +321,17 @@ pub fn run_to_run_source(r: &RunToRun) -> String {
 /// for each such point and each failed one.
 pub fn points_table(series: &Series) -> (Table, Vec<String>) {
     let mut t = Table::new(&[
-        "n", "median", "95% CI", "mean", "stddev", "min", "cv", "outliers", "trials", "",
+        "n", "median", "median CI", "mean", "stddev", "min", "cv", "outliers", "trials", "",
     ]);
     let mut notes = Vec::new();
+    let mut noisy = Vec::new();
     for p in &series.points {
         match (&p.status, &p.summary) {
             (PointStatus::Ok, Some(m)) => {
                 t.row(vec![
                     p.n.to_string(),
                     fmt_ns(m.median),
-                    format!("[{}, {}]", fmt_ns(m.ci_low), fmt_ns(m.ci_high)),
+                    crate::decided::median_interval(m, fmt_ns),
                     fmt_ns(m.mean),
                     fmt_ns(m.stddev),
                     fmt_ns(m.min),
@@ -322,10 +345,7 @@ pub fn points_table(series: &Series) -> (Table, Vec<String>) {
                     },
                 ]);
                 if m.too_noisy {
-                    notes.push(format!(
-                        "n = {}: spread too wide to trust (try more --trials, a quieter machine)",
-                        p.n
-                    ));
+                    noisy.push(p.n.to_string());
                 }
             }
             _ => {
@@ -341,6 +361,13 @@ pub fn points_table(series: &Series) -> (Table, Vec<String>) {
                 ));
             }
         }
+    }
+    // One line for every size it concerns.
+    if !noisy.is_empty() {
+        notes.push(format!(
+            "n = {}: spread too wide to trust, or one trial (more rounds, a quieter machine)",
+            noisy.join(", ")
+        ));
     }
     (t, notes)
 }

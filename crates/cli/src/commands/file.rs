@@ -462,48 +462,61 @@ fn sweep_table(outcome: &FileOutcome) -> String {
     t.render()
 }
 
-/// t(n) = α + β·n per read, for each series of a sweep.
+/// t(n) = α + β·n per read, for each series of a sweep: the stored
+/// decision of each.
 fn models(outcome: &FileOutcome) -> String {
+    use toll_report::decided;
+    let decisions: Vec<_> = outcome
+        .series
+        .iter()
+        .filter_map(|s| Some((s, s.fit.as_ref()?.decision.as_ref()?)))
+        .collect();
+    if decisions.is_empty() {
+        return String::new();
+    }
+    let widened = decisions.iter().any(|(_, d)| d.widened);
+    let (a_ci, b_ci) = (
+        decided::ci_heading("α", widened),
+        decided::ci_heading("β", widened),
+    );
     let mut t = Table::new(&[
         "runtime",
         "method",
         "pattern",
         "cache",
         "α µs/read",
-        "α 95% CI",
+        &a_ci,
         "β ns/byte",
-        "β 95% CI",
+        &b_ci,
         "MB/s",
         "fit",
     ]);
-    let mut any = false;
-    for s in &outcome.series {
-        let Some(f) = &s.fit else { continue };
-        any = true;
-        let r = f.primary();
-        let verdict = if f.line_fits() { "ok" } else { "curve" };
+    for (s, d) in &decisions {
+        let (alpha, alpha_ci) = decided::cells(&d.alpha, |v| format!("{:.3}", v / 1e3));
+        let (beta, beta_ci) = decided::cells(&d.beta, |v| format!("{v:.4}"));
         t.row(vec![
             s.method.runtime.to_string(),
             s.method.name.to_string(),
             s.pattern.to_string(),
             s.cache.to_string(),
-            format!("{:.3}", r.alpha / 1e3),
-            format!("[{:.3}, {:.3}]", r.alpha_ci.0 / 1e3, r.alpha_ci.1 / 1e3),
-            format!("{:.4}", r.beta),
-            format!("[{:.4}, {:.4}]", r.beta_ci.0, r.beta_ci.1),
-            if r.beta > 0.0 {
-                format!("{:.0}", 1e3 / r.beta)
-            } else {
-                "–".into()
-            },
-            verdict.into(),
+            alpha,
+            alpha_ci,
+            beta,
+            beta_ci,
+            d.beta
+                .shown()
+                .map_or_else(|| "–".into(), |b| format!("{:.0}", 1e3 / b)),
+            d.words(),
         ]);
     }
-    if !any {
-        return String::new();
+    let mut out = format!(
+        "\nmodel t(n) = α + β·n per read of n bytes (MB/s = 1/β):\n{}{}\n",
+        t.render(),
+        decided::FIT_LEGEND
+    );
+    if widened {
+        out.push_str(decided::WIDENED_LEGEND);
+        out.push('\n');
     }
-    format!(
-        "\nmodel t(n) = α + β·n per read of n bytes (MB/s = 1/β):\n{}fit: ok = one line fits every size within its noise; curve = it does not (`toll show` has the test)\n",
-        t.render()
-    )
+    out
 }

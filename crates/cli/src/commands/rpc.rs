@@ -466,35 +466,36 @@ fn difference(series: &[RpcSeries], base: Option<usize>, i: usize, n: u32) -> [S
     [sign(d), ci]
 }
 
-/// t(n) = α + β·n per call, for each series of a payload sweep.
+/// t(n) = α + β·n per call, for each series of a payload sweep: the
+/// stored decision of each.
 fn models(series: &[RpcSeries]) -> String {
-    let mut t = Table::new(&[
-        "series",
-        "α µs/call",
-        "α 95% CI",
-        "β ns/byte",
-        "β 95% CI",
-        "fit",
-    ]);
-    let mut any = false;
-    for s in series {
-        let Some(f) = &s.fit else { continue };
-        any = true;
-        let r = f.primary();
-        t.row(vec![
-            s.label.clone(),
-            format!("{:.3}", r.alpha / 1e3),
-            format!("[{:.3}, {:.3}]", r.alpha_ci.0 / 1e3, r.alpha_ci.1 / 1e3),
-            format!("{:.4}", r.beta),
-            format!("[{:.4}, {:.4}]", r.beta_ci.0, r.beta_ci.1),
-            if f.line_fits() { "ok" } else { "curve" }.into(),
-        ]);
-    }
-    if !any {
+    use toll_report::decided;
+    let decisions: Vec<_> = series
+        .iter()
+        .filter_map(|s| Some((s, s.fit.as_ref()?.decision.as_ref()?)))
+        .collect();
+    if decisions.is_empty() {
         return String::new();
     }
-    format!(
-        "\nmodel t(n) = α + β·n per call of n payload bytes:\n{}",
-        t.render()
-    )
+    let widened = decisions.iter().any(|(_, d)| d.widened);
+    let (a_ci, b_ci) = (
+        decided::ci_heading("α", widened),
+        decided::ci_heading("β", widened),
+    );
+    let mut t = Table::new(&["series", "α µs/call", &a_ci, "β ns/byte", &b_ci, "fit"]);
+    for (s, d) in &decisions {
+        let (alpha, alpha_ci) = decided::cells(&d.alpha, |v| format!("{:.3}", v / 1e3));
+        let (beta, beta_ci) = decided::cells(&d.beta, |v| format!("{v:.4}"));
+        t.row(vec![s.label.clone(), alpha, alpha_ci, beta, beta_ci, d.words()]);
+    }
+    let mut out = format!(
+        "\nmodel t(n) = α + β·n per call of n payload bytes:\n{}{}\n",
+        t.render(),
+        decided::FIT_LEGEND
+    );
+    if widened {
+        out.push_str(decided::WIDENED_LEGEND);
+        out.push('\n');
+    }
+    out
 }

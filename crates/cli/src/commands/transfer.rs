@@ -14,6 +14,7 @@ use toll_families::sizes::parse_sizes;
 use toll_families::transfer::{
     self, Far, SeriesResult, TransferConfig, TransferOutcome, ITEM_BYTES,
 };
+use toll_measure::decision::{Sign, Verdict};
 use toll_measure::EngineConfig;
 use toll_peers::{Runtime, Transport};
 use toll_report::table::Table;
@@ -248,14 +249,23 @@ fn render(cfg: &TransferConfig, outcome: &TransferOutcome) -> String {
     let quote = format!("t({largest})");
     let smallest = sizes[0];
     let measured_head = format!("t({smallest}) µs");
+    let widened = outcome
+        .series
+        .iter()
+        .filter_map(|r| r.fit.as_ref()?.decision.as_ref())
+        .any(|d| d.widened);
+    let (a_ci, b_ci) = (
+        toll_report::decided::ci_heading("α", widened),
+        toll_report::decided::ci_heading("β", widened),
+    );
     let mut t = Table::new(&[
         "peer",
         "via",
         &measured_head,
         "α µs",
-        "α 95% CI",
+        &a_ci,
         "β ns/item",
-        "β 95% CI",
+        &b_ci,
         "MB/s",
         "MB/s 95% CI",
         "n½",
@@ -269,7 +279,7 @@ fn render(cfg: &TransferConfig, outcome: &TransferOutcome) -> String {
         ..Notes::default()
     };
     for r in &outcome.series {
-        t.row(row(r, largest as f64, &mut notes));
+        t.row(row(r, &mut notes));
         if !r.missed.is_empty() {
             let missed: Vec<String> = r.missed.iter().map(u64::to_string).collect();
             notes.missed.push(format!(
@@ -292,6 +302,7 @@ struct Notes {
     noisy: Vec<String>,
     any_curve: bool,
     any_flat: bool,
+    near_zero: bool,
     missed: Vec<String>,
     busy: Vec<String>,
     /// The legend of the CIs' run-to-run term.
@@ -325,6 +336,10 @@ impl Notes {
                 self.noisy.join(", ")
             ));
         }
+        if self.near_zero {
+            s.push_str(toll_report::decided::NEAR_ZERO_LEGEND);
+            s.push('\n');
+        }
         if !self.missed.is_empty() {
             s.push_str(&format!(
                 "note: --max-time ran out before these sizes' CIs met --ci: {} (raise --max-time, or accept a wider --ci)\n",
@@ -333,7 +348,7 @@ impl Notes {
         }
         if !self.no_model.is_empty() {
             s.push_str(&format!(
-                "note: fewer than two sizes measured, no model: {}\n",
+                "note: a line needs three sizes or more; no model for {}\n",
                 self.no_model.join(", ")
             ));
         }
@@ -341,48 +356,33 @@ impl Notes {
     }
 }
 
-fn row(r: &SeriesResult, quote_at: f64, notes: &mut Notes) -> Vec<String> {
+fn row(r: &SeriesResult, notes: &mut Notes) -> Vec<String> {
     let mut cells = vec![r.peer.to_string(), r.transport.to_string()];
     let small = r
         .points
         .first()
         .map(|(_, m)| format!("{:.2}", m.median / 1e3));
     cells.push(small.unwrap_or_else(|| "–".into()));
-    let Some(fit) = &r.fit else {
-        cells.extend(std::iter::repeat_n("–".to_string(), 9));
+    let Some(d) = r.fit.as_ref().and_then(|f| f.decision.as_ref()) else {
+        cells.extend(std::iter::repeat_n("–".to_string(), 8));
+        cells.push(toll_report::decided::no_model(r.points.len()));
         notes.no_model.push(r.label.clone());
         return cells;
     };
-    let f = fit.primary();
-    let piece = (!fit.line_fits())
-        .then(|| fit.check.as_ref().and_then(|c| c.piecewise.as_ref()))
-        .flatten();
-    // A curve shows the model that fits: α from the small sizes, β from the large.
-    let (alpha, alpha_ci, beta, beta_ci) = match piece {
-        Some(p) => (p.alpha, p.alpha_ci, p.beta, p.beta_ci),
-        None => (f.alpha, f.alpha_ci, f.beta, f.beta_ci),
-    };
-    let flat = beta_ci.0 <= 0.0;
-    let noisy = r.points.iter().any(|(_, s)| s.too_noisy);
-    let verdict = if !fit.line_fits() {
-        notes.any_curve = true;
-        match piece {
-            Some(p) => format!("curve, break ≈ {:.0}", p.break_n),
-            None => "curve".into(),
-        }
-    } else if flat {
-        notes.any_flat = true;
-        "flat".into()
-    } else if noisy {
-        "noisy".into()
-    } else {
-        "ok".into()
-    };
-    if noisy {
+    // Every figure and the verdict are the series' stored decision.
+    match d.verdict {
+        Verdict::Curve => notes.any_curve = true,
+        Verdict::Flat => notes.any_flat = true,
+        _ => {}
+    }
+    if !d.noisy_sizes.is_empty() {
         notes.noisy.push(r.label.clone());
     }
+    if d.alpha.sign != Sign::Positive || d.beta.sign != Sign::Positive {
+        notes.near_zero = true;
+    }
     // Other work on the machine while measuring: said first, whatever else.
-    let verdict = if r.busy() {
+    if d.busy {
         notes.busy.push(format!(
             "{} ({:.0}%{})",
             r.label,
@@ -392,49 +392,32 @@ fn row(r: &SeriesResult, quote_at: f64, notes: &mut Notes) -> Vec<String> {
                 .map(|(name, _)| format!(", busiest {name}"))
                 .unwrap_or_default()
         ));
-        format!("busy; {verdict}")
-    } else {
-        verdict
-    };
+    }
     // MB/s = bytes per item / ns per item × 1000; only for a β clearly above 0.
     let mbps = |b: f64| ITEM_BYTES as f64 / b * 1e3;
-    let (rate, rate_ci) = if flat {
-        ("–".to_string(), "–".to_string())
-    } else {
-        (
+    let (rate, rate_ci) = match d.beta.shown() {
+        Some(beta) => (
             format!("{:.0}", mbps(beta)),
-            format!("[{:.0}, {:.0}]", mbps(beta_ci.1), mbps(beta_ci.0)),
-        )
+            format!("[{:.0}, {:.0}]", mbps(d.beta.ci.1), mbps(d.beta.ci.0)),
+        ),
+        None => ("–".to_string(), "–".to_string()),
     };
-    let n_half = (alpha > 0.0 && !flat).then(|| alpha / beta);
-    // t at the largest size: the line's prediction, or for a curve the time
-    // measured there.
-    let at_largest = match piece {
-        Some(_) => r
-            .points
-            .iter()
-            .find(|(n, _)| *n as f64 == quote_at)
-            .map(|(_, m)| m.median),
-        None => Some(f.predict(quote_at)),
-    };
+    let (alpha, alpha_ci) = toll_report::decided::cells(&d.alpha, |v| format!("{:.2}", v / 1e3));
+    let (beta, beta_ci) = toll_report::decided::cells(&d.beta, |v| format!("{v:.4}"));
     cells.extend([
-        format!("{:.2}", alpha / 1e3),
-        format!("[{:.2}, {:.2}]", alpha_ci.0 / 1e3, alpha_ci.1 / 1e3),
-        if flat {
-            "–".into()
-        } else {
-            format!("{beta:.4}")
-        },
-        format!("[{:.4}, {:.4}]", beta_ci.0, beta_ci.1),
+        alpha,
+        alpha_ci,
+        beta,
+        beta_ci,
         rate,
         rate_ci,
-        n_half
+        d.n_half
             .map(|n| format!("{n:.0}"))
             .unwrap_or_else(|| "–".into()),
-        at_largest
-            .map(|t| format!("{:.1} µs", t / 1e3))
+        d.at_largest
+            .map(|(_, t)| format!("{:.1} µs", t / 1e3))
             .unwrap_or_else(|| "–".into()),
-        verdict,
+        d.words(),
     ]);
     cells
 }

@@ -13,6 +13,7 @@ use std::time::Duration;
 use toll_families::sizes::parse_counts;
 use toll_families::unit_sweep::{self, UnitOp, UnitSeries, UnitsConfig, UnitsOutcome};
 use toll_families::units::select;
+use toll_measure::decision::{Sign, Verdict};
 use toll_peers::Ceiling;
 use toll_report::table::Table;
 use toll_store::RunStatus;
@@ -313,44 +314,31 @@ fn models(op: UnitOp, series: &[UnitSeries]) -> String {
         UnitOp::Spawn => ("t(N) = α + β·N, the time to make N units", "β µs/unit"),
         UnitOp::Ring { .. } => ("t(N) = α + β·N, the time of one round", "β ns/hop"),
     };
-    let mut t = Table::new(&[
-        "runtime",
-        "unit",
-        "α µs",
-        "α 95% CI",
-        beta,
-        "β 95% CI",
-        "fit",
-    ]);
+    let widened = fitted
+        .iter()
+        .filter_map(|(_, f)| f.decision.as_ref())
+        .any(|d| d.widened);
+    let (a_ci, b_ci) = (
+        toll_report::decided::ci_heading("α", widened),
+        toll_report::decided::ci_heading("β", widened),
+    );
+    let mut t = Table::new(&["runtime", "unit", "α µs", &a_ci, beta, &b_ci, "fit"]);
     let (scale, digits) = match op {
         UnitOp::Spawn => (1e3, 3),
         UnitOp::Ring { .. } => (1.0, 1),
     };
     let mut below_zero = Vec::new();
     let (mut noisy_rows, mut busy_rows) = (Vec::new(), Vec::new());
+    let mut near_zero = false;
     for (s, f) in fitted {
-        let r = f.primary();
-        let piece = (!f.line_fits())
-            .then(|| f.check.as_ref().and_then(|c| c.piecewise.as_ref()))
-            .flatten();
-        let (alpha, alpha_ci, b, b_ci) = match piece {
-            Some(p) => (p.alpha, p.alpha_ci, p.beta, p.beta_ci),
-            None => (r.alpha, r.alpha_ci, r.beta, r.beta_ci),
+        // The stored decision: its model, verdict and figures.
+        let Some(d) = f.decision.as_ref() else {
+            continue;
         };
-        // A spread so wide that β's interval reaches 0 is noise, not a
-        // measurement of a cost that may be negative.
-        let noisy = b_ci.0 <= 0.0;
-        let verdict = match (f.line_fits(), piece) {
-            (false, Some(p)) => format!("curve, break ≈ {:.0}", p.break_n),
-            (false, None) => "curve".into(),
-            (true, _) if noisy => "noisy".into(),
-            (true, _) if alpha < 0.0 => "ok above the smallest N".into(),
-            (true, _) => "ok".into(),
-        };
-        if noisy {
+        if d.verdict == Verdict::Noisy {
             noisy_rows.push(s.target.label());
         }
-        let verdict = if s.busy() {
+        if d.busy {
             busy_rows.push(format!(
                 "{} ({:.0}%{})",
                 s.target.label(),
@@ -360,39 +348,24 @@ fn models(op: UnitOp, series: &[UnitSeries]) -> String {
                     .map(|(name, _)| format!(", busiest {name}"))
                     .unwrap_or_default()
             ));
-            format!("busy; {verdict}")
-        } else {
-            verdict
-        };
-        // A time is never shown below zero: the line does not reach N → 0.
-        let (a_cell, a_ci) = if alpha < 0.0 {
-            below_zero.push(s.target.label());
-            ("< 0".to_string(), "–".to_string())
-        } else {
-            (
-                format!("{:.1}", alpha / 1e3),
-                format!(
-                    "[{:.1}, {:.1}]",
-                    alpha_ci.0.max(0.0) / 1e3,
-                    alpha_ci.1 / 1e3
-                ),
-            )
-        };
+        }
+        match d.alpha.sign {
+            Sign::BelowZero => below_zero.push(s.target.label()),
+            Sign::NearZero => near_zero = true,
+            Sign::Positive => {}
+        }
+        near_zero |= d.beta.sign != Sign::Positive;
+        let (a_cell, a_ci) = toll_report::decided::cells(&d.alpha, |v| format!("{:.1}", v / 1e3));
+        let (b_cell, b_ci) =
+            toll_report::decided::cells(&d.beta, |v| format!("{:.*}", digits, v / scale));
         t.row(vec![
             s.target.runtime.to_string(),
             s.target.unit.to_string(),
             a_cell,
             a_ci,
-            format!("{:.*}", digits, b / scale),
-            // Never a negative cost per unit: a bound below 0 shows as 0.
-            format!(
-                "[{:.*}, {:.*}]",
-                digits,
-                b_ci.0.max(0.0) / scale,
-                digits,
-                b_ci.1 / scale
-            ),
-            verdict,
+            b_cell,
+            b_ci,
+            d.words(),
         ]);
     }
     let mut out = format!("\nmodel {what}:\n{}", t.render());
@@ -411,6 +384,10 @@ fn models(op: UnitOp, series: &[UnitSeries]) -> String {
             "note: busy rows (share of all CPUs others used): {}; let that work finish and run again\n",
             busy_rows.join(", ")
         ));
+    }
+    if near_zero {
+        out.push_str(toll_report::decided::NEAR_ZERO_LEGEND);
+        out.push('\n');
     }
     if !below_zero.is_empty() {
         out.push_str(&format!(

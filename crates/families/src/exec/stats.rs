@@ -175,29 +175,22 @@ pub fn report(o: &ExecOutcome, shell_name: Option<&str>) -> ExecReport {
         .series
         .iter()
         .filter_map(|s| {
-            let fit = s.fit.as_ref()?;
-            let p = fit.primary();
-            let verdict = if !fit.line_fits() {
-                "curve"
-            } else if p.beta_ci.0 <= 0.0 {
-                "flat"
-            } else {
-                "ok"
-            };
+            // The series' stored decision: its model, figures and verdict.
+            let d = s.fit.as_ref()?.decision.as_ref()?;
             Some(FitFigures {
                 label: s.label.clone(),
                 parameter: parameter.clone(),
                 alpha: Interval {
-                    value: p.alpha,
-                    lo: p.alpha_ci.0,
-                    hi: p.alpha_ci.1,
+                    value: d.alpha.value,
+                    lo: d.alpha.ci.0,
+                    hi: d.alpha.ci.1,
                 },
                 beta: Interval {
-                    value: p.beta,
-                    lo: p.beta_ci.0,
-                    hi: p.beta_ci.1,
+                    value: d.beta.value,
+                    lo: d.beta.ci.0,
+                    hi: d.beta.ci.1,
                 },
-                verdict: verdict.into(),
+                verdict: d.words(),
             })
         })
         .collect();
