@@ -48,9 +48,10 @@ pub struct Summary {
     pub max: f64,
     /// Median absolute deviation (raw, not scaled).
     pub mad: f64,
-    /// 95% bootstrap confidence interval of the median.
+    /// Lower end of the median's 95% confidence interval, read off the
+    /// order statistics (see [`median_ci`](crate::median_ci)).
     pub ci_low: f64,
-    /// Upper end of the 95% bootstrap confidence interval of the median.
+    /// Upper end of the median's 95% confidence interval (order statistics).
     pub ci_high: f64,
     /// Coefficient of variation, stddev / mean.
     pub cv: f64,
