@@ -3,11 +3,13 @@
 //!
 //! Least squares is the textbook fit over every sample; the robust one is
 //! the Theil–Sen estimator (H. Theil 1950; P. K. Sen 1968) over the per-`n`
-//! medians: β is the median of the slopes between every two points, α the
-//! median of t − β·n. A median shrugs off wild trials at one `n`, and
-//! Theil–Sen up to ~29% wild points, where one straggler at a large `n` can
-//! tilt least squares. Confidence intervals come from a bootstrap over
-//! rounds (see [`fit_series`]); [`crate::model`] holds the checks.
+//! centres (each size's 20% trimmed mean of its trials): β is the median of
+//! the slopes between every two points, α the median of t − β·n. A trimmed
+//! centre shrugs off wild trials at one `n`, and Theil–Sen up to ~29% wild
+//! points, where one straggler at a large `n` can tilt least squares. Each
+//! confidence interval is the estimate ± Student's t times its standard
+//! error from a bootstrap over rounds (see [`fit_series`]);
+//! [`crate::model`] holds the checks.
 
 use crate::bootstrap::{self, interval};
 use crate::choice;
@@ -27,7 +29,8 @@ pub enum FitMethod {
     LeastSquares,
     /// Theil–Sen: median of pairwise slopes, median intercept.
     TheilSen,
-    /// Least squares over the per-`n` medians, weighted by their precision.
+    /// Least squares over the per-`n` centres (20% trimmed means), weighted
+    /// by their precision.
     WeightedLeastSquares,
 }
 
@@ -38,11 +41,11 @@ pub struct Fit {
     pub method: FitMethod,
     /// Fixed cost per crossing, α (the intercept), ns.
     pub alpha: f64,
-    /// 95% bootstrap confidence interval of α.
+    /// 95% confidence interval of α: α ± t·(its bootstrap standard error).
     pub alpha_ci: (f64, f64),
     /// Cost per unit of `n`, β (the slope), ns.
     pub beta: f64,
-    /// 95% bootstrap confidence interval of β.
+    /// 95% confidence interval of β: β ± t·(its bootstrap standard error).
     pub beta_ci: (f64, f64),
     /// 1 − SS_res/SS_tot of this line over every sample (0 when SS_tot is 0).
     pub r2: f64,
@@ -62,9 +65,9 @@ impl Fit {
 pub struct SeriesFit {
     /// Ordinary least squares over every sample.
     pub least_squares: Fit,
-    /// Theil–Sen over the per-`n` medians.
+    /// Theil–Sen over the per-`n` centres (20% trimmed means).
     pub robust: Fit,
-    /// Least squares over the per-`n` medians, each weighted by the inverse
+    /// Least squares over the per-`n` centres, each weighted by the inverse
     /// of its replicate variance (absent in runs stored before it existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weighted: Option<Fit>,
@@ -88,7 +91,7 @@ pub struct SeriesFit {
 }
 
 impl SeriesFit {
-    /// The model the tables print: the weighted line over the medians, or
+    /// The model the tables print: the weighted line over the centres, or
     /// Theil–Sen in runs stored before the weighted fit existed.
     pub fn primary(&self) -> &Fit {
         self.weighted.as_ref().unwrap_or(&self.robust)
@@ -137,17 +140,20 @@ impl Line {
 /// Non-finite values are ignored and entries with equal `n` are merged.
 ///
 /// - **Least squares** runs over every sample.
-/// - **Robust**: Theil–Sen over the per-`n` medians. One estimator for the
-///   figure and its CI, and memory bounded by the number of sizes (k²/2
-///   slopes), whatever the number of trials.
-/// - **Weighted**: least squares over the medians, weighted by the inverse
-///   of each median's bootstrap variance, so a noisy point pulls less.
+/// - **Robust**: Theil–Sen over the per-`n` centres (each the 20% trimmed
+///   mean of its trials). One estimator for the figure and its CI, and
+///   memory bounded by the number of sizes (k²/2 slopes), whatever the
+///   number of trials.
+/// - **Weighted**: least squares over the centres, weighted by the inverse
+///   of each centre's variance (the pooled relative bootstrap variance
+///   times its centre², see `pooled_variances`), so a noisy point pulls less.
 ///
 /// Intervals come from a **round bootstrap**: the rounds are resampled with
 /// replacement — a round keeps its value at every `n` together, so slow
 /// drift of the machine and model error widen the intervals, not only the
-/// scatter within a point — every line is refitted to each resample, and the
-/// 2.5th and 97.5th percentiles are the interval. A size with fewer trials
+/// scatter within a point — every line is refitted to each resample, and
+/// the interval is the estimate ± Student's t (rounds − 1 degrees of
+/// freedom) times the resamples' standard deviation (see `ci`). A size with fewer trials
 /// than the others draws the missing ones from its own trials. With a single
 /// round there is nothing to resample across rounds, so whole points are
 /// resampled instead (a case bootstrap). Seeded: the same points always give
@@ -302,7 +308,7 @@ fn pooled_variances(reps: &Replicates, centres: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-/// A median's variance, floored so a point whose trials were all equal
+/// A centre's variance, floored so a point whose trials were all equal
 /// (an exact synthetic series, a coarse clock) gets a finite weight.
 fn variance_floor(v: f64, median: f64) -> f64 {
     let floor = (1e-6 * median.abs()).powi(2).max(1e-12);
@@ -326,7 +332,7 @@ fn model_check(
 ) -> ModelCheck {
     let k = ns.len();
     let weights: Vec<f64> = var.iter().map(|v| 1.0 / v).collect();
-    // The small end: the measured median at the smallest n and the line's
+    // The small end: the measured centre at the smallest n and the line's
     // prediction there, each with its bootstrap interval, and their
     // difference, paired resample by resample: the line agrees with the
     // measurement when the difference's interval holds 0.
@@ -408,17 +414,18 @@ pub const KNEE_P: f64 = 0.05;
 /// Points needed before a series may be called nonlinear.
 pub const NONLINEAR_MIN_POINTS: usize = 4;
 
-/// The rule behind [`SeriesFit::nonlinear`], over the per-`n` medians `m`
-/// (with `ns` ascending). With at least [`NONLINEAR_MIN_POINTS`] distinct `n`,
+/// The rule behind [`SeriesFit::nonlinear`], over the per-`n` centres
+/// `medians` (with `ns` ascending; [`fit_series`] passes each size's 20%
+/// trimmed mean). With at least [`NONLINEAR_MIN_POINTS`] distinct `n`,
 /// the series is nonlinear when either
 ///
-/// - **poor fit**: the least-squares line through the medians has R² < 0.9
-///   *and* misses some median by more than 10% of the largest median; or
+/// - **poor fit**: the least-squares line through the centres has R² < 0.9
+///   *and* misses some centre by more than 10% of the largest centre; or
 /// - **knee**: the least-squares slope over the last third of the points
 ///   (at least two) is more than 3× the slope over the first third, or the
 ///   first more than 3× the last (negative slopes count as 0), *and* that
 ///   change of slope, carried over the whole range of `n`, amounts to more
-///   than 10% of the largest median.
+///   than 10% of the largest centre.
 ///
 /// The 10% materiality guards keep a flat, noisy series (β ≈ 0, where R² and
 /// slope ratios are pure noise) from being called a curve.

@@ -49,7 +49,7 @@ pub struct Summary {
     /// Median absolute deviation (raw, not scaled).
     pub mad: f64,
     /// Lower end of the median's confidence interval, from order statistics
-    /// (the whole range below six values; see [`median_ci`]).
+    /// (the whole range below six values; see [`median_ci`](crate::median_ci)).
     pub ci_low: f64,
     /// Upper end of the median's confidence interval.
     pub ci_high: f64,

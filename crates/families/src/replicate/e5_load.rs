@@ -2,7 +2,10 @@
 //! -n 10000` on the 92-byte page, `-n 1000` on the 1 MiB file, no
 //! keep-alive, repeated so each figure has a CI across repetitions), and
 //! `toll http compare` across all of them (warm-up until each rate
-//! settles, then A B … B A rounds, each rate as a ratio to the first's).
+//! settles, then A B … B A rounds, each rate as a ratio to the first's),
+//! with what E5's lessons take from it: a server's gain from warming up
+//! (its first warm-up rounds against its warm ones, [`warmup_gain`]) and
+//! its tail, p99 ÷ p50, paired round by round ([`tail_ratio`]).
 
 use super::findings::Figure;
 use super::{Ctx, Report, INTERRUPTED};
@@ -12,6 +15,7 @@ use crate::http::request::RequestSpec;
 use crate::http::{self, HttpConfig, Target};
 use std::time::Duration;
 use toll_measure::mean_ci::positive_mean_ci;
+use toll_measure::ratio::median_ratio;
 use toll_report::compare::StopReason;
 
 /// E5's client: 20 connections, no keep-alive (ab's default).
@@ -160,25 +164,22 @@ impl Compared {
             .ok_or_else(|| "no round was measured: the comparison ended in its warm-up".into())
     }
 
-    /// Server `s`'s p99 latency ÷ server `base`'s, paired round by round.
-    pub fn p99_ratio(&self, base: usize, s: usize) -> Result<Figure, String> {
-        let r = self.rounds()?;
-        let p99 = |server: usize| -> Vec<f64> {
-            r.records
-                .iter()
-                .filter(|x| x.server == server && x.phase == compare::Phase::Measure)
-                .map(|x| {
-                    x.report
-                        .percentiles
-                        .iter()
-                        .find(|(at, _)| *at == 99.0)
-                        .map_or(f64::NAN, |(_, ms)| *ms)
-                })
-                .collect()
-        };
-        compare::paired_ratio(&p99(base), &p99(s))
-            .map(|(e, _)| Figure::new(e.median, e.lo, e.hi))
-            .ok_or_else(|| "no round was measured: the comparison ended in its warm-up".into())
+    /// Server `s`'s latency percentile `at` (50, 99), ms, in each measured
+    /// round, in order (NaN where a round lacks it).
+    pub fn percentile(&self, s: usize, at: f64) -> Result<Vec<f64>, String> {
+        Ok(self
+            .rounds()?
+            .records
+            .iter()
+            .filter(|x| x.server == s && x.phase == compare::Phase::Measure)
+            .map(|x| {
+                x.report
+                    .percentiles
+                    .iter()
+                    .find(|(p, _)| *p == at)
+                    .map_or(f64::NAN, |(_, ms)| *ms)
+            })
+            .collect())
     }
 
     /// Server `s`'s rates in its warm-up rounds, in order.
@@ -186,15 +187,53 @@ impl Compared {
         Ok(self.rounds()?.comparison.warmup_rates(s).to_vec())
     }
 
-    /// Server `s`'s measured rate: the median round with its 95% CI.
-    pub fn rate(&self, s: usize) -> Result<Figure, String> {
-        let rates = self.rounds()?.comparison.measured_rates(s).to_vec();
-        if rates.is_empty() {
-            return Err("no round was measured: the comparison ended in its warm-up".into());
-        }
-        let sum = toll_measure::Summary::of(&rates);
-        Ok(Figure::new(sum.median, sum.ci_low, sum.ci_high))
+    /// Server `s`'s rates in its measured (warm) rounds, in order.
+    pub fn measured(&self, s: usize) -> Result<Vec<f64>, String> {
+        Ok(self.rounds()?.comparison.measured_rates(s).to_vec())
     }
+}
+
+/// The warm-up rounds that count as a server's first: as many as the
+/// warm-up rule compares (a server is never judged warm on fewer).
+pub const FIRST_ROUNDS: usize = WARM_WINDOW;
+/// toll http compare's warm-up rule: the last 3 rounds within 5%.
+const WARM_WINDOW: usize = 3;
+pub const WARM_TOLERANCE: f64 = 0.05;
+
+/// A server's gain from warming: its warm rounds' median rate ÷ the median
+/// of its first [`FIRST_ROUNDS`] warm-up rounds, with a bootstrap interval
+/// (each side resampled on its own, as they were not taken in pairs), so the
+/// first rounds' spread is in the interval too.
+pub fn warmup_gain(warmup: &[f64], warm: &[f64]) -> Result<Figure, String> {
+    let first = &warmup[..warmup.len().min(FIRST_ROUNDS)];
+    if first.len() < 2 {
+        return Err(format!(
+            "{} warm-up round(s): at least 2 are needed for an interval",
+            first.len()
+        ));
+    }
+    if warm.is_empty() {
+        return Err("no round was measured: the comparison ended in its warm-up".into());
+    }
+    // A percentile interval from so few rounds can miss its own point
+    // estimate by a hair; the figure's interval always holds it.
+    median_ratio(first, warm, false)
+        .map(|(r, lo, hi)| Figure::new(r, lo.min(r), hi.max(r)))
+        .ok_or_else(|| "its first rounds completed no request".into())
+}
+
+/// p99 ÷ p50 of one server's rounds (E5's quantity), of `other` over the
+/// same of `base`, paired round by round: the median ratio with its 95% CI.
+pub fn tail_ratio(base: (&[f64], &[f64]), other: (&[f64], &[f64])) -> Result<Figure, String> {
+    let tail = |(p50, p99): (&[f64], &[f64])| -> Vec<f64> {
+        p50.iter()
+            .zip(p99)
+            .map(|(a, b)| if *a > 0.0 { b / a } else { f64::NAN })
+            .collect()
+    };
+    compare::paired_ratio(&tail(base), &tail(other))
+        .map(|(e, _)| Figure::new(e.median, e.lo, e.hi))
+        .ok_or_else(|| "no round was measured: the comparison ended in its warm-up".into())
 }
 
 /// Names each round on the spinner.
@@ -241,9 +280,8 @@ pub fn compare(ctx: &mut Ctx, report: &mut Report, labels: &[String], urls: &[St
             Duration::from_millis(500),
             Duration::from_millis(200),
         ),
-        // toll http compare's warm-up rule: 3 rounds within 5%.
-        window: 3,
-        tolerance: 0.05,
+        window: WARM_WINDOW,
+        tolerance: WARM_TOLERANCE,
         // E5's JVM needed 5–6 runs.
         warmup_max: p.pick(10, 6, 2),
         min_rounds: p.pick(5, 3, 3),

@@ -1,7 +1,9 @@
 //! The seeds' lessons, checked against this machine's figures: each finding
-//! is a claim about a ratio of two measured figures (or of one against a
-//! threshold), and its verdict comes from the ratio's 95% interval alone —
-//! never from a figure written into the code.
+//! is a claim about a ratio or a difference of measured figures (or of one
+//! against a threshold), and its verdict comes from that figure's 95%
+//! interval alone — never from a figure written into the code. A lesson that
+//! needs several comparisons at once ("the fastest of three") holds only
+//! when every one of them does ([`from_every`]).
 
 use serde::Serialize;
 pub use toll_report::replicate::num;
@@ -35,6 +37,16 @@ impl Figure {
                 self.hi / other.lo,
             )
         })
+    }
+
+    /// `self − other` with a conservative interval (each bound against the
+    /// other's far bound, as in [`Figure::over`]).
+    pub fn minus(self, other: Figure) -> Figure {
+        Figure::new(
+            self.value - other.value,
+            self.lo - other.hi,
+            self.hi - other.lo,
+        )
     }
 }
 
@@ -117,40 +129,106 @@ pub fn from_ratio(
     what: &str,
     seed: &str,
 ) -> Finding {
-    match ratio {
+    from_figure(lesson, ratio, claim, times, what, seed)
+}
+
+/// A finding from any figure, `show` writing its values and the claim's
+/// threshold in its unit (a ratio's `×`, a count's own words).
+pub fn from_figure(
+    lesson: &str,
+    figure: Result<Figure, String>,
+    claim: Claim,
+    show: fn(f64) -> String,
+    what: &str,
+    seed: &str,
+) -> Finding {
+    match figure {
         Err(why) => Finding {
             verdict: Verdict::NotChecked,
             text: format!("not checked: {lesson} — {why}; {seed}"),
         },
         Ok(r) => {
             let verdict = judge(r, claim);
-            let tail = match (verdict, claim) {
-                (Verdict::Unclear, Claim::Above(t) | Claim::Below(t)) => {
-                    format!(" (the interval spans {})", times(t))
-                }
-                (Verdict::Unclear, Claim::Near(share)) => format!(
-                    " (the interval reaches past {}–{})",
-                    times(1.0 / (1.0 + share)),
-                    times(1.0 + share)
-                ),
-                (_, Claim::Near(share)) => format!(
-                    " (matching: within {}–{})",
-                    times(1.0 / (1.0 + share)),
-                    times(1.0 + share)
-                ),
-                _ => String::new(),
-            };
             Finding {
                 verdict,
                 text: format!(
-                    "{}: {lesson}: {} [{}, {}] {what}{tail}; {seed}",
+                    "{}: {lesson}: {} {what}{}; {seed}",
                     verdict.words(),
-                    times(r.value),
-                    num(r.lo),
-                    num(r.hi)
+                    shown(r, show),
+                    tail(verdict, claim, show)
                 ),
             }
         }
+    }
+}
+
+/// `2.10× [1.90, 2.30]`.
+fn shown(r: Figure, show: fn(f64) -> String) -> String {
+    format!("{} [{}, {}]", show(r.value), num(r.lo), num(r.hi))
+}
+
+/// What a verdict says of the claim's threshold, when it needs saying.
+fn tail(verdict: Verdict, claim: Claim, show: fn(f64) -> String) -> String {
+    match (verdict, claim) {
+        (Verdict::Unclear, Claim::Above(t) | Claim::Below(t)) => {
+            format!(" (the interval spans {})", show(t))
+        }
+        (Verdict::Unclear, Claim::Near(share)) => format!(
+            " (the interval reaches past {}–{})",
+            show(1.0 / (1.0 + share)),
+            show(1.0 + share)
+        ),
+        (_, Claim::Near(share)) => format!(
+            " (matching: within {}–{})",
+            show(1.0 / (1.0 + share)),
+            show(1.0 + share)
+        ),
+        _ => String::new(),
+    }
+}
+
+/// A lesson that is a conjunction ("faster than each of the others"),
+/// each part a (name, ratio) judged on `claim`: it holds when every part
+/// holds, no longer holds when any part is refuted (one refutation is
+/// enough, whatever the others say), is not checked when a part is missing,
+/// and is unclear otherwise. Every part is printed with its own interval.
+pub fn from_every(
+    lesson: &str,
+    parts: &[(String, Result<Figure, String>)],
+    claim: Claim,
+    what: &str,
+    seed: &str,
+) -> Finding {
+    let verdicts: Vec<Verdict> = parts
+        .iter()
+        .map(|(_, r)| r.as_ref().map_or(Verdict::NotChecked, |r| judge(*r, claim)))
+        .collect();
+    let verdict = if parts.is_empty() {
+        Verdict::NotChecked
+    } else if verdicts.contains(&Verdict::NoLongerHolds) {
+        Verdict::NoLongerHolds
+    } else if verdicts.contains(&Verdict::NotChecked) {
+        Verdict::NotChecked
+    } else if verdicts.iter().all(|v| *v == Verdict::Holds) {
+        Verdict::Holds
+    } else {
+        Verdict::Unclear
+    };
+    let each: Vec<String> = parts
+        .iter()
+        .zip(&verdicts)
+        .map(|((name, r), v)| match r {
+            Ok(r) => format!("{name} {}{}", shown(*r, times), tail(*v, claim, times)),
+            Err(why) => format!("{name} not measured ({why})"),
+        })
+        .collect();
+    Finding {
+        verdict,
+        text: format!(
+            "{}: {lesson}: {} {what}; {seed}",
+            verdict.words(),
+            each.join(", ")
+        ),
     }
 }
 
@@ -322,5 +400,94 @@ mod tests {
             Verdict::NoLongerHolds
         );
         assert_eq!(from_count("a line", &[], "").verdict, Verdict::NotChecked);
+    }
+
+    #[test]
+    fn a_difference_takes_the_far_bounds() {
+        let d = f(10.0, 9.0, 12.0).minus(f(5.0, 4.0, 6.0));
+        assert_eq!((d.value, d.lo, d.hi), (5.0, 3.0, 8.0));
+    }
+
+    #[test]
+    fn a_figure_is_shown_in_its_own_unit() {
+        let rt = |v: f64| format!("{} round trips", num(v));
+        let x = from_figure(
+            "more round trips",
+            Ok(f(1.0, 0.9, 1.1)),
+            Claim::Above(0.5),
+            rt,
+            "broker − direct",
+            "E3",
+        );
+        assert_eq!(x.verdict, Verdict::Holds);
+        assert!(
+            x.text
+                .starts_with("still holds: more round trips: 1.00 round trips [0.90, 1.10]"),
+            "{}",
+            x.text
+        );
+        let u = from_figure("r", Ok(f(0.5, 0.2, 0.8)), Claim::Above(0.5), rt, "", "");
+        assert!(u.text.contains("spans 0.50 round trips"), "{}", u.text);
+    }
+
+    #[test]
+    fn every_part_must_hold_and_one_refutation_is_enough() {
+        let part = |n: &str, r: Figure| (n.to_string(), Ok(r));
+        let held = from_every(
+            "a is fastest",
+            &[
+                part("b ÷ a", f(2.0, 1.5, 2.5)),
+                part("c ÷ a", f(3.0, 2.0, 4.0)),
+            ],
+            Claim::Above(1.0),
+            "",
+            "",
+        );
+        assert_eq!(held.verdict, Verdict::Holds);
+        assert!(
+            held.text
+                .contains("b ÷ a 2.00× [1.50, 2.50], c ÷ a 3.00× [2.00, 4.00]"),
+            "{}",
+            held.text
+        );
+        // One part unclear: the whole is unclear, whichever point is lower.
+        let unclear = from_every(
+            "a is fastest",
+            &[
+                part("b ÷ a", f(2.0, 1.5, 2.5)),
+                part("c ÷ a", f(3.0, 0.8, 5.0)),
+            ],
+            Claim::Above(1.0),
+            "",
+            "",
+        );
+        assert_eq!(unclear.verdict, Verdict::Unclear);
+        let refuted = from_every(
+            "a is fastest",
+            &[
+                part("b ÷ a", f(0.5, 0.4, 0.6)),
+                ("c ÷ a".to_string(), Err("not run".to_string())),
+            ],
+            Claim::Above(1.0),
+            "",
+            "",
+        );
+        assert_eq!(refuted.verdict, Verdict::NoLongerHolds);
+        assert!(refuted.text.contains("c ÷ a not measured (not run)"));
+        let missing = from_every(
+            "a is fastest",
+            &[
+                part("b ÷ a", f(2.0, 1.5, 2.5)),
+                ("c ÷ a".to_string(), Err("not run".to_string())),
+            ],
+            Claim::Above(1.0),
+            "",
+            "",
+        );
+        assert_eq!(missing.verdict, Verdict::NotChecked);
+        assert_eq!(
+            from_every("x", &[], Claim::Above(1.0), "", "").verdict,
+            Verdict::NotChecked
+        );
     }
 }
