@@ -1,11 +1,12 @@
 //! `toll agent` as the far end: a second network namespace joined by veth
 //! plays the far host, `ip netns exec` the launcher, and the measured
 //! traffic crosses the veth. Tests that make namespaces need root (CI runs
-//! as root) and say why they skip otherwise; each removes what it made, on
-//! failure too (the namespace is deleted when its guard is dropped).
+//! as root) and are ignored without it (`cfg(toll_root)`); each removes
+//! what it made, on failure too (the namespace is deleted when its guard
+//! is dropped).
 
 mod common;
-use common::far_host::{root, FarHost};
+use common::far_host::{assert_root, FarHost};
 use common::*;
 use std::process::Command;
 
@@ -19,10 +20,12 @@ fn medians(run: &serde_json::Value) -> Vec<f64> {
 }
 
 #[test]
+#[cfg_attr(
+    not(toll_root),
+    ignore = "needs root to make network namespaces: run the tests as root (CI does)"
+)]
 fn a_transfer_to_a_far_host_is_measured_over_the_veth_and_stored() {
-    if !root() {
-        return;
-    }
+    assert_root();
     let far = FarHost::new();
     let s = Scratch::new("agent-far");
     let launcher = far.launcher();
@@ -48,10 +51,12 @@ fn a_transfer_to_a_far_host_is_measured_over_the_veth_and_stored() {
 }
 
 #[test]
+#[cfg_attr(
+    not(toll_root),
+    ignore = "needs root to make network namespaces: run the tests as root (CI does)"
+)]
 fn across_an_emulated_link_a_round_trip_pays_the_delay_twice() {
-    if !root() {
-        return;
-    }
+    assert_root();
     let s = Scratch::new("agent-link");
     let mut args = vec![
         "transfer",
@@ -146,10 +151,12 @@ fn an_agent_whose_worker_dies_mid_run_leaves_a_partial_run() {
 }
 
 #[test]
+#[cfg_attr(
+    not(toll_root),
+    ignore = "needs root to make network namespaces: run the tests as root (CI does)"
+)]
 fn ctrl_c_across_a_link_stores_the_run_and_removes_the_namespaces() {
-    if !root() {
-        return;
-    }
+    assert_root();
     let s = Scratch::new("agent-ctrl-c");
     let mut child = Command::new(env!("CARGO_BIN_EXE_toll"))
         .arg("--db")
@@ -192,10 +199,12 @@ fn ctrl_c_across_a_link_stores_the_run_and_removes_the_namespaces() {
 }
 
 #[test]
+#[cfg_attr(
+    not(toll_root),
+    ignore = "needs root to run toll as nobody: run the tests as root (CI does)"
+)]
 fn without_permission_for_namespaces_link_says_so_in_one_line() {
-    if !root() {
-        return;
-    }
+    assert_root();
     // Root can be anyone: run toll as `nobody`, who may not make namespaces.
     use std::os::unix::fs::PermissionsExt;
     let s = Scratch::new("agent-nobody");

@@ -182,14 +182,19 @@ fn a_parameter_fit_recovers_start_up_and_cost_per_iteration() {
 }
 
 #[test]
+#[cfg_attr(
+    not(toll_jdk),
+    ignore = "needs a JDK 21 or newer: apt-get install openjdk-21-jdk-headless (scripts/setup does)"
+)]
 fn e5_loops_in_c_and_java_give_one_answer_and_a_fit() {
     let bin = e5_loop();
     let c = bin.join("c");
     let java = bin.join("java");
-    if !java.is_file() {
-        eprintln!("skipped: no JDK 21 or newer");
-        return;
-    }
+    assert!(
+        java.is_file(),
+        "built with a JDK 21 or newer (cfg toll_jdk) but examples/e5-loop/build found none: \
+         set JAVA_HOME to one, or rebuild (touch crates/store/build.rs) to ignore this test"
+    );
     let s = Scratch::new("exec-e5");
     let out_file = s.0.join("out.txt");
     let o = s.toll(&[

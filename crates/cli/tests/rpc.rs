@@ -4,7 +4,7 @@
 //! what is measured and stored, never how fast.
 
 mod common;
-use common::far_host::{root, FarHost};
+use common::far_host::{assert_root, FarHost};
 use common::*;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
@@ -413,10 +413,12 @@ fn mean_of(run: &Value, label: &str) -> f64 {
 }
 
 #[test]
+#[cfg_attr(
+    not(toll_root),
+    ignore = "needs root to make network namespaces: run the tests as root (CI does)"
+)]
 fn across_an_emulated_link_every_round_trip_pays_the_delay_twice() {
-    if !root() {
-        return;
-    }
+    assert_root();
     let s = Scratch::new("rpc-link");
     let run = json_run(
         &s,
@@ -462,10 +464,12 @@ fn across_an_emulated_link_every_round_trip_pays_the_delay_twice() {
 }
 
 #[test]
+#[cfg_attr(
+    not(toll_root),
+    ignore = "needs root to make network namespaces: run the tests as root (CI does)"
+)]
 fn a_far_host_serves_every_path_through_toll_agent() {
-    if !root() {
-        return;
-    }
+    assert_root();
     let far = FarHost::new();
     let s = Scratch::new("rpc-far");
     let launcher = far.launcher();
@@ -496,10 +500,12 @@ fn a_far_host_serves_every_path_through_toll_agent() {
 }
 
 #[test]
+#[cfg_attr(
+    not(toll_root),
+    ignore = "needs root to make network namespaces: run the tests as root (CI does)"
+)]
 fn the_go_server_on_a_far_host() {
-    if !root() {
-        return;
-    }
+    assert_root();
     let far = FarHost::new();
     let s = Scratch::new("rpc-far-go");
     let launcher = far.launcher();

@@ -203,6 +203,7 @@ pub fn run(
                     format!("{peer} peer via toll agent"),
                     far.describe().to_string(),
                 ),
+                env: Vec::new(),
             },
             None => peer.prepare_noting(&mut |m| observer.note(m))?,
         };

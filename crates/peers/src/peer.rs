@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -210,9 +210,8 @@ impl Peer {
         use std::os::unix::process::CommandExt;
         let mut pipes =
             PipePair::new().map_err(|e| PeerError::io("making the worker's pipes", e))?;
-        let mut cmd = Command::new(&launch.program);
-        cmd.args(&launch.args)
-            .stdin(Stdio::piped())
+        let mut cmd = launch.command();
+        cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);

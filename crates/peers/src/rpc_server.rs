@@ -148,9 +148,7 @@ pub struct RpcServer {
 impl RpcServer {
     /// Start a prepared server (from [`launch_rpc_server`]) and say hello.
     pub fn start(launch: &Launch) -> Result<RpcServer, PeerError> {
-        let mut cmd = Command::new(&launch.program);
-        cmd.args(&launch.args);
-        RpcServer::from_command(cmd)
+        RpcServer::from_command(launch.command())
     }
 
     /// Start the server `cmd` runs (any launcher: its stdin and stdout are

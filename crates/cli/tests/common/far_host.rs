@@ -1,19 +1,22 @@
 //! A far host for the tests: a second network namespace joined to this one
 //! by veth, with `ip netns exec` as the launcher of `toll agent` there.
-//! Making one needs root (CI runs as root); [`root`] says why a test skips
-//! otherwise. The namespace is deleted when its guard is dropped, on
-//! failure too.
+//! Making one needs root (CI runs as root): a test that does is ignored
+//! where the build found no root (`cfg(toll_root)`, crates/store/build.rs),
+//! and [`assert_root`] fails it if root has gone by run time. The namespace
+//! is deleted when its guard is dropped, on failure too.
 
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-pub fn root() -> bool {
+/// Fails a `cfg(toll_root)` test run by someone else than the root who built it.
+pub fn assert_root() {
     // SAFETY: geteuid cannot fail.
-    if unsafe { libc::geteuid() } == 0 {
-        return true;
-    }
-    eprintln!("skipped: making a network namespace as the far host needs root (CI runs as root)");
-    false
+    let euid = unsafe { libc::geteuid() };
+    assert_eq!(
+        euid, 0,
+        "built as root (cfg toll_root), run as uid {euid}: making namespaces needs root; \
+         rebuild as this user (touch crates/store/build.rs) to have this test ignored"
+    );
 }
 
 fn ip(args: &[&str]) {

@@ -53,15 +53,18 @@ pub fn start_server(runtime: ServerRuntime, place: &Place) -> Result<ServerHandl
                 runtime,
                 why: e.to_string(),
             })?;
-        let mut cmd = match prefix.split_first() {
-            None => Command::new(&launch.program),
+        let cmd = match prefix.split_first() {
+            None => launch.command(),
             Some((first, rest)) => {
+                // The link's launcher (`ip netns exec …`) passes the environment on.
                 let mut c = Command::new(first);
-                c.args(rest).arg(&launch.program);
+                c.args(rest)
+                    .arg(&launch.program)
+                    .args(&launch.args)
+                    .envs(launch.env.iter().map(|(k, v)| (k, v)));
                 c
             }
         };
-        cmd.args(&launch.args);
         Ok(RpcServer::from_command(cmd)?)
     };
     let (server, listen) = match place {

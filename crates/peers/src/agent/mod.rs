@@ -99,6 +99,7 @@ impl Agent {
             program: "sh".into(),
             args: vec!["-c".into(), launcher.into()],
             toolchain: ("agent".into(), launcher.into()),
+            env: Vec::new(),
         };
         let far = |e: PeerError| far_error(launcher, e);
         let mut peer = Peer::start(Runtime::Rust, launch).map_err(far)?;

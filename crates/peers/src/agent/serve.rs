@@ -11,7 +11,6 @@ use serde_json::{json, Value};
 use std::io::{self, Write};
 use std::net::IpAddr;
 use std::os::unix::process::CommandExt;
-use std::process::Command;
 
 /// The agent protocol's version, in its `hello`.
 pub const AGENT_VERSION: u64 = 1;
@@ -132,7 +131,7 @@ fn worker(cmd: &Value, out: &mut impl Write) -> Result<std::convert::Infallible,
     let ok = json!({"ok": true, "event": "worker", "runtime": runtime.name(),
                     "toolchain": [launch.toolchain.0, launch.toolchain.1]});
     answer(out, &ok).map_err(|e| e.to_string())?;
-    let e = Command::new(&launch.program).args(&launch.args).exec();
+    let e = launch.command().exec();
     // The harness was told the worker is coming: say why it is not on stderr,
     // and exit, which the harness reports with this line.
     eprintln!(
@@ -156,7 +155,7 @@ fn rpc_server(cmd: &Value, out: &mut impl Write) -> Result<std::convert::Infalli
         &json!({"ok": true, "event": "rpc-server", "runtime": name}),
     )
     .map_err(|e| e.to_string())?;
-    let e = Command::new(&launch.program).args(&launch.args).exec();
+    let e = launch.command().exec();
     eprintln!(
         "toll agent: cannot start the {name} rpc server {}: {e}",
         launch.program.display()

@@ -74,5 +74,6 @@ pub(super) fn prepare(cc: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Launc
         program: exe,
         args: vec![],
         toolchain: ("cc".into(), cc.version),
+        env: Vec::new(),
     })
 }

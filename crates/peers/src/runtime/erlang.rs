@@ -3,6 +3,7 @@
 
 use super::{find_tool, keyed_dir, output_line, write_sources, Launch, Toolchain};
 use crate::PeerError;
+use std::path::PathBuf;
 use std::process::Command;
 
 pub(super) const INSTALL: &str = "apt-get install erlang-base";
@@ -64,7 +65,12 @@ pub(super) fn prepare(erl: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Laun
             .map_err(|e| PeerError::io(format!("installing {}", beam.display()), e))?;
         let _ = std::fs::remove_dir_all(&tmp);
     }
-    Ok(Launch {
+    Ok(launch(erl, dir))
+}
+
+/// How to start the compiled worker in `dir` with `erl`.
+fn launch(erl: Toolchain, dir: PathBuf) -> Launch {
+    Launch {
         program: erl.program,
         args: vec![
             "-noshell".into(),
@@ -75,5 +81,24 @@ pub(super) fn prepare(erl: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Laun
             "main".into(),
         ],
         toolchain: ("erl".into(), erl.version),
-    })
+        // A dying runtime writes no erl_crash.dump (hundreds of MB) into the
+        // directory toll was started in; the worker's stderr says why it died.
+        env: vec![("ERL_CRASH_DUMP_BYTES".into(), "0".into())],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_worker_is_started_without_a_crash_dump() {
+        let erl = Toolchain {
+            program: "/usr/bin/erl".into(),
+            version: "OTP 27".into(),
+        };
+        let cmd = launch(erl, "/cache/erlang".into()).command();
+        let env: Vec<_> = cmd.get_envs().collect();
+        assert_eq!(env, [("ERL_CRASH_DUMP_BYTES".as_ref(), Some("0".as_ref()))]);
+    }
 }

@@ -66,6 +66,7 @@ pub(super) fn prepare(go: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Launc
         program: exe,
         args: vec![],
         toolchain: ("go".into(), go.version),
+        env: Vec::new(),
     })
 }
 
@@ -118,6 +119,7 @@ pub(super) fn prepare_rpc(go: Toolchain, note: &mut dyn FnMut(&str)) -> Result<L
         program: exe,
         args: vec![],
         toolchain: ("go".into(), go.version),
+        env: Vec::new(),
     })
 }
 

@@ -77,5 +77,6 @@ pub(super) fn prepare(ghc: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Laun
         program: exe,
         args: vec![],
         toolchain: ("ghc".into(), ghc.version),
+        env: Vec::new(),
     })
 }

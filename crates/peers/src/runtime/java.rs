@@ -137,6 +137,7 @@ pub(super) fn prepare(java: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Lau
             "TollWorker".into(),
         ],
         toolchain: ("java".into(), java.version),
+        env: Vec::new(),
     })
 }
 

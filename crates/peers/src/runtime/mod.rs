@@ -44,6 +44,18 @@ pub struct Launch {
     pub args: Vec<OsString>,
     /// (tool, version) for the environment fingerprint.
     pub toolchain: (String, String),
+    /// Variables set for the worker on top of toll's own environment.
+    pub env: Vec<(OsString, OsString)>,
+}
+
+impl Launch {
+    /// The command that starts the worker: program, arguments, environment.
+    pub fn command(&self) -> Command {
+        let mut cmd = Command::new(&self.program);
+        cmd.args(&self.args)
+            .envs(self.env.iter().map(|(k, v)| (k, v)));
+        cmd
+    }
 }
 
 mod c;
@@ -215,6 +227,7 @@ impl Runtime {
                 program: tool.program,
                 args: vec!["worker".into()],
                 toolchain: ("toll".into(), tool.version),
+                env: Vec::new(),
             }),
             Runtime::C => c::prepare(tool, note),
             Runtime::Python => python::prepare(tool),
@@ -253,6 +266,7 @@ impl Runtime {
                 program: tool.program,
                 args: vec!["rpc-server".into()],
                 toolchain: ("toll".into(), tool.version),
+                env: Vec::new(),
             }),
             Runtime::Go => go::prepare_rpc(tool, note),
             Runtime::Python => python::prepare_rpc(tool),

@@ -27,5 +27,6 @@ pub(super) fn prepare(node: Toolchain) -> Result<Launch, PeerError> {
         // gc() lets the worker measure the heap its units hold (spec/wire.md, `spawn`).
         args: vec!["--expose-gc".into(), script.into()],
         toolchain: ("node".into(), node.version),
+        env: Vec::new(),
     })
 }

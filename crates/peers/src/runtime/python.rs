@@ -31,6 +31,7 @@ pub(super) fn prepare(python: Toolchain) -> Result<Launch, PeerError> {
         program: python.program,
         args: vec!["-u".into(), script.into()],
         toolchain: ("python3".into(), python.version),
+        env: Vec::new(),
     })
 }
 
@@ -49,6 +50,7 @@ pub(super) fn prepare_rpc(python: Toolchain) -> Result<Launch, PeerError> {
         program: python.program,
         args: vec!["-u".into(), script.into()],
         toolchain: ("python3".into(), python.version),
+        env: Vec::new(),
     })
 }
 

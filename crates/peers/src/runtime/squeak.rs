@@ -123,5 +123,6 @@ pub(super) fn prepare(vm: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Launc
             dir.join("toll_worker.st").into(),
         ],
         toolchain: ("squeakvm".into(), vm.version),
+        env: Vec::new(),
     })
 }
