@@ -58,7 +58,7 @@ fn run(id: i64, host: &str, scale: f64) -> Run {
             .map(|&n| point(n, scale * (1000.0 + n as f64)))
             .collect(),
     };
-    Run {
+    let mut run = Run {
         id,
         family: "transfer".into(),
         started_at: "2025-01-01T00:00:00Z".into(),
@@ -75,7 +75,10 @@ fn run(id: i64, host: &str, scale: f64) -> Run {
         },
         tool_version: "0.1.0".into(),
         series: vec![series],
-    }
+    };
+    // Decided as the store decides every run it writes or reads.
+    toll_store::upgrade::decide(&mut run);
+    run
 }
 
 fn rules(threshold: f64) -> Rules {
