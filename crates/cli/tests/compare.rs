@@ -76,7 +76,13 @@ fn two_real_transfer_runs_compare_and_predict() {
     let s = Scratch::new("compare-real");
     for _ in 0..2 {
         let mut args = vec![
-            "transfer", "--peer", "rust", "--via", "pipe", "--sizes", "0,1000",
+            "transfer",
+            "--peer",
+            "rust",
+            "--via",
+            "pipe",
+            "--sizes",
+            "0,1000,4000",
         ];
         args.extend_from_slice(QUICK);
         let o = s.toll(&args);
@@ -113,7 +119,7 @@ fn two_real_transfer_runs_compare_and_predict() {
     assert_eq!(c["cross_machine"], false);
     assert_eq!(c["b"]["id"], 2);
     let points = c["series"][0]["points"].as_array().unwrap();
-    assert_eq!(points.len(), 2);
+    assert_eq!(points.len(), 3);
     for p in points {
         assert_eq!(p["change"]["count"], json!([3, 3]));
         assert_eq!(p["verdict"], "same");
@@ -152,9 +158,9 @@ fn two_real_transfer_runs_compare_and_predict() {
         ci[0].as_f64() <= t.as_f64() && t.as_f64() <= ci[1].as_f64(),
         "{a}"
     );
-    assert_eq!(a["measured"], json!([0, 1000]));
+    assert_eq!(a["measured"], json!([0, 4000]));
     assert!(
-        stderr(&o).contains("n = 100000 lies outside the measured range 0…1000"),
+        stderr(&o).contains("n = 100000 lies outside the measured range 0…4000"),
         "{}",
         stderr(&o)
     );

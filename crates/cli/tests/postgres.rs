@@ -61,7 +61,13 @@ fn a_transfer_stored_in_postgres_reads_back_and_travels_to_sqlite_and_back() {
     let url = pg::fresh_db("cli_e2e");
     let s = Scratch::new("pg-e2e");
     let mut args = vec![
-        "transfer", "--peer", "rust", "--via", "pipe", "--sizes", "0,1000",
+        "transfer",
+        "--peer",
+        "rust",
+        "--via",
+        "pipe",
+        "--sizes",
+        "0,1000,4000",
     ];
     args.extend_from_slice(QUICK);
     let out = ok(&toll_at(&url, &args), "transfer");
@@ -129,12 +135,33 @@ fn a_transfer_stored_in_postgres_reads_back_and_travels_to_sqlite_and_back() {
 
     // History is read back from PostgreSQL too: another placement has no
     // runs of its own, and learns from the two stored how far this machine
-    // moves between runs.
+    // moves between runs — one of them imported, which counts only when
+    // asked for (TOLL_HISTORY_IMPORTED=1).
     let mut args = vec![
-        "transfer", "--peer", "rust", "--via", "pipe", "--sizes", "0,1000", "--pin", "same",
+        "--db",
+        &url,
+        "transfer",
+        "--peer",
+        "rust",
+        "--via",
+        "pipe",
+        "--sizes",
+        "0,1000,4000",
+        "--pin",
+        "same",
     ];
     args.extend_from_slice(QUICK);
-    ok(&toll_at(&url, &args), "transfer --pin same");
+    let o = Command::new(env!("CARGO_BIN_EXE_toll"))
+        .args(&args)
+        .env(
+            "TOLL_CACHE_DIR",
+            std::env::temp_dir().join("toll-e2e-cache"),
+        )
+        .env("TOLL_HISTORY_IMPORTED", "1")
+        .env_remove("TOLL_DB")
+        .output()
+        .unwrap();
+    ok(&o, "transfer --pin same");
     let run: Value =
         serde_json::from_str(&ok(&toll_at(&url, &["export", "last"]), "export")).unwrap();
     let r = &run["series"][0]["fit"]["run_to_run"];

@@ -258,11 +258,11 @@ fn cis_learn_run_to_run_variation_from_earlier_runs_of_the_same_series() {
             "{shown} vs {within}"
         );
         assert!(r["alpha_sd"].as_f64().unwrap() > 0.0);
-        // Its degrees of freedom: the earlier runs, and the floor's 2 once
-        // there are any.
+        // Its degrees of freedom: the earlier runs less one (this run
+        // never counts), and the floor's 2 once there are any.
         assert_eq!(
             r["df"],
-            if i == 0 { 0 } else { i + 2 },
+            if i < 2 { 0 } else { i - 1 + 2 },
             "run {}: {r}",
             i + 1
         );
@@ -289,5 +289,5 @@ fn cis_learn_run_to_run_variation_from_earlier_runs_of_the_same_series() {
     let out = stdout(&s.toll(&["show", "3"]));
     assert!(out.contains("run to run: σ(α) = "), "{out}");
     assert!(out.contains("from 2 earlier runs of this series"), "{out}");
-    assert!(out.contains("(4 degrees of freedom: Student's t"), "{out}");
+    assert!(out.contains("(3 degrees of freedom: Student's t"), "{out}");
 }

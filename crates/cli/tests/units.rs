@@ -25,7 +25,7 @@ fn a_small_spawn_on_every_runtime_stores_time_and_memory_per_unit() {
         "--runtime",
         RUNTIMES,
         "-n",
-        "10,200",
+        "10,100,200",
         "--trials",
         "2",
     ]);
@@ -54,7 +54,7 @@ fn a_small_spawn_on_every_runtime_stores_time_and_memory_per_unit() {
     for sr in all {
         let label = sr["label"].as_str().unwrap();
         let ps = points(sr);
-        assert_eq!(ps.len(), 2, "{label}");
+        assert_eq!(ps.len(), 3, "{label}");
         for p in ps {
             assert_eq!(p["status"], "ok", "{label}: {p}");
             let samples = p["samples"].as_array().unwrap();
@@ -77,7 +77,7 @@ fn a_small_spawn_on_every_runtime_stores_time_and_memory_per_unit() {
                 None => assert!(extra["mem_note"].is_string(), "{label}: {p}"),
             }
         }
-        assert!(sr["fit"].is_object(), "{label}: two Ns give a fit");
+        assert!(sr["fit"].is_object(), "{label}: three Ns give a fit");
         assert!(sr["attrs"]["class"].is_string());
     }
 }

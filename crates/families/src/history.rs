@@ -6,8 +6,8 @@
 
 use serde_json::Value;
 use std::collections::BTreeMap;
-use toll_measure::run_to_run::{self, Estimate, MachineShare};
 use toll_measure::decision::{self, Context};
+use toll_measure::run_to_run::{self, Estimate, MachineShare};
 use toll_measure::{SeriesFit, Summary};
 use toll_store::{EarlierFit, Store, StoreError};
 

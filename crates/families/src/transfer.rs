@@ -113,6 +113,9 @@ pub struct SeriesResult {
     pub others_busy: f64,
     /// The busiest of them, with its share of one CPU.
     pub busiest: Option<(String, f64)>,
+    /// Why a size failed, when one did (the sizes after it were not tried).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
 }
 
 impl SeriesResult {
@@ -264,14 +267,18 @@ pub fn run(
 
     let interrupted = stop.load(Ordering::Relaxed);
     let measured = series.iter().any(|s| !s.points.is_empty());
+    // A size that failed leaves its series short: the run is not complete.
+    let failures: Vec<&str> = series.iter().filter_map(|s| s.failure.as_deref()).collect();
     let status = match (&result, interrupted) {
-        (Err(_), _) if !measured => RunStatus::Failed,
+        (_, _) if !measured => RunStatus::Failed,
         (Err(_), _) | (Ok(()), true) => RunStatus::Partial,
+        (Ok(()), false) if !failures.is_empty() => RunStatus::Partial,
         (Ok(()), false) => RunStatus::Complete,
     };
     let error_text = match &result {
         Err(e) => Some(e.to_string()),
         Ok(()) if interrupted => Some("interrupted by the user".to_string()),
+        Ok(()) if !failures.is_empty() => Some(failures.join("; ")),
         Ok(()) => None,
     };
     store.finish_run(
@@ -561,6 +568,14 @@ impl Sweep<'_> {
     ) -> Result<(), TransferError> {
         // What it measured, the size that failed (if one did) as failed.
         let error = r.error.take();
+        let failure = r.failed_at.map(|i| {
+            format!(
+                "{} at n = {}: {}",
+                r.label,
+                self.cfg.sizes[i],
+                error.as_deref().unwrap_or("failed")
+            )
+        });
         self.save(r.series_id, &mut r.ids, &r.samples, r.failed_at, error)?;
         let Running {
             label,
@@ -610,7 +625,14 @@ impl Sweep<'_> {
                     ],
                 },
             };
-            history::conclude(self.store, &which, series_id, f, &fit_input, Some(others_busy))?;
+            history::conclude(
+                self.store,
+                &which,
+                series_id,
+                f,
+                &fit_input,
+                Some(others_busy),
+            )?;
         }
         self.results.push(SeriesResult {
             label,
@@ -622,6 +644,7 @@ impl Sweep<'_> {
             missed: r.missed,
             others_busy,
             busiest: busiest.clone(),
+            failure,
         });
         Ok(())
     }

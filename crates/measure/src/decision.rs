@@ -200,8 +200,16 @@ pub fn decision(fit: &SeriesFit, ctx: &Context) -> Decision {
         ),
         None => (
             ModelKind::Line,
-            Figure::new(line.alpha, line.alpha_ci, own(line.alpha_ci, |w| w.alpha_ci_within)),
-            Figure::new(line.beta, line.beta_ci, own(line.beta_ci, |w| w.beta_ci_within)),
+            Figure::new(
+                line.alpha,
+                line.alpha_ci,
+                own(line.alpha_ci, |w| w.alpha_ci_within),
+            ),
+            Figure::new(
+                line.beta,
+                line.beta_ci,
+                own(line.beta_ci, |w| w.beta_ci_within),
+            ),
         ),
     };
     let noisy_sizes: Vec<f64> = ctx
@@ -224,11 +232,7 @@ pub fn decision(fit: &SeriesFit, ctx: &Context) -> Decision {
     } else {
         Verdict::Ok
     };
-    let largest = ctx
-        .points
-        .iter()
-        .map(|(n, _)| *n)
-        .fold(f64::NAN, f64::max);
+    let largest = ctx.points.iter().map(|(n, _)| *n).fold(f64::NAN, f64::max);
     let at_largest = largest.is_finite().then(|| {
         let t = match model {
             ModelKind::Line => line.predict(largest),
@@ -247,9 +251,7 @@ pub fn decision(fit: &SeriesFit, ctx: &Context) -> Decision {
     Decision {
         model,
         verdict,
-        busy: ctx
-            .others_busy
-            .is_some_and(|b| b > crate::env::BUSY_SHARE),
+        busy: ctx.others_busy.is_some_and(|b| b > crate::env::BUSY_SHARE),
         alpha,
         beta,
         break_n: piece.map(|p| p.break_n),
@@ -274,7 +276,8 @@ mod tests {
                     (0..10u64)
                         .map(|i| {
                             // A fixed scatter, different at every size.
-                            let h = (i + 1).wrapping_mul(n as u64 + 7).wrapping_mul(2654435761) % 1000;
+                            let h =
+                                (i + 1).wrapping_mul(n as u64 + 7).wrapping_mul(2654435761) % 1000;
                             t * (1.0 + wobble * (h as f64 / 500.0 - 1.0))
                         })
                         .collect(),
@@ -287,21 +290,29 @@ mod tests {
         Context {
             per_unit: false,
             others_busy: Some(0.0),
-            points: points
-                .iter()
-                .map(|(n, v)| (*n, Summary::of(v)))
-                .collect(),
+            points: points.iter().map(|(n, v)| (*n, Summary::of(v))).collect(),
         }
     }
 
     #[test]
     fn a_clean_line_is_ok_with_positive_figures() {
-        let pts = series(|n| 1000.0 + 2.0 * n, &[0.0, 10.0, 100.0, 1000.0, 5000.0], 0.002);
+        let pts = series(
+            |n| 1000.0 + 2.0 * n,
+            &[0.0, 10.0, 100.0, 1000.0, 5000.0],
+            0.002,
+        );
         let fit = fit_series(&pts).unwrap();
         let d = decision(&fit, &ctx(&pts));
-        assert_eq!((d.model, d.verdict, d.busy), (ModelKind::Line, Verdict::Ok, false));
+        assert_eq!(
+            (d.model, d.verdict, d.busy),
+            (ModelKind::Line, Verdict::Ok, false)
+        );
         assert_eq!(d.alpha.sign, Sign::Positive);
-        assert!(d.alpha.ci.0 < 1000.0 && 1000.0 < d.alpha.ci.1, "{:?}", d.alpha);
+        assert!(
+            d.alpha.ci.0 < 1000.0 && 1000.0 < d.alpha.ci.1,
+            "{:?}",
+            d.alpha
+        );
         assert!((d.n_half.unwrap() - 500.0).abs() < 50.0);
         assert_eq!(d.words(), "ok");
         let (n, t) = d.at_largest.unwrap();
@@ -328,12 +339,21 @@ mod tests {
 
     #[test]
     fn a_staircase_is_a_curve_with_its_break_and_the_measured_end() {
-        let step = |n: f64| if n < 3000.0 { 1000.0 + n } else { 40_000.0 + 10.0 * n };
+        let step = |n: f64| {
+            if n < 3000.0 {
+                1000.0 + n
+            } else {
+                40_000.0 + 10.0 * n
+            }
+        };
         let ns: Vec<f64> = (0..12).map(|i| f64::from(i) * 1000.0).collect();
         let pts = series(step, &ns, 0.001);
         let fit = fit_series(&pts).unwrap();
         let d = decision(&fit, &ctx(&pts));
-        assert_eq!((d.model, d.verdict), (ModelKind::TwoSegments, Verdict::Curve));
+        assert_eq!(
+            (d.model, d.verdict),
+            (ModelKind::TwoSegments, Verdict::Curve)
+        );
         assert!(d.break_n.is_some());
         assert!(d.words().starts_with("curve, break ≈ "), "{}", d.words());
         let (n, t) = d.at_largest.unwrap();

@@ -144,7 +144,10 @@ fn equal_n_are_merged_and_non_finite_values_ignored() {
     .unwrap();
     assert_eq!((merged.robust.alpha, merged.robust.beta), (10.0, 2.0));
     let ls = &merged.least_squares;
-    assert!((ls.alpha - 10.0).abs() < 1e-12 && (ls.beta - 2.0).abs() < 1e-12, "{ls:?}");
+    assert!(
+        (ls.alpha - 10.0).abs() < 1e-12 && (ls.beta - 2.0).abs() < 1e-12,
+        "{ls:?}"
+    );
 }
 
 #[test]

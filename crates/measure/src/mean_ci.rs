@@ -47,13 +47,27 @@ pub fn mean_ci(values: &[f64]) -> (f64, f64) {
     (mean - half, mean + half)
 }
 
-/// [`mean_ci`] for a quantity that cannot be negative (a time): the
-/// interval cut at zero. Cutting a confidence interval to the parameter's
-/// own range keeps its coverage (a true value ≥ 0 that was inside is still
-/// inside), and a time never reads "[−150, 411] µs" from a few noisy trials.
+/// The 95% interval of the mean of a quantity that cannot be negative (a
+/// time), made on the log scale so that it never reaches 0: the modified
+/// Cox interval for the mean of log-normal values (Olsson 2005, *Journal
+/// of Statistics Education* 13(1)), exp(ȳ + s²/2 ± t·√(s²/n + s⁴/(2(n−1))))
+/// over y = ln x. Run times are skewed to the right, as log-normal values
+/// are; where they are tight it is the t interval. With a value of 0 or
+/// below (no log), the t interval cut at 0, which keeps its coverage (a
+/// true value ≥ 0 that was inside is still inside).
 pub fn positive_mean_ci(values: &[f64]) -> (f64, f64) {
-    let (lo, hi) = mean_ci(values);
-    (lo.max(0.0), hi)
+    let n = values.len();
+    if n < 2 || values.iter().any(|v| !(*v > 0.0) || !v.is_finite()) {
+        let (lo, hi) = mean_ci(values);
+        return (lo.max(0.0), hi);
+    }
+    let logs: Vec<f64> = values.iter().map(|v| v.ln()).collect();
+    let nf = n as f64;
+    let m = logs.iter().sum::<f64>() / nf;
+    let s2 = logs.iter().map(|y| (y - m).powi(2)).sum::<f64>() / (nf - 1.0);
+    let half = t975(n - 1) * (s2 / nf + s2 * s2 / (2.0 * (nf - 1.0))).sqrt();
+    let centre = m + s2 / 2.0;
+    ((centre - half).exp(), (centre + half).exp())
 }
 
 /// The 95% interval of mean(b) − mean(a) for two independent sets of
@@ -86,18 +100,52 @@ pub fn mean_diff_ci(a: &[f64], b: &[f64]) -> (f64, f64) {
 mod tests {
 
     #[test]
-    fn a_time_s_interval_stops_at_zero() {
+    fn a_positive_mean_interval_never_reaches_zero_and_covers_the_mean() {
+        // Ten skewed run times (µs), one far out: the t interval crosses 0.
+        let v = [20.0, 21.0, 22.0, 19.0, 20.5, 21.5, 300.0, 20.0, 22.5, 19.5];
+        assert!(mean_ci(&v).0 < 0.0 || mean_ci(&v).0 < 10.0);
+        let (lo, hi) = positive_mean_ci(&v);
+        assert!(lo > 0.0 && hi > lo, "{lo}..{hi}");
+        // Coverage on log-normal draws: 93–97% of 2000 seeded intervals.
+        let mut rng = fastrand::Rng::with_seed(7);
+        let (mu, sigma) = (3.0f64, 0.5f64);
+        let truth = (mu + sigma * sigma / 2.0).exp();
+        let normal = |rng: &mut fastrand::Rng| {
+            let (u, w) = (rng.f64().max(1e-300), rng.f64());
+            (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * w).cos()
+        };
+        let trials = 2000;
+        let covered = (0..trials)
+            .filter(|_| {
+                let x: Vec<f64> = (0..30)
+                    .map(|_| (mu + sigma * normal(&mut rng)).exp())
+                    .collect();
+                let (lo, hi) = positive_mean_ci(&x);
+                lo <= truth && truth <= hi
+            })
+            .count();
+        let share = covered as f64 / trials as f64;
+        assert!((0.93..=0.97).contains(&share), "covered {share}");
+    }
+
+    use super::*;
+
+    #[test]
+    fn a_time_s_interval_stays_above_zero() {
         let few = [10.0, 200.0];
         assert!(mean_ci(&few).0 < 0.0);
         let (lo, hi) = positive_mean_ci(&few);
-        assert_eq!(lo, 0.0);
-        assert_eq!(hi, mean_ci(&few).1);
-        assert_eq!(
-            positive_mean_ci(&[5.0, 6.0, 7.0]),
-            mean_ci(&[5.0, 6.0, 7.0])
+        assert!(lo > 0.0 && lo < 10.0 && hi > 200.0, "{lo}..{hi}");
+        // Tight values: the log-scale interval is the t interval, nearly.
+        let (a, b) = positive_mean_ci(&[5.0, 6.0, 7.0]);
+        let (c, d) = mean_ci(&[5.0, 6.0, 7.0]);
+        assert!(
+            (a - c).abs() < 1.0 && (b - d).abs() < 1.0,
+            "{a}..{b} against {c}..{d}"
         );
+        // A zero has no logarithm: the t interval, cut at 0.
+        assert_eq!(positive_mean_ci(&[0.0, 100.0]).0, 0.0);
     }
-    use super::*;
 
     #[test]
     fn t_quantiles_match_the_tables() {

@@ -123,7 +123,10 @@ mod tests {
     fn levels_are_the_binomial_coverage_of_the_ranks() {
         for n in 2..60u32 {
             let k = rank(n as usize, 0.95) as u32;
-            assert!((level(n as usize) - (1.0 - miss(n, k))).abs() < 1e-12, "n = {n}");
+            assert!(
+                (level(n as usize) - (1.0 - miss(n, k))).abs() < 1e-12,
+                "n = {n}"
+            );
         }
         assert_eq!(level(3), 0.75);
         assert_eq!(level(1), 0.0);

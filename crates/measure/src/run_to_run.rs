@@ -258,8 +258,16 @@ pub fn widen(fit: &mut SeriesFit, earlier: &[Estimate], machine: Option<MachineS
     let betas: Vec<(f64, (f64, f64))> = earlier.iter().map(|e| (e.beta, e.beta_ci)).collect();
     let prior_df = machine.map(|m| (m.df as f64).min(PRIOR_DF));
     let (alpha, beta) = (
-        between(now.alpha, &alphas, machine.map(|m| (m.alpha, prior_df.unwrap_or(0.0)))),
-        between(now.beta, &betas, machine.map(|m| (m.beta, prior_df.unwrap_or(0.0)))),
+        between(
+            now.alpha,
+            &alphas,
+            machine.map(|m| (m.alpha, prior_df.unwrap_or(0.0))),
+        ),
+        between(
+            now.beta,
+            &betas,
+            machine.map(|m| (m.beta, prior_df.unwrap_or(0.0))),
+        ),
     );
     let wider = |est: f64, (lo, hi): (f64, f64), b: Between| {
         let add = b.half.powi(2);
@@ -426,7 +434,9 @@ mod tests {
         assert!(lo < 800.0 && hi > 1200.0, "{lo}..{hi}");
         // More runs that move as much: more df, a smaller multiplier.
         let many = runs(
-            &[1100.0, 900.0, 1100.0, 900.0, 1100.0, 900.0, 1100.0, 900.0, 1000.0],
+            &[
+                1100.0, 900.0, 1100.0, 900.0, 1100.0, 900.0, 1100.0, 900.0, 1000.0,
+            ],
             &[2.0; 9],
         );
         let mut fit = line(1000.0, 2.0, 0.0001);

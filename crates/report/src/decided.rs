@@ -41,10 +41,7 @@ pub fn no_model(sizes: usize) -> String {
 /// interval where the model does not reach that end.
 pub fn cells(f: &Figure, fmt: impl Fn(f64) -> String) -> (String, String) {
     match f.sign {
-        Sign::Positive => (
-            fmt(f.value),
-            format!("[{}, {}]", fmt(f.ci.0), fmt(f.ci.1)),
-        ),
+        Sign::Positive => (fmt(f.value), format!("[{}, {}]", fmt(f.ci.0), fmt(f.ci.1))),
         Sign::NearZero => ("≈ 0".into(), format!("[0, {}]", fmt(f.ci.1))),
         Sign::BelowZero => ("< 0".into(), "–".into()),
     }
@@ -137,7 +134,10 @@ mod tests {
         );
         let ten: Vec<f64> = (1..=10).map(f64::from).collect();
         assert_eq!(median_interval(&Summary::of(&ten), f), "[2, 9]");
-        assert_eq!(median_interval(&Summary::of(&[4.0]), f), "no interval (1 value)");
+        assert_eq!(
+            median_interval(&Summary::of(&[4.0]), f),
+            "no interval (1 value)"
+        );
         let old = Summary {
             ci_level: None,
             ..Summary::of(&ten)

@@ -466,9 +466,10 @@ fn compare_series(sa: &Series, sb: &Series, rules: Rules) -> SeriesComparison {
             };
             let term = fb.run_to_run.as_ref().or(fa.run_to_run.as_ref());
             let (sd_a, sd_b) = term.map_or((0.0, 0.0), |r| (r.alpha_sd, r.beta_sd));
-            let change = |a: &toll_measure::decision::Figure, b: &toll_measure::decision::Figure, sd| {
-                ParamChange::of_runs(a.value, a.within_ci, b.value, b.within_ci, sd)
-            };
+            let change =
+                |a: &toll_measure::decision::Figure, b: &toll_measure::decision::Figure, sd| {
+                    ParamChange::of_runs(a.value, a.within_ci, b.value, b.within_ci, sd)
+                };
             Some(FitComparison {
                 alpha_ns: change(&da.alpha, &db.alpha, sd_a),
                 beta_ns: change(&da.beta, &db.beta, sd_b),

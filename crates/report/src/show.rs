@@ -321,7 +321,16 @@ pub fn run_to_run_source(r: &RunToRun) -> String {
 /// for each such point and each failed one.
 pub fn points_table(series: &Series) -> (Table, Vec<String>) {
     let mut t = Table::new(&[
-        "n", "median", "median CI", "mean", "stddev", "min", "cv", "outliers", "trials", "",
+        "n",
+        "median",
+        "median CI",
+        "mean",
+        "stddev",
+        "min",
+        "cv",
+        "outliers",
+        "trials",
+        "",
     ]);
     let mut notes = Vec::new();
     let mut noisy = Vec::new();

@@ -202,7 +202,13 @@ fn a_whole_run_round_trips(path: &Path) {
     // decided as it is read; the rest comes back as written.
     let read = series.fit.clone().unwrap();
     assert!(read.decision.is_some());
-    assert_eq!(Some(SeriesFit { decision: None, ..read }), Some(fit()));
+    assert_eq!(
+        Some(SeriesFit {
+            decision: None,
+            ..read
+        }),
+        Some(fit())
+    );
     let ns: Vec<u64> = series.points.iter().map(|p| p.n).collect();
     assert_eq!(ns, [0, 10, 20], "points come back by n");
     assert_eq!(series.points[0].extra, None);
@@ -513,7 +519,13 @@ fn an_imported_run_keeps_everything_gets_a_new_id_and_says_where_from(path: &Pat
     // An export without decisions is decided once, as it is imported.
     let read = b.fit.clone().unwrap();
     assert!(read.decision.is_some());
-    assert_eq!(Some(SeriesFit { decision: None, ..read }), a.fit);
+    assert_eq!(
+        Some(SeriesFit {
+            decision: None,
+            ..read
+        }),
+        a.fit
+    );
     let ns: Vec<u64> = b.points.iter().map(|p| p.n).collect();
     assert_eq!(ns, [0, 5, 1000]);
     assert_eq!(b.points[0].samples, a.points[0].samples);

@@ -486,7 +486,14 @@ fn models(series: &[RpcSeries]) -> String {
     for (s, d) in &decisions {
         let (alpha, alpha_ci) = decided::cells(&d.alpha, |v| format!("{:.3}", v / 1e3));
         let (beta, beta_ci) = decided::cells(&d.beta, |v| format!("{v:.4}"));
-        t.row(vec![s.label.clone(), alpha, alpha_ci, beta, beta_ci, d.words()]);
+        t.row(vec![
+            s.label.clone(),
+            alpha,
+            alpha_ci,
+            beta,
+            beta_ci,
+            d.words(),
+        ]);
     }
     let mut out = format!(
         "\nmodel t(n) = α + β·n per call of n payload bytes:\n{}{}\n",

@@ -18,7 +18,6 @@ use toll_measure::decision::{Sign, Verdict};
 use toll_measure::EngineConfig;
 use toll_peers::{Runtime, Transport};
 use toll_report::table::Table;
-use toll_store::RunStatus;
 
 /// Set by Ctrl-C: the run stops after the current batch and is stored as partial.
 static STOP: AtomicBool = AtomicBool::new(false);
@@ -158,21 +157,42 @@ pub fn run(args: TransferArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Resu
         let chart = toll_report::plot::Chart::for_run(&run).titled(title);
         super::plot::draw(path, chart, &args.plot_scale)?;
     }
-    let points: usize = outcome.series.iter().map(|s| s.points.len()).sum();
+    // What the store holds, not what this process meant to write: a full
+    // disk may have kept more (or fewer) points than the sweep finished.
+    let stored = store.load_run(outcome.run_id).unwrap_or(run);
+    let points: usize = stored
+        .series
+        .iter()
+        .flat_map(|s| &s.points)
+        .filter(|p| p.status == toll_store::PointStatus::Ok)
+        .count();
+    let failures: Vec<&str> = outcome
+        .series
+        .iter()
+        .filter_map(|s| s.failure.as_deref())
+        .collect();
     match outcome.error {
         Some(e) => Err(anyhow::anyhow!(
-            "{e} — run {} stored as {} with {points} points (`toll show {}`)",
+            "{e} — run {} stored as {} with {points} measured points (`toll show {}`)",
             outcome.run_id,
-            outcome.status.as_str(),
+            stored.status.as_str(),
             outcome.run_id
         )),
-        None if outcome.status == RunStatus::Partial => {
+        None if STOP.load(Ordering::Relaxed) => {
             eprintln!(
-                "interrupted: run {} stored as partial with {points} points",
-                outcome.run_id
+                "interrupted: run {} stored as {} with {points} measured points",
+                outcome.run_id,
+                stored.status.as_str()
             );
             Ok(ExitCode::from(130))
         }
+        None if !failures.is_empty() => Err(anyhow::anyhow!(
+            "{} — run {} stored as {} with {points} measured points (`toll show {}`)",
+            failures.join("; "),
+            outcome.run_id,
+            stored.status.as_str(),
+            outcome.run_id
+        )),
         None => Ok(ExitCode::SUCCESS),
     }
 }

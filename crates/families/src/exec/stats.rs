@@ -4,7 +4,7 @@
 //! the runs, so the tests below feed them made-up times.
 
 use super::{Bench, ExecOutcome, Measured};
-use toll_measure::mean_ci::mean_ci;
+use toll_measure::mean_ci::positive_mean_ci;
 use toll_measure::quantile::median;
 use toll_measure::{mann_whitney, ratio, Summary};
 use toll_report::exec::{BenchFigures, ExecReport, FitFigures, Interval, Ratio, Warning};
@@ -108,7 +108,7 @@ pub fn bench_figures(b: &Bench, runs: &[Measured], shell_ns: Option<f64>) -> Opt
     }
     let times = super::wall(runs);
     let s = Summary::of(&times);
-    let (mlo, mhi) = mean_ci(&times);
+    let (mlo, mhi) = positive_mean_ci(&times);
     let avg = |f: fn(&Measured) -> f64| runs.iter().map(f).sum::<f64>() / runs.len() as f64;
     let counted = |f: fn(&Measured) -> Option<u64>| {
         let v: Option<Vec<u64>> = runs.iter().map(f).collect();

@@ -8,22 +8,50 @@
 use serde::Serialize;
 pub use toll_report::replicate::num;
 
-/// A measured figure with its 95% confidence interval, in its row's unit.
+/// A measured figure with its confidence interval, in its row's unit.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Figure {
     pub value: f64,
     pub lo: f64,
     pub hi: f64,
+    /// The interval's coverage where it is less than 95% (a median of
+    /// three trials: 75%), or its lower bound for a figure made of such
+    /// intervals; None for a 95% interval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level: Option<f64>,
 }
 
 impl Figure {
     pub fn new(value: f64, lo: f64, hi: f64) -> Figure {
-        Figure { value, lo, hi }
+        Figure {
+            value,
+            lo,
+            hi,
+            level: None,
+        }
+    }
+
+    /// The same figure, its interval at `level` (kept only below 95%).
+    pub fn at_level(self, level: Option<f64>) -> Figure {
+        Figure {
+            level: level.filter(|l| *l < 0.95 - 1e-9),
+            ..self
+        }
     }
 
     /// Every bound scaled by `k` (a change of unit).
     pub fn scaled(self, k: f64) -> Figure {
-        Figure::new(self.value * k, self.lo * k, self.hi * k)
+        Figure::new(self.value * k, self.lo * k, self.hi * k).at_level(self.level)
+    }
+
+    /// The level of an interval made of `self`'s and `other`'s, bound
+    /// against far bound: it covers whenever both do, so with independent
+    /// errors at least the product of their levels.
+    fn joint(self, other: Figure) -> Option<f64> {
+        match (self.level, other.level) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.95) * b.unwrap_or(0.95)),
+        }
     }
 
     /// `self ÷ other` with a conservative interval (each bound against the
@@ -36,6 +64,7 @@ impl Figure {
                 self.lo / other.hi,
                 self.hi / other.lo,
             )
+            .at_level(self.joint(other))
         })
     }
 
@@ -47,6 +76,7 @@ impl Figure {
             self.lo - other.hi,
             self.hi - other.lo,
         )
+        .at_level(self.joint(other))
     }
 }
 
@@ -162,9 +192,14 @@ pub fn from_figure(
     }
 }
 
-/// `2.10× [1.90, 2.30]`.
+/// `2.10× [1.90, 2.30]`, with the interval's level where it is below 95%:
+/// `2.10× [1.90, 2.30] (≥ 56% CI)` — the verdict is judged at that level.
 fn shown(r: Figure, show: fn(f64) -> String) -> String {
-    format!("{} [{}, {}]", show(r.value), num(r.lo), num(r.hi))
+    let level = r
+        .level
+        .map(|l| format!(" (≥ {:.0}% CI: few trials)", (l * 100.0).floor()))
+        .unwrap_or_default();
+    format!("{} [{}, {}]{level}", show(r.value), num(r.lo), num(r.hi))
 }
 
 /// What a verdict says of the claim's threshold, when it needs saying.
@@ -280,6 +315,25 @@ pub fn times(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_ratio_of_few_trials_medians_says_its_level() {
+        // Two medians of three trials: 75% intervals each.
+        let a = Figure::new(2.0, 1.8, 2.2).at_level(Some(0.75));
+        let b = Figure::new(1.0, 0.9, 1.1).at_level(Some(0.75));
+        let r = a.over(b).unwrap();
+        assert!((r.level.unwrap() - 0.5625).abs() < 1e-12);
+        let f = from_ratio("A costs more", Ok(r), Claim::Above(1.0), "", "E0");
+        assert!(f.text.contains("(≥ 56% CI: few trials)"), "{}", f.text);
+        // 95% intervals print no level.
+        let r = Figure::new(2.0, 1.8, 2.2)
+            .over(Figure::new(1.0, 0.9, 1.1))
+            .unwrap();
+        assert_eq!(r.level, None);
+        assert!(!from_ratio("x", Ok(r), Claim::Above(1.0), "", "E0")
+            .text
+            .contains("CI:"));
+    }
 
     fn f(v: f64, lo: f64, hi: f64) -> Figure {
         Figure::new(v, lo, hi)

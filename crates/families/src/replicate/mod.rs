@@ -350,7 +350,9 @@ fn store(store: &Store, preset: Preset, r: &Report) -> Result<i64, StoreError> {
 
 /// A summary's median with its CI, scaled into a row's unit.
 pub fn of_summary(s: &toll_measure::Summary, k: f64) -> Figure {
-    Figure::new(s.median, s.ci_low, s.ci_high).scaled(k)
+    Figure::new(s.median, s.ci_low, s.ci_high)
+        .at_level(s.ci_level)
+        .scaled(k)
 }
 
 #[cfg(test)]
