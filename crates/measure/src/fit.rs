@@ -219,23 +219,30 @@ pub fn fit_series(points: &[(f64, Vec<f64>)]) -> Option<SeriesFit> {
     let cis = |lines: &[Line], est: Line| {
         let mut a: Vec<f64> = lines.iter().map(|l| l.alpha).collect();
         let mut b: Vec<f64> = lines.iter().map(|l| l.beta).collect();
-        [ci(est.alpha, &mut a, df), ci(est.beta, &mut b, df)]
+        [
+            ci(est.alpha, &mut a, df, false),
+            ci(est.beta, &mut b, df, false),
+        ]
     };
     // The model the table shows takes its intervals over each resample's
     // own choice of model (see [`crate::choice`]).
     let mut wls_cis = cis(&wls_r, wls);
     if let Some(mut c) = choices {
         check.kept_line = Some(c.kept_line);
+        // Where nine resamples in ten or more chose alike, the few others
+        // are stragglers, not a second model: the robust spread. Where they
+        // truly split, the standard deviation, which spans both models.
+        let robust = !(SPLIT_CHOICE..=1.0 - SPLIT_CHOICE).contains(&c.kept_line);
         let mut betas = c.betas.clone();
         match check.piecewise.as_mut() {
             Some(p) => {
-                p.alpha_ci = ci(p.alpha, &mut c.alphas, df);
-                p.beta_ci = ci(p.beta, &mut betas, df);
+                p.alpha_ci = ci(p.alpha, &mut c.alphas, df, robust);
+                p.beta_ci = ci(p.beta, &mut betas, df, robust);
             }
             None => {
                 wls_cis = [
-                    ci(wls.alpha, &mut c.alphas, df),
-                    ci(wls.beta, &mut betas, df),
+                    ci(wls.alpha, &mut c.alphas, df, robust),
+                    ci(wls.beta, &mut betas, df, robust),
                 ]
             }
         }
@@ -271,16 +278,29 @@ pub fn t_quantile_95(df: usize) -> f64 {
 /// degrees of freedom (the rounds less one). A percentile interval of a
 /// bootstrap over ten rounds is too narrow (it cannot see past the spread
 /// of ten values); the t factor is the small-sample correction. With no
-/// spread in the replicates the interval is the estimate itself.
-fn ci(estimate: f64, replicates: &mut Vec<f64>, df: usize) -> (f64, f64) {
+/// spread in the replicates the interval is the estimate itself. `robust`
+/// takes their spread by the median absolute deviation instead of the
+/// standard deviation (see the body).
+fn ci(estimate: f64, replicates: &mut Vec<f64>, df: usize, robust: bool) -> (f64, f64) {
     replicates.retain(|x| x.is_finite());
     if replicates.len() < 2 {
         return (estimate, estimate);
     }
-    let mean = replicates.iter().sum::<f64>() / replicates.len() as f64;
-    let var =
-        replicates.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (replicates.len() - 1) as f64;
-    let half = t_quantile_95(df) * var.sqrt();
+    let sd = if robust {
+        // By the median absolute deviation, scaled to a normal σ: a few
+        // resamples whose own checks chose the other model (2–3% where the
+        // line plainly fits) would inflate a standard deviation and make a
+        // 95% interval cover 99% (checked two-sided in the coverage tests).
+        let mut sorted = replicates.clone();
+        let centre = median_in_place(&mut sorted);
+        let mut dev: Vec<f64> = replicates.iter().map(|x| (x - centre).abs()).collect();
+        1.4826 * median_in_place(&mut dev)
+    } else {
+        let mean = replicates.iter().sum::<f64>() / replicates.len() as f64;
+        (replicates.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (replicates.len() - 1) as f64)
+            .sqrt()
+    };
+    let half = t_quantile_95(df) * sd;
     if !half.is_finite() {
         return interval(replicates, bootstrap::LEVEL);
     }
@@ -353,15 +373,15 @@ fn model_check(
     let measured_ci = if reps.is_case() {
         (medians[0], medians[0])
     } else {
-        ci(medians[0], &mut measured, df)
+        ci(medians[0], &mut measured, df, false)
     };
-    let predicted_ci = ci(at0, &mut predicted, df);
+    let predicted_ci = ci(at0, &mut predicted, df, false);
     let difference_ci = if reps.is_case() {
         // Resampled whole points say nothing about one point: compare the
         // measurement with the prediction's interval.
         (predicted_ci.0 - medians[0], predicted_ci.1 - medians[0])
     } else {
-        ci(medians[0] - at0, &mut difference, df)
+        ci(medians[0] - at0, &mut difference, df, false)
     };
     let small_end = SmallEnd {
         n: ns[0],
@@ -406,6 +426,10 @@ fn replicate_variances(reps: &Replicates, var: &[f64]) -> Vec<f64> {
         })
         .collect()
 }
+
+/// The share of resamples choosing the other model from which the model
+/// choice counts as split (see [`fit_series`]).
+pub const SPLIT_CHOICE: f64 = 0.1;
 
 /// The lack-of-fit p-value below which the knee rule may call a series a
 /// curve (see [`fit_series`]).

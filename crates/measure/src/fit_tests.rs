@@ -504,3 +504,58 @@ fn a_curve_by_the_knee_rule_alone_still_gets_its_two_segments() {
     let p = check.piecewise.as_ref().expect("the two segments");
     assert!(rel_err(p.beta, 7.0 * BETA) < 0.05, "{p:?}");
 }
+
+/// The share of `trials` seeded series of a known line whose intervals,
+/// as `fit_series` gives them, hold α and β; and the mean width of each
+/// over the spread of its estimates across the series.
+fn coverage(trials: u64, noise: f64, rounds: usize) -> ((f64, f64), (f64, f64)) {
+    let k = DESIGNED.len();
+    let (mut a_in, mut b_in) = (0usize, 0usize);
+    let (mut a_est, mut b_est, mut a_w, mut b_w) = (vec![], vec![], 0.0, 0.0);
+    for seed in 0..trials {
+        let pts = measured(
+            &DESIGNED,
+            rounds,
+            line,
+            noise,
+            |_| 1.0,
+            |r, i| (r * k + i) as f64,
+            1000 + seed,
+        );
+        let fit = fit_series(&pts).unwrap();
+        let f = fit.primary();
+        a_in += usize::from(within(f.alpha_ci, ALPHA));
+        b_in += usize::from(within(f.beta_ci, BETA));
+        a_est.push(f.alpha);
+        b_est.push(f.beta);
+        a_w += f.alpha_ci.1 - f.alpha_ci.0;
+        b_w += f.beta_ci.1 - f.beta_ci.0;
+    }
+    let sd = |v: &[f64]| {
+        let m = v.iter().sum::<f64>() / v.len() as f64;
+        (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64).sqrt()
+    };
+    let t = trials as f64;
+    // A width against the ideal 2·1.96·σ of the estimate itself.
+    let (a_ratio, b_ratio) = (
+        a_w / t / (2.0 * 1.96 * sd(&a_est)),
+        b_w / t / (2.0 * 1.96 * sd(&b_est)),
+    );
+    ((a_in as f64 / t, a_ratio), (b_in as f64 / t, b_ratio))
+}
+
+/// Two-sided: over 1000 seeded series of a known line, each 95% interval
+/// covers the truth 93–97% of the time (±3 binomial standard deviations
+/// around 95%: too narrow and too wide both fail), and is no wider than
+/// 1.5× what the estimates' own spread needs.
+#[test]
+fn the_fits_95_percent_intervals_cover_93_to_97_percent_and_stay_narrow() {
+    let ((a, aw), (b, bw)) = coverage(1000, 0.03, 10);
+    eprintln!("coverage: α {a:.3} (width ×{aw:.2}), β {b:.3} (width ×{bw:.2})");
+    assert!((0.93..=0.97).contains(&a), "α covered {a}");
+    assert!((0.93..=0.97).contains(&b), "β covered {b}");
+    assert!(
+        aw < 1.5 && bw < 1.5,
+        "widths ×{aw:.2}, ×{bw:.2} of the ideal"
+    );
+}

@@ -57,7 +57,11 @@ pub fn mean_ci(values: &[f64]) -> (f64, f64) {
 /// true value ≥ 0 that was inside is still inside).
 pub fn positive_mean_ci(values: &[f64]) -> (f64, f64) {
     let n = values.len();
-    if n < 2 || values.iter().any(|v| !(*v > 0.0) || !v.is_finite()) {
+    if n < 2
+        || values
+            .iter()
+            .any(|v| v.is_nan() || *v <= 0.0 || v.is_infinite())
+    {
         let (lo, hi) = mean_ci(values);
         return (lo.max(0.0), hi);
     }

@@ -95,6 +95,29 @@ pub fn point_extra(extra: &mut Value) {
     }
 }
 
+/// Decide every fitted series of `run` that carries no decision yet (runs
+/// stored or exported before decisions existed), from what the run kept:
+/// its points' summaries and the share of the CPUs others used. A stored
+/// decision is never remade.
+pub fn decide(run: &mut crate::Run) {
+    let per_unit = matches!(run.family.as_str(), "spawn" | "ring");
+    for s in &mut run.series {
+        let Some(fit) = s.fit.as_mut().filter(|f| f.decision.is_none()) else {
+            continue;
+        };
+        let ctx = toll_measure::decision::Context {
+            per_unit,
+            others_busy: s.attrs.get("others_busy").and_then(Value::as_f64),
+            points: s
+                .points
+                .iter()
+                .filter_map(|p| Some((p.n as f64, p.summary.clone()?)))
+                .collect(),
+        };
+        toll_measure::decision::decide(fit, &ctx);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{config, point_extra};
@@ -148,28 +171,5 @@ mod tests {
         let again = e.clone();
         point_extra(&mut e);
         assert_eq!(e, again, "a no-op on today's shape");
-    }
-}
-
-/// Decide every fitted series of `run` that carries no decision yet (runs
-/// stored or exported before decisions existed), from what the run kept:
-/// its points' summaries and the share of the CPUs others used. A stored
-/// decision is never remade.
-pub fn decide(run: &mut crate::Run) {
-    let per_unit = matches!(run.family.as_str(), "spawn" | "ring");
-    for s in &mut run.series {
-        let Some(fit) = s.fit.as_mut().filter(|f| f.decision.is_none()) else {
-            continue;
-        };
-        let ctx = toll_measure::decision::Context {
-            per_unit,
-            others_busy: s.attrs.get("others_busy").and_then(Value::as_f64),
-            points: s
-                .points
-                .iter()
-                .filter_map(|p| Some((p.n as f64, p.summary.clone()?)))
-                .collect(),
-        };
-        toll_measure::decision::decide(fit, &ctx);
     }
 }
