@@ -230,7 +230,7 @@ fn json_output_is_the_stored_run() {
     let o = transfer(&s, &["--via", "pipe", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout is JSON only");
-    assert_eq!(v["schema_version"], 4);
+    assert_eq!(v["schema_version"], 5);
     assert_eq!(v, export_json(&s, "last"));
 }
 

@@ -156,7 +156,7 @@ fn json_export_matches_the_committed_schema() {
     let v: Value = serde_json::from_slice(&out).unwrap();
     let schema: Value = serde_json::from_str(include_str!("../schema.json")).unwrap();
     check(&schema, &schema["$defs"], &v, "$");
-    assert_eq!(v["schema_version"], 4);
+    assert_eq!(v["schema_version"], 5);
     assert_eq!(v["series"][0]["points"][0]["samples"][1]["total_ns"], 15200);
 }
 
