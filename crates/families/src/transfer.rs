@@ -729,29 +729,28 @@ fn per_op(samples: &[Sample]) -> Vec<f64> {
     samples.iter().map(|s| s.per_op_ns()).collect()
 }
 
-/// The one-line summary `toll runs` shows.
+/// The one-line summary `toll runs` shows: the lowest α and β among the
+/// series' stored decisions that can be told from 0.
 pub fn summary_line(series: &[SeriesResult]) -> String {
-    let fitted: Vec<_> = series
+    let decided: Vec<_> = series
         .iter()
-        .filter_map(|s| s.fit.as_ref().map(|f| (s, f)))
+        .filter_map(|s| Some((s, s.fit.as_ref()?.decision.as_ref()?)))
         .collect();
-    if fitted.is_empty() {
+    if decided.is_empty() {
         return format!("{} series, no fit", series.len());
     }
-    let (fast, ff) = fitted
-        .iter()
-        .min_by(|a, b| a.1.primary().alpha.total_cmp(&b.1.primary().alpha))
-        .expect("non-empty");
-    let (wide, wf) = fitted
-        .iter()
-        .min_by(|a, b| a.1.primary().beta.total_cmp(&b.1.primary().beta))
-        .expect("non-empty");
-    format!(
-        "{} series; lowest α {} {:.1} µs; lowest β {} {:.3} ns/item",
-        series.len(),
-        fast.label,
-        ff.primary().alpha / 1e3,
-        wide.label,
-        wf.primary().beta
-    )
+    let lowest = |f: fn(&toll_measure::decision::Decision) -> Option<f64>| {
+        decided
+            .iter()
+            .filter_map(|(s, d)| Some((s.label.as_str(), f(d)?)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    };
+    let mut out = format!("{} series", series.len());
+    if let Some((label, a)) = lowest(|d| d.alpha.shown()) {
+        out.push_str(&format!("; lowest α {label} {:.1} µs", a / 1e3));
+    }
+    if let Some((label, b)) = lowest(|d| d.beta.shown()) {
+        out.push_str(&format!("; lowest β {label} {b:.3} ns/item"));
+    }
+    out
 }

@@ -85,7 +85,9 @@ pub fn predict(fit: &SeriesFit, n: f64) -> Prediction {
     };
     Prediction {
         n,
-        time_ns,
+        // A line through noisy points can dip below 0 far out: a time is
+        // never negative, and the interval (cut at 0) still holds it.
+        time_ns: lo(time_ns),
         ci_ns: (lo(ci_ns.0.min(ci_ns.1)), lo(ci_ns.0.max(ci_ns.1))),
         model,
         line_fits,
