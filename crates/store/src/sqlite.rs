@@ -8,7 +8,9 @@ use crate::backend::{
 };
 use crate::migrate::{self, Dialect, APPLICATION_ID};
 use crate::{RunRow, StoreError};
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Transaction};
+use rusqlite::{
+    params, Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior,
+};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -30,12 +32,21 @@ fn is_toll(conn: &Connection) -> rusqlite::Result<bool> {
 }
 
 /// Apply every step past the current version, all in one transaction.
+///
+/// The transaction is IMMEDIATE and the version is read again inside it:
+/// two processes creating one new store at once would otherwise both see
+/// version 0, and the second would fail on "table runs already exists".
+/// The second now waits for the first (the busy timeout) and finds the
+/// schema made.
 fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
-    let from = version(conn)?;
-    if from >= migrate::LATEST {
+    if version(conn)? >= migrate::LATEST {
         return Ok(());
     }
-    let tx = conn.transaction()?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let from = version(&tx)?;
+    if from >= migrate::LATEST {
+        return tx.commit();
+    }
     for step in migrate::steps(Dialect::Sqlite, from) {
         tx.execute_batch(&step)?;
     }
