@@ -16,12 +16,19 @@
 //!   line dashed. Families whose points are a cost per unit (spawn, ring)
 //!   draw the model as t(N)/N = α/N + β.
 //! - **Legend** to the right of the plot area, never over the data.
+//! - **Loads** (`toll http`, `toll http compare`) are not sweeps over n:
+//!   they are drawn as latency by percentile ([`latency`]) and requests per
+//!   second over time ([`rate`]), from the stored run by [`load`].
 
 pub mod axis;
+pub mod latency;
+pub mod load;
+pub mod rate;
 mod series;
 mod style;
 
 pub use axis::{Axis, Scale};
+pub use load::{is_load, LoadCharts};
 pub use series::{plot_series_from_run, Knee, Model, PlotPoint, PlotSeries};
 pub use style::PALETTE;
 
