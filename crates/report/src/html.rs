@@ -103,7 +103,7 @@ pub fn render(runs: &[Run], scale: Scale, version: &str) -> String {
         let _ = writeln!(
             h,
             "<header class=\"page\"><h1>{}<span class=\"model\">HTTP load: latency by percentile, requests per second</span></h1>\
-             <p class=\"meta\">latency is each request's, start to last byte, drawn by percentile on HdrHistogram's axis (90%, 99%, 99.9% a decade apart) · at a constant rate, corrected: timed from the request's intended start · every interval is a 95% confidence interval</p></header>",
+             <p class=\"meta\">latency: each request's, start to last byte, drawn by percentile on HdrHistogram's axis (90%, 99%, 99.9% a decade apart) · a load is not a sweep over n, so there is no t(n) to fit</p></header>",
             escape(&title)
         );
     } else {
@@ -268,7 +268,8 @@ fn reports_section(h: &mut String, run: &Run) {
         let _ = writeln!(
             h,
             "<h3>As <code>toll {}</code> reported it</h3>",
-            escape(&run.family)
+            // `http-compare` is stored for `toll http compare`.
+            escape(&run.family.replace('-', " "))
         );
     }
     for (title, text) in reports {
@@ -380,7 +381,7 @@ fn servers_table(h: &mut String, run: &Run) {
         .filter(|v| v.is_finite())
         .map(|v| (v - 1.0).abs())
         .fold(0.05, f64::max);
-    h.push_str("<h3>Servers</h3>\n<div class=\"scroll\"><table class=\"points\">\n<thead><tr><th>server</th><th>URL</th><th>req/s (median of rounds)</th><th>95% CI</th><th>against A</th><th>95% CI</th><th></th><th>verdict</th><th>p50 ms</th><th>p99 ms</th><th>rounds</th></tr></thead>\n<tbody>\n");
+    h.push_str("<h3>Servers</h3>\n<div class=\"scroll\"><table class=\"points\">\n<thead><tr><th>server</th><th>req/s (median of rounds)</th><th>95% CI</th><th>against A</th><th>95% CI</th><th></th><th>verdict</th><th>p50 ms</th><th>p99 ms</th><th>rounds</th></tr></thead>\n<tbody>\n");
     for s in &r.servers {
         let (rate, rate_ci) = match &s.rate {
             Some(e) => (format!("{:.0}", e.median), format!("{:.0} – {:.0}", e.lo, e.hi)),
@@ -405,7 +406,7 @@ fn servers_table(h: &mut String, run: &Run) {
         };
         let _ = writeln!(
             h,
-            "<tr><td>{}</td><td>{}</td><td class=\"num\">{rate}</td><td class=\"num\">{rate_ci}</td><td class=\"num\">{ratio}</td><td class=\"num\">{ratio_ci}</td><td>{bar}</td><td>{verdict}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+            "<tr><td>{} <span class=\"muted\">{}</span></td><td class=\"num\">{rate}</td><td class=\"num\">{rate_ci}</td><td class=\"num\">{ratio}</td><td class=\"num\">{ratio_ci}</td><td>{bar}</td><td>{verdict}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
             escape(&s.label),
             escape(&s.url),
             crate::ab::ms(s.p50_ms),
@@ -419,7 +420,7 @@ fn servers_table(h: &mut String, run: &Run) {
 /// A small inline SVG: the CI of a ratio as a bar, its median as a tick,
 /// about a line at 1; `reach` is the distance from 1 at either end.
 fn ratio_bar(median: f64, lo: f64, hi: f64, reach: f64) -> String {
-    const W: f64 = 160.0;
+    const W: f64 = 120.0;
     let x = |v: f64| (W / 2.0 + (v - 1.0) / reach * (W / 2.0 - 4.0)).clamp(0.0, W);
     let color = if lo > 1.0 {
         "#009E73"

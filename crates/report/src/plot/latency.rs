@@ -13,7 +13,7 @@
 
 use super::axis::{self, Axis, Scale};
 use super::style::{draw_marker, Area, MARKERS, PALETTE};
-use super::{err, PlotError, Ticked, FONT, WIDTH};
+use super::{err, on, PlotError, Ticked, FONT, WIDTH};
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -31,6 +31,8 @@ pub struct LatencyCurve {
     pub count: u64,
     /// Drawn dashed (the uncorrected latencies beside the corrected ones).
     pub dashed: bool,
+    /// The legend's second line under the label (how many requests).
+    pub detail: String,
 }
 
 /// A plot of one or more distributions on one percentile axis.
@@ -199,7 +201,7 @@ impl LatencyChart {
                     .map_err(err)?;
             }
             for (x, y) in inside(&marks[i]) {
-                let p = cc.backend_coord(&(x, y));
+                let p = on(area, cc.backend_coord(&(x, y)));
                 draw_marker(area, MARKERS[i % MARKERS.len()], p, color)?;
             }
         }
@@ -233,11 +235,7 @@ impl LatencyChart {
             area.draw(&text(super::style::legend_label(&c.label), y, BLACK.to_rgba()))
                 .map_err(err)?;
             y += 20;
-            area.draw(&text(
-                format!("{} requests", c.count),
-                y,
-                BLACK.mix(0.6),
-            ))
+            area.draw(&text(c.detail.clone(), y, BLACK.mix(0.6)))
             .map_err(err)?;
             y += 26;
         }
@@ -299,6 +297,7 @@ mod tests {
             buckets: Vec::new(),
             count,
             dashed,
+            detail: format!("{count} requests"),
         }
     }
 
@@ -354,6 +353,7 @@ mod tests {
             buckets: vec![(1.0, 90), (2.0, 9), (9.0, 1)],
             count: 100,
             dashed: false,
+            detail: String::new(),
         };
         let s = c.steps();
         assert_eq!(s.len(), 6);

@@ -145,6 +145,7 @@ fn http(run: &Run) -> Parts {
                         buckets,
                         count,
                         dashed: false,
+                        detail: format!("{count} requests"),
                     });
                     curves.push(LatencyCurve {
                         label: name("uncorrected: from the send"),
@@ -152,6 +153,7 @@ fn http(run: &Run) -> Parts {
                         buckets: Vec::new(),
                         count,
                         dashed: true,
+                        detail: format!("{count} requests"),
                     });
                 }
                 None => curves.push(LatencyCurve {
@@ -160,6 +162,7 @@ fn http(run: &Run) -> Parts {
                     buckets,
                     count,
                     dashed: false,
+                    detail: format!("{count} requests"),
                 }),
             }
             let fine = extra.and_then(|e| e.get("per_interval"));
@@ -227,12 +230,17 @@ fn compare(run: &Run) -> Parts {
                     })
                     .collect();
                 let counts: Vec<f64> = reports.iter().map(|r| r.complete_requests as f64).collect();
+                let count = median(&counts) as u64;
                 curves.push(LatencyCurve {
-                    label: format!("{} (median of {} rounds)", s.label, reports.len()),
+                    label: s.label.clone(),
                     percentiles,
                     buckets: Vec::new(),
-                    count: median(&counts) as u64,
+                    count,
                     dashed: false,
+                    detail: format!(
+                        "median of {} rounds of ~{count} requests",
+                        reports.len()
+                    ),
                 });
             }
             let warmup: &[Value] = extra
@@ -360,7 +368,7 @@ mod tests {
         let c = LoadCharts::for_run(&r).unwrap();
         assert_eq!(c.latency.curves.len(), 2);
         assert_eq!(c.latency.curves[1].percentiles[0], (50.0, 2.0));
-        assert!(c.latency.curves[0].label.contains("median of 3 rounds"));
+        assert!(c.latency.curves[0].detail.contains("median of 3 rounds"));
         assert_eq!(c.rate.series[1].points[0], (0.25, 2000.0));
         assert_eq!(c.rate.series[0].warmup.len(), 1);
         assert!(c.svg(Scale::Auto).is_ok());

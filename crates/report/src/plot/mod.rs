@@ -393,6 +393,13 @@ fn draw(out: &mut String, chart: &Chart, scale: Scale) -> Result<(), PlotError> 
     Ok(())
 }
 
+/// A backend pixel (`backend_coord`) in the terms of `area`, a panel that
+/// may not start at the picture's corner.
+fn on(area: &style::Area, (x, y): (i32, i32)) -> (i32, i32) {
+    let (x0, y0) = area.get_base_pixel();
+    (x - x0, y - y0)
+}
+
 /// An [`Axis`] as plotters' coordinate: linear in plot coordinates, its
 /// own ticks for the labels and bold gridlines, its minor ones faint.
 struct Ticked<'a>(&'a Axis);

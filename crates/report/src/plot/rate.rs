@@ -7,7 +7,7 @@
 
 use super::axis::Axis;
 use super::style::{draw_marker, Area, MARKERS, PALETTE};
-use super::{err, PlotError, Ticked, FONT, WIDTH};
+use super::{err, on, PlotError, Ticked, FONT, WIDTH};
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -125,12 +125,12 @@ impl RateChart {
             .map_err(err)?;
             if s.points.len() <= MOST_MARKS {
                 for p in &s.points {
-                    let at = cc.backend_coord(p);
+                    let at = on(area, cc.backend_coord(p));
                     draw_marker(area, marker, at, color)?;
                 }
             }
             for p in &s.warmup {
-                let at = cc.backend_coord(p);
+                let at = on(area, cc.backend_coord(p));
                 area.draw(&Circle::new(at, 4, color.stroke_width(1)))
                     .map_err(err)?;
             }
