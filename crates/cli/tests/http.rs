@@ -194,7 +194,16 @@ fn a_constant_rate_is_held_and_both_latencies_reported() {
 fn texts(svg: &str) -> Vec<String> {
     svg.split("<text")
         .skip(1)
-        .filter_map(|t| Some(t.split_once('>')?.1.split_once("</text>")?.0.trim().to_string()))
+        .filter_map(|t| {
+            Some(
+                t.split_once('>')?
+                    .1
+                    .split_once("</text>")?
+                    .0
+                    .trim()
+                    .to_string(),
+            )
+        })
         .collect()
 }
 
@@ -232,7 +241,10 @@ fn plot_draws_latency_by_percentile_and_the_report_shows_the_load() {
     // `toll show`'s text, folded at the end, is its own.
     let shown = page.split("<details>").next().unwrap();
     assert!(page.contains("HTTP load: latency by percentile"));
-    assert!(shown.matches("<svg").count() >= 1, "the pictures are inline");
+    assert!(
+        shown.matches("<svg").count() >= 1,
+        "the pictures are inline"
+    );
     assert!(shown.contains("Latency by percentile") && shown.contains("99.9%"));
     for gone in ["t(n) = α + β·n", "No plot", "no model", "--trials"] {
         assert!(!shown.contains(gone), "{gone} on an http run's report");
@@ -251,12 +263,27 @@ fn plot_mistakes_are_one_line_errors_before_anything_is_measured() {
     assert_usage_errors(
         &s,
         &[
-            (&["http", "-n", "500", "--plot", &missing, c], "no directory"),
+            (
+                &["http", "-n", "500", "--plot", &missing, c],
+                "no directory",
+            ),
             (&["http", "-n", "500", "--plot", &dir, c], "is a directory"),
             (&["http", "--plot", "h.svg", c], "-n 1 is too few requests"),
-            (&["http", "-n", "10", "--plot", "h.svg", c], "give -n 100 or more"),
             (
-                &["http", "-n", "500", "--plot", "h.svg", "--plot-scale", "logx", c],
+                &["http", "-n", "10", "--plot", "h.svg", c],
+                "give -n 100 or more",
+            ),
+            (
+                &[
+                    "http",
+                    "-n",
+                    "500",
+                    "--plot",
+                    "h.svg",
+                    "--plot-scale",
+                    "logx",
+                    c,
+                ],
                 "invalid value 'logx'",
             ),
         ],

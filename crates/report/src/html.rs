@@ -354,7 +354,10 @@ fn percentiles_table(h: &mut String, charts: &LoadCharts) {
         };
         let _ = write!(h, "<tr><td>{name}</td>");
         for c in curves {
-            let v = c.percentiles.get(k).map_or("–".to_string(), |p| crate::ab::ms(p.1));
+            let v = c
+                .percentiles
+                .get(k)
+                .map_or("–".to_string(), |p| crate::ab::ms(p.1));
             let _ = write!(h, "<td class=\"num\">{v}</td>");
         }
         h.push_str("</tr>\n");
@@ -384,7 +387,10 @@ fn servers_table(h: &mut String, run: &Run) {
     h.push_str("<h3>Servers</h3>\n<div class=\"scroll\"><table class=\"points\">\n<thead><tr><th>server</th><th>req/s (median of rounds)</th><th>95% CI</th><th>against A</th><th>95% CI</th><th></th><th>verdict</th><th>p50 ms</th><th>p99 ms</th><th>rounds</th></tr></thead>\n<tbody>\n");
     for s in &r.servers {
         let (rate, rate_ci) = match &s.rate {
-            Some(e) => (format!("{:.0}", e.median), format!("{:.0} – {:.0}", e.lo, e.hi)),
+            Some(e) => (
+                format!("{:.0}", e.median),
+                format!("{:.0} – {:.0}", e.lo, e.hi),
+            ),
             None => ("–".into(), "–".into()),
         };
         let (ratio, ratio_ci, bar, verdict) = match &s.ratio {
@@ -402,7 +408,12 @@ fn servers_table(h: &mut String, run: &Run) {
                     x.verdict.as_str()
                 ),
             ),
-            None => ("1 (the base)".into(), String::new(), String::new(), String::new()),
+            None => (
+                "1 (the base)".into(),
+                String::new(),
+                String::new(),
+                String::new(),
+            ),
         };
         let _ = writeln!(
             h,
@@ -564,7 +575,11 @@ mod tests {
             for gone in ["No plot", "no model", "--trials", "<h3>Models</h3>"] {
                 assert!(!shown.contains(gone), "{gone} on an http run's page");
             }
-            for want in ["99.9%", "Requests per second over time", "<h3>Percentiles</h3>"] {
+            for want in [
+                "99.9%",
+                "Requests per second over time",
+                "<h3>Percentiles</h3>",
+            ] {
                 assert!(page.contains(want), "{want} missing");
             }
             assert_eq!(page.contains("uncorrected: from the send"), rate.is_some());

@@ -189,13 +189,8 @@ impl LatencyChart {
                 inside(&steps[i])
             };
             if c.dashed {
-                cc.draw_series(DashedLineSeries::new(
-                    line,
-                    6,
-                    4,
-                    color.stroke_width(2),
-                ))
-                .map_err(err)?;
+                cc.draw_series(DashedLineSeries::new(line, 6, 4, color.stroke_width(2)))
+                    .map_err(err)?;
             } else {
                 cc.draw_series(LineSeries::new(line, color.stroke_width(2)))
                     .map_err(err)?;
@@ -232,11 +227,15 @@ impl LatencyChart {
                     .map_err(err)?;
             }
             draw_marker(area, MARKERS[i % MARKERS.len()], (20, y), color)?;
-            area.draw(&text(super::style::legend_label(&c.label), y, BLACK.to_rgba()))
-                .map_err(err)?;
+            area.draw(&text(
+                super::style::legend_label(&c.label),
+                y,
+                BLACK.to_rgba(),
+            ))
+            .map_err(err)?;
             y += 20;
             area.draw(&text(c.detail.clone(), y, BLACK.mix(0.6)))
-            .map_err(err)?;
+                .map_err(err)?;
             y += 26;
         }
         Ok(())
@@ -285,7 +284,16 @@ mod tests {
     fn texts(svg: &str) -> Vec<String> {
         svg.split("<text")
             .skip(1)
-            .filter_map(|t| Some(t.split_once('>')?.1.split_once("</text>")?.0.trim().to_string()))
+            .filter_map(|t| {
+                Some(
+                    t.split_once('>')?
+                        .1
+                        .split_once("</text>")?
+                        .0
+                        .trim()
+                        .to_string(),
+                )
+            })
             .collect()
     }
 
@@ -293,7 +301,10 @@ mod tests {
         let ps = [50.0, 90.0, 99.0, 99.9, 99.99, 100.0];
         LatencyCurve {
             label: label.into(),
-            percentiles: ps.iter().map(|&p| (p, scale * (1.0 + (100.0_f64 - p).recip().min(1e3)))).collect(),
+            percentiles: ps
+                .iter()
+                .map(|&p| (p, scale * (1.0 + (100.0_f64 - p).recip().min(1e3))))
+                .collect(),
             buckets: Vec::new(),
             count,
             dashed,
@@ -313,10 +324,21 @@ mod tests {
         };
         let svg = chart.svg(Scale::Auto).unwrap();
         let t = texts(&svg);
-        for want in ["0%", "50%", "90%", "99%", "99.9%", "99.99%", "20000 requests"] {
+        for want in [
+            "0%",
+            "50%",
+            "90%",
+            "99%",
+            "99.9%",
+            "99.99%",
+            "20000 requests",
+        ] {
             assert!(t.iter().any(|x| x == want), "{want} missing: {t:?}");
         }
-        assert!(!t.iter().any(|x| x == "99.999%"), "20k requests do not reach it");
+        assert!(
+            !t.iter().any(|x| x == "99.999%"),
+            "20k requests do not reach it"
+        );
         // 1000 requests: 99.99% is the maximum, drawn at the end, not as a mark.
         let few = curve("x", 0.2, 1000, false);
         let m = few.marks();
@@ -341,8 +363,14 @@ mod tests {
         solid.curves[1].dashed = false;
         let lines = |svg: &str| svg.matches("<polyline").count();
         let solid = solid.svg(Scale::Auto).unwrap();
-        assert!(lines(&svg) > lines(&solid) + 5, "the uncorrected curve is dashed");
-        assert!(svg.contains("#0072B2") && svg.contains("#D55E00"), "two colours");
+        assert!(
+            lines(&svg) > lines(&solid) + 5,
+            "the uncorrected curve is dashed"
+        );
+        assert!(
+            svg.contains("#0072B2") && svg.contains("#D55E00"),
+            "two colours"
+        );
     }
 
     #[test]
@@ -359,7 +387,10 @@ mod tests {
         assert_eq!(s.len(), 6);
         assert_eq!(s[0], (0.0, 1.0));
         assert!((s[1].0 - 1.0).abs() < 1e-9, "90% of them by 1 ms: {s:?}");
-        assert!((s[5].0 - 2.0).abs() < 1e-9 && s[5].1 == 9.0, "the longest at x = N");
+        assert!(
+            (s[5].0 - 2.0).abs() < 1e-9 && s[5].1 == 9.0,
+            "the longest at x = N"
+        );
     }
 
     #[test]

@@ -108,7 +108,12 @@ impl LoadCharts {
     }
 }
 
-type Parts = (Vec<LatencyCurve>, Vec<RateSeries>, Option<f64>, &'static str);
+type Parts = (
+    Vec<LatencyCurve>,
+    Vec<RateSeries>,
+    Option<f64>,
+    &'static str,
+);
 
 fn http(run: &Run) -> Parts {
     let (mut curves, mut rates) = (Vec::new(), Vec::new());
@@ -124,7 +129,9 @@ fn http(run: &Run) -> Parts {
                 .and_then(Value::as_array)
                 .map(|a| {
                     a.iter()
-                        .filter_map(|b| Some((b.get(0)?.as_u64()? as f64 / 1e6, b.get(1)?.as_u64()?)))
+                        .filter_map(|b| {
+                            Some((b.get(0)?.as_u64()? as f64 / 1e6, b.get(1)?.as_u64()?))
+                        })
                         .collect()
                 })
                 .unwrap_or_default();
@@ -237,10 +244,7 @@ fn compare(run: &Run) -> Parts {
                     buckets: Vec::new(),
                     count,
                     dashed: false,
-                    detail: format!(
-                        "median of {} rounds of ~{count} requests",
-                        reports.len()
-                    ),
+                    detail: format!("median of {} rounds of ~{count} requests", reports.len()),
                 });
             }
             let warmup: &[Value] = extra
@@ -323,7 +327,11 @@ mod tests {
             "latency_ns_histogram": [[1_000_000, 900], [5_000_000, 100]],
             "per_interval": {"ends_ns": [100_000_000, 200_000_000], "requests": [40, 41]},
         });
-        let r = run("http", json!({}), vec![series("GET /", vec![point(extra, vec![])])]);
+        let r = run(
+            "http",
+            json!({}),
+            vec![series("GET /", vec![point(extra, vec![])])],
+        );
         let c = LoadCharts::for_run(&r).unwrap();
         assert_eq!(c.latency.curves.len(), 2);
         assert!(c.latency.curves[1].dashed && c.latency.curves[0].buckets.len() == 2);
@@ -331,7 +339,9 @@ mod tests {
         assert_eq!(c.rate.series[0].points.len(), 2);
         assert_eq!(c.rate.per, "each 100 ms");
         let svg = c.svg(Scale::Auto).unwrap();
-        assert!(svg.contains("latency by percentile") && svg.contains("requests per second over time"));
+        assert!(
+            svg.contains("latency by percentile") && svg.contains("requests per second over time")
+        );
     }
 
     #[test]
@@ -341,7 +351,11 @@ mod tests {
             total_ns: 1_000_000_000,
         };
         let extra = json!({"report": report(None, 0.2)});
-        let r = run("http", json!({}), vec![series("GET /", vec![point(extra, vec![s(500), s(510)])])]);
+        let r = run(
+            "http",
+            json!({}),
+            vec![series("GET /", vec![point(extra, vec![s(500), s(510)])])],
+        );
         let c = LoadCharts::for_run(&r).unwrap();
         assert_eq!(c.latency.curves.len(), 1);
         assert_eq!(c.rate.per, "each second");
@@ -357,7 +371,10 @@ mod tests {
                 .collect();
             series(
                 label,
-                vec![point(json!({"rounds": rounds, "warmup": [{"seq": 0, "start_ns": 0, "rate": 10.0}]}), vec![])],
+                vec![point(
+                    json!({"rounds": rounds, "warmup": [{"seq": 0, "start_ns": 0, "rate": 10.0}]}),
+                    vec![],
+                )],
             )
         };
         let r = run(

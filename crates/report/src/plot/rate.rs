@@ -213,7 +213,16 @@ mod tests {
     fn texts(svg: &str) -> Vec<String> {
         svg.split("<text")
             .skip(1)
-            .filter_map(|t| Some(t.split_once('>')?.1.split_once("</text>")?.0.trim().to_string()))
+            .filter_map(|t| {
+                Some(
+                    t.split_once('>')?
+                        .1
+                        .split_once("</text>")?
+                        .0
+                        .trim()
+                        .to_string(),
+                )
+            })
             .collect()
     }
 
@@ -234,7 +243,9 @@ mod tests {
             per: "each 100 ms".into(),
             series: vec![RateSeries {
                 label: "GET /".into(),
-                points: (1..=20).map(|k| (k as f64 * 0.1, 400.0 + k as f64)).collect(),
+                points: (1..=20)
+                    .map(|k| (k as f64 * 0.1, 400.0 + k as f64))
+                    .collect(),
                 warmup: vec![(0.0, 120.0)],
             }],
             target: Some(400.0),
@@ -256,7 +267,10 @@ mod tests {
             target: None,
             ..chart.clone()
         };
-        assert!(lines(&svg) > lines(&plain.svg().unwrap()) + 5, "the target is dashed");
+        assert!(
+            lines(&svg) > lines(&plain.svg().unwrap()) + 5,
+            "the target is dashed"
+        );
     }
 
     #[test]
@@ -272,6 +286,10 @@ mod tests {
             target: None,
         };
         assert!(!chart.drawable());
-        assert!(chart.svg().unwrap_err().to_string().contains("two intervals"));
+        assert!(chart
+            .svg()
+            .unwrap_err()
+            .to_string()
+            .contains("two intervals"));
     }
 }
