@@ -263,7 +263,7 @@ fn percentile_axis(end: f64) -> Axis {
     major.retain(|&t| t <= end + 1e-9);
     // Faint lines at 80%, 95%, 98%: the quantiles between the decades.
     let minor = (0..decades)
-        .flat_map(|d| [2.0, 5.0].map(|m| f64::from(d) + (m as f64).log10()))
+        .flat_map(|d| [2.0, 5.0].map(|m| f64::from(d) + f64::log10(m)))
         .filter(|&t| t > 2f64.log10() + 1e-9 && t < end)
         .collect();
     Axis {
