@@ -649,6 +649,22 @@ pub struct HttpArgs {
     /// Print the stored run as JSON instead of the report.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub plot: LoadPlotArgs,
+}
+
+/// `--plot` of `toll http` and `toll http compare`: a load's pictures.
+#[derive(Debug, Args)]
+pub struct LoadPlotArgs {
+    /// Draw latency by percentile (and, with --rate, corrected beside
+    /// uncorrected) above requests per second over time, to an SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// The latency axis: log where the values span decades (auto), or
+    /// linear or log.
+    #[arg(long, default_value = "auto", value_name = "SCALE",
+          value_parser = ["auto", "linear", "log"])]
+    pub plot_scale: String,
 }
 
 #[derive(Debug, Subcommand)]
@@ -726,6 +742,8 @@ pub struct CompareArgs {
     /// Print the stored run as JSON instead of the report.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub plot: LoadPlotArgs,
 }
 
 /// The load's flags, shared by `toll http` and `toll http compare`. ab's keep

@@ -138,6 +138,7 @@ fn a_constant_rate_is_held_and_both_latencies_reported() {
     let s = Scratch::new("http-rate");
     let nginx = start_nginx(&s);
     let url = format!("http://127.0.0.1:{}/hello.html", nginx.port());
+    let svg = s.0.join("rate.svg");
     let o = s.toll(&[
         "http",
         "--rate",
@@ -147,6 +148,8 @@ fn a_constant_rate_is_held_and_both_latencies_reported() {
         "-c",
         "4",
         "-k",
+        "--plot",
+        svg.to_str().unwrap(),
         &url,
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -159,6 +162,132 @@ fn a_constant_rate_is_held_and_both_latencies_reported() {
     );
     assert_eq!(r["target_rate"], 400.0);
     assert!(r["uncorrected_percentiles"].is_array());
+
+    // The plot: both latencies on the percentile axis, and the rate held
+    // over time against its target.
+    let text = texts(&std::fs::read_to_string(&svg).unwrap());
+    for want in [
+        "corrected: from the intended start",
+        "uncorrected: from the send",
+        "50%",
+        "90%",
+        "99%",
+        "requests per second over time",
+        "target rate 400/s",
+    ] {
+        assert!(text.iter().any(|t| t == want), "{want} missing: {text:?}");
+    }
+    // The rate over each 100 ms is stored, and adds up to the requests.
+    let run = export_json(&s, "last");
+    let fine = &run["series"][0]["points"][0]["extra"]["per_interval"];
+    let counts: Vec<u64> = fine["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert!(counts.len() >= 15, "about 20 intervals in 2 s: {fine}");
+    assert_eq!(counts.iter().sum::<u64>() as f64, done);
+}
+
+/// The text of an SVG's labels, trimmed.
+fn texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            Some(
+                t.split_once('>')?
+                    .1
+                    .split_once("</text>")?
+                    .0
+                    .trim()
+                    .to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn plot_draws_latency_by_percentile_and_the_report_shows_the_load() {
+    let s = Scratch::new("http-plot");
+    let nginx = start_nginx(&s);
+    let url = format!("http://127.0.0.1:{}/hello.html", nginx.port());
+    let svg = s.0.join("h.svg");
+    let o = s.toll(&[
+        "http",
+        "-n",
+        "2000",
+        "-c",
+        "4",
+        "-k",
+        "--plot",
+        svg.to_str().unwrap(),
+        &url,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("plot written to"), "{}", stderr(&o));
+    let text = texts(&std::fs::read_to_string(&svg).unwrap());
+    // HdrHistogram's axis: 2000 requests reach 99.9%, not 99.99%.
+    for want in ["0%", "50%", "90%", "99%", "99.9%", "2000 requests"] {
+        assert!(text.iter().any(|t| t == want), "{want} missing: {text:?}");
+    }
+    assert!(!text.iter().any(|t| t == "99.99%"), "{text:?}");
+    assert!(!text.iter().any(|t| t.contains("uncorrected")), "no --rate");
+
+    let html = s.0.join("r.html");
+    let o = s.toll(&["report", "last", "-o", html.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = std::fs::read_to_string(&html).unwrap();
+    // `toll show`'s text, folded at the end, is its own.
+    let shown = page.split("<details>").next().unwrap();
+    assert!(page.contains("HTTP load: latency by percentile"));
+    assert!(
+        shown.matches("<svg").count() >= 1,
+        "the pictures are inline"
+    );
+    assert!(shown.contains("Latency by percentile") && shown.contains("99.9%"));
+    for gone in ["t(n) = α + β·n", "No plot", "no model", "--trials"] {
+        assert!(!shown.contains(gone), "{gone} on an http run's report");
+    }
+}
+
+#[test]
+fn plot_mistakes_are_one_line_errors_before_anything_is_measured() {
+    let s = Scratch::new("http-plot-bad");
+    // Nothing listens here: a load would fail on the connection, so each
+    // error below is found before one is tried.
+    let closed = format!("http://127.0.0.1:{}/", free_port());
+    let dir = s.0.to_str().unwrap().to_string();
+    let missing = format!("{dir}/no/such/dir/h.svg");
+    let c = closed.as_str();
+    assert_usage_errors(
+        &s,
+        &[
+            (
+                &["http", "-n", "500", "--plot", &missing, c],
+                "no directory",
+            ),
+            (&["http", "-n", "500", "--plot", &dir, c], "is a directory"),
+            (&["http", "--plot", "h.svg", c], "-n 1 is too few requests"),
+            (
+                &["http", "-n", "10", "--plot", "h.svg", c],
+                "give -n 100 or more",
+            ),
+            (
+                &[
+                    "http",
+                    "-n",
+                    "500",
+                    "--plot",
+                    "h.svg",
+                    "--plot-scale",
+                    "logx",
+                    c,
+                ],
+                "invalid value 'logx'",
+            ),
+        ],
+    );
 }
 
 /// A loopback server in this process: each connection handled by `answer`

@@ -76,8 +76,23 @@ fn nginx_against_a_slow_server_alternates_rounds_and_calls_it_slower() {
         "4",
         "--max-rounds",
         "4",
+        "--plot",
+        s.0.join("cmp.svg").to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // Both servers on one chart: latency by percentile, rate by round.
+    let svg = std::fs::read_to_string(s.0.join("cmp.svg")).unwrap();
+    for want in [
+        "latency by percentile",
+        "requests per second over time",
+        "warm-up round (not measured)",
+        "median of 4 rounds",
+        "A GET http",
+        "B GET http",
+        "99%",
+    ] {
+        assert!(svg.contains(want), "{want} missing from the plot");
+    }
     let text = stdout(&o);
     for want in [
         fast.as_str(),

@@ -10,7 +10,7 @@
 //! function is the whole of its defence.
 
 use crate::models::{legend, models_table};
-use crate::plot::{Chart, Scale};
+use crate::plot::{is_load, Chart, LoadCharts, Scale};
 use crate::show::{
     config_value, family_reports, fit_lines, is_table_key, machine_rows, points_table, render_run,
 };
@@ -98,12 +98,22 @@ pub fn render(runs: &[Run], scale: Scale, version: &str) -> String {
         escape(version),
         escape(&title)
     );
-    let _ = writeln!(
-        h,
-        "<header class=\"page\"><h1>{}<span class=\"model\">t(n) = α + β·n</span></h1>\
-         <p class=\"meta\">α: the fixed cost of one crossing · β: the cost of each further unit of n · n½ = α/β: where half the peak rate is reached · every interval is a 95% confidence interval</p></header>",
-        escape(&title)
-    );
+    if !runs.is_empty() && runs.iter().all(|r| is_load(&r.family)) {
+        // A load is not a sweep over n: no t(n) to head it.
+        let _ = writeln!(
+            h,
+            "<header class=\"page\"><h1>{}<span class=\"model\">HTTP load: latency by percentile, requests per second</span></h1>\
+             <p class=\"meta\">latency: each request's, start to last byte, drawn by percentile on HdrHistogram's axis (90%, 99%, 99.9% a decade apart) · a load is not a sweep over n, so there is no t(n) to fit</p></header>",
+            escape(&title)
+        );
+    } else {
+        let _ = writeln!(
+            h,
+            "<header class=\"page\"><h1>{}<span class=\"model\">t(n) = α + β·n</span></h1>\
+             <p class=\"meta\">α: the fixed cost of one crossing · β: the cost of each further unit of n · n½ = α/β: where half the peak rate is reached · every interval is a 95% confidence interval</p></header>",
+            escape(&title)
+        );
+    }
     if runs.len() > 1 {
         h.push_str("<nav><ul>\n");
         for r in runs {
@@ -173,22 +183,12 @@ pub fn run_section(h: &mut String, run: &Run, scale: Scale) {
     kv_table(h, config);
     h.push_str("</div>\n</div>\n");
 
-    let reports = family_reports(run);
-    if !reports.is_empty() {
-        let _ = writeln!(
-            h,
-            "<h3>As <code>toll {}</code> reported it</h3>",
-            escape(&run.family)
-        );
+    if let Some(charts) = LoadCharts::for_run(run) {
+        load_section(h, run, &charts, scale);
+        show_details(h, run);
+        return;
     }
-    for (title, text) in reports {
-        let _ = write!(
-            h,
-            "<h4>{}</h4>\n<pre>{}</pre>\n",
-            escape(&title),
-            escape(&text)
-        );
-    }
+    reports_section(h, run);
     h.push_str("<h3>Models</h3>\n");
     table(h, &models_table(run), Some(8), "models");
     h.push_str("<ul class=\"notes\">\n");
@@ -248,12 +248,205 @@ pub fn run_section(h: &mut String, run: &Run, scale: Scale) {
             h.push_str("</ul>\n");
         }
     }
+    show_details(h, run);
+}
+
+/// The run as `toll show` prints it, folded, and the section's end.
+fn show_details(h: &mut String, run: &Run) {
     let _ = write!(
         h,
         "<details><summary>The run as <code>toll show {}</code> prints it</summary>\n<pre>{}</pre>\n</details>\n</section>\n",
         run.id,
         escape(&render_run(run))
     );
+}
+
+/// The reports the family's command printed (ab's, the comparison's).
+fn reports_section(h: &mut String, run: &Run) {
+    let reports = family_reports(run);
+    if !reports.is_empty() {
+        let _ = writeln!(
+            h,
+            "<h3>As <code>toll {}</code> reported it</h3>",
+            // `http-compare` is stored for `toll http compare`.
+            escape(&run.family.replace('-', " "))
+        );
+    }
+    for (title, text) in reports {
+        let _ = write!(
+            h,
+            "<h4>{}</h4>\n<pre>{}</pre>\n",
+            escape(&title),
+            escape(&text)
+        );
+    }
+}
+
+/// An HTTP load's part of its section: its pictures, its percentiles (or,
+/// for a comparison, each server's rate and ratio) as a table, then the
+/// report as its command printed it. No models: a load has no n to fit.
+fn load_section(h: &mut String, run: &Run, charts: &LoadCharts, scale: Scale) {
+    h.push_str("<h3>Latency by percentile</h3>\n");
+    let rate_mode = charts.latency.curves.iter().any(|c| c.dashed);
+    match charts.latency.svg(scale) {
+        Ok(svg) => {
+            let _ = write!(
+                h,
+                "<figure>\n{svg}\n<figcaption>Each request's latency, start to last byte, by percentile: x is 1/(1 − q) on a log scale, so 90%, 99% and 99.9% sit a decade apart; the curve ends at the longest request.{}{}</figcaption>\n</figure>\n",
+                if rate_mode {
+                    " Solid: corrected, timed from each request's intended start (what a user waiting on the schedule sees); dashed: uncorrected, from its actual send. The gap is the time requests waited to go out."
+                } else {
+                    ""
+                },
+                if run.family == "http-compare" {
+                    " Each server's curve is the median over its measured rounds of each percentile."
+                } else {
+                    ""
+                }
+            );
+        }
+        Err(e) => {
+            let _ = writeln!(h, "<p class=\"muted\">{}.</p>", escape(&e.to_string()));
+        }
+    }
+    h.push_str("<h3>Requests per second over time</h3>\n");
+    match charts.rate.svg() {
+        Ok(svg) => {
+            let _ = write!(
+                h,
+                "<figure>\n{svg}\n<figcaption>Requests completed {}, as a rate{}.</figcaption>\n</figure>\n",
+                escape(&charts.rate.per),
+                if run.family == "http-compare" {
+                    "; hollow marks are warm-up rounds, not measured"
+                } else if charts.rate.target.is_some() {
+                    "; dashed: the rate asked for (--rate)"
+                } else {
+                    ""
+                }
+            );
+        }
+        Err(e) => {
+            let _ = writeln!(h, "<p class=\"muted\">{}.</p>", escape(&e.to_string()));
+        }
+    }
+    if run.family == "http-compare" {
+        servers_table(h, run);
+    } else {
+        percentiles_table(h, charts);
+    }
+    reports_section(h, run);
+}
+
+/// The percentiles of each curve side by side, in ms.
+fn percentiles_table(h: &mut String, charts: &LoadCharts) {
+    let curves = &charts.latency.curves;
+    let Some(first) = curves.first() else { return };
+    h.push_str("<h3>Percentiles</h3>\n<div class=\"scroll\"><table class=\"points\">\n<thead><tr><th>percentile</th>");
+    for c in curves {
+        let _ = write!(h, "<th>{} (ms)</th>", escape(&c.label));
+    }
+    h.push_str("</tr></thead>\n<tbody>\n");
+    for (k, &(pct, _)) in first.percentiles.iter().enumerate() {
+        let name = if pct >= 100.0 {
+            "100% (longest)".to_string()
+        } else {
+            format!("{pct}%")
+        };
+        let _ = write!(h, "<tr><td>{name}</td>");
+        for c in curves {
+            let v = c
+                .percentiles
+                .get(k)
+                .map_or("–".to_string(), |p| crate::ab::ms(p.1));
+            let _ = write!(h, "<td class=\"num\">{v}</td>");
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</tbody></table></div>\n");
+}
+
+/// A comparison's servers: the rate with its CI, and against the first
+/// server the ratio with its CI drawn as a bar about 1.
+fn servers_table(h: &mut String, run: &Run) {
+    let report = run
+        .series
+        .iter()
+        .flat_map(|s| &s.points)
+        .filter_map(|p| p.extra.as_ref()?.get("comparison"))
+        .find_map(|c| serde_json::from_value::<crate::compare::CompareReport>(c.clone()).ok());
+    let Some(r) = report else { return };
+    // The bars share one scale: the widest CI's distance from 1, at least 5%.
+    let reach = r
+        .servers
+        .iter()
+        .filter_map(|s| s.ratio.as_ref())
+        .flat_map(|x| [x.estimate.lo, x.estimate.hi])
+        .filter(|v| v.is_finite())
+        .map(|v| (v - 1.0).abs())
+        .fold(0.05, f64::max);
+    h.push_str("<h3>Servers</h3>\n<div class=\"scroll\"><table class=\"points\">\n<thead><tr><th>server</th><th>req/s (median of rounds)</th><th>95% CI</th><th>against A</th><th>95% CI</th><th></th><th>verdict</th><th>p50 ms</th><th>p99 ms</th><th>rounds</th></tr></thead>\n<tbody>\n");
+    for s in &r.servers {
+        let (rate, rate_ci) = match &s.rate {
+            Some(e) => (
+                format!("{:.0}", e.median),
+                format!("{:.0} – {:.0}", e.lo, e.hi),
+            ),
+            None => ("–".into(), "–".into()),
+        };
+        let (ratio, ratio_ci, bar, verdict) = match &s.ratio {
+            Some(x) => (
+                format!("{:.3}×", x.estimate.median),
+                format!("{:.3} – {:.3}", x.estimate.lo, x.estimate.hi),
+                ratio_bar(x.estimate.median, x.estimate.lo, x.estimate.hi, reach),
+                format!(
+                    "<span class=\"badge {}\">{}</span>",
+                    match x.verdict {
+                        crate::compare::Verdict::Faster => "v-ok",
+                        crate::compare::Verdict::Slower => "v-busy",
+                        crate::compare::Verdict::WithinNoise => "v-noisy",
+                    },
+                    x.verdict.as_str()
+                ),
+            ),
+            None => (
+                "1 (the base)".into(),
+                String::new(),
+                String::new(),
+                String::new(),
+            ),
+        };
+        let _ = writeln!(
+            h,
+            "<tr><td>{} <span class=\"muted\">{}</span></td><td class=\"num\">{rate}</td><td class=\"num\">{rate_ci}</td><td class=\"num\">{ratio}</td><td class=\"num\">{ratio_ci}</td><td>{bar}</td><td>{verdict}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+            escape(&s.label),
+            escape(&s.url),
+            crate::ab::ms(s.p50_ms),
+            crate::ab::ms(s.p99_ms),
+            s.rounds
+        );
+    }
+    h.push_str("</tbody></table></div>\n<p class=\"notes\">A ratio above 1: more requests per second than A. The bar is its 95% CI about 1 (the line); faster or slower only where the whole CI is past 1.</p>\n");
+}
+
+/// A small inline SVG: the CI of a ratio as a bar, its median as a tick,
+/// about a line at 1; `reach` is the distance from 1 at either end.
+fn ratio_bar(median: f64, lo: f64, hi: f64, reach: f64) -> String {
+    const W: f64 = 120.0;
+    let x = |v: f64| (W / 2.0 + (v - 1.0) / reach * (W / 2.0 - 4.0)).clamp(0.0, W);
+    let color = if lo > 1.0 {
+        "#009E73"
+    } else if hi < 1.0 {
+        "#D55E00"
+    } else {
+        "#5b6570"
+    };
+    format!(
+        "<svg width=\"{W}\" height=\"14\" viewBox=\"0 0 {W} 14\" role=\"img\" aria-label=\"{lo:.3} to {hi:.3}\"><line x1=\"{c}\" y1=\"0\" x2=\"{c}\" y2=\"14\" stroke=\"#1d232a\" stroke-width=\"1\"/><rect x=\"{a:.1}\" y=\"4\" width=\"{w:.1}\" height=\"6\" fill=\"{color}\" opacity=\"0.6\"/><line x1=\"{m:.1}\" y1=\"1\" x2=\"{m:.1}\" y2=\"13\" stroke=\"{color}\" stroke-width=\"2\"/></svg>",
+        c = W / 2.0,
+        a = x(lo),
+        w = (x(hi) - x(lo)).max(1.0),
+        m = x(median),
+    )
 }
 
 fn kv_table(h: &mut String, rows: Vec<(String, String)>) {
@@ -322,6 +515,83 @@ mod tests {
             "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;y&#39;"
         );
         assert_eq!(escape("rust/pipe µs α"), "rust/pipe µs α");
+    }
+
+    fn http_run(rate: Option<f64>) -> Run {
+        use serde_json::json;
+        let ps: Vec<(f64, f64)> = [50.0, 90.0, 99.0, 99.9, 100.0]
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| (p, 0.2 * (1 + i) as f64))
+            .collect();
+        let report = crate::ab::HttpReport {
+            complete_requests: 2000,
+            uncorrected_percentiles: rate.map(|_| ps.clone()),
+            percentiles: ps,
+            target_rate: rate,
+            ..Default::default()
+        };
+        let point = toll_store::Point {
+            n: 2000,
+            status: toll_store::PointStatus::Ok,
+            error: None,
+            summary: None,
+            samples: vec![],
+            extra: Some(json!({
+                "report": report,
+                "per_interval": {"ends_ns": [100_000_000, 200_000_000, 300_000_000], "requests": [600, 700, 700]},
+            })),
+        };
+        Run {
+            id: 4,
+            family: "http".into(),
+            started_at: String::new(),
+            finished_at: None,
+            status: toll_store::RunStatus::Complete,
+            summary: "http://x/ 6000 req/s".into(),
+            error: None,
+            config: json!({"url": "http://x/"}),
+            env: toll_measure::Fingerprint::default(),
+            tool_version: "0".into(),
+            series: vec![toll_store::Series {
+                id: 1,
+                label: "GET http://x/".into(),
+                attrs: json!({}),
+                fit: None,
+                points: vec![point],
+            }],
+        }
+    }
+
+    #[test]
+    fn an_http_run_shows_its_load_not_a_model() {
+        for rate in [None, Some(500.0)] {
+            let page = render(&[http_run(rate)], Scale::Auto, "0");
+            assert!(!page.contains("t(n) = α + β·n"), "{page}");
+            assert!(page.contains("HTTP load: latency by percentile"));
+            assert_eq!(page.matches("<svg").count(), 2, "two pictures");
+            // `toll show`'s text, folded at the end, is its own.
+            let shown = page.split("<details>").next().unwrap();
+            for gone in ["No plot", "no model", "--trials", "<h3>Models</h3>"] {
+                assert!(!shown.contains(gone), "{gone} on an http run's page");
+            }
+            for want in [
+                "99.9%",
+                "Requests per second over time",
+                "<h3>Percentiles</h3>",
+            ] {
+                assert!(page.contains(want), "{want} missing");
+            }
+            assert_eq!(page.contains("uncorrected: from the send"), rate.is_some());
+        }
+    }
+
+    #[test]
+    fn ratio_bars_sit_about_1() {
+        let b = ratio_bar(1.1, 1.05, 1.15, 0.2);
+        assert!(b.contains("#009E73"), "faster: green");
+        assert!(ratio_bar(0.9, 0.85, 0.95, 0.2).contains("#D55E00"));
+        assert!(ratio_bar(1.0, 0.95, 1.05, 0.2).contains("#5b6570"));
     }
 
     #[test]

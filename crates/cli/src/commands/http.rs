@@ -2,17 +2,18 @@
 //! ab's report (or the stored run as JSON).
 
 use super::db;
-use crate::args::{HttpArgs, HttpCommand, LoadArgs};
+use crate::args::{HttpArgs, HttpCommand, LoadArgs, LoadPlotArgs};
 use crate::usage::usage;
 use crate::values::{real, short_time, time, whole};
 use indicatif::{ProgressBar, ProgressStyle};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use toll_families::http::request::RequestSpec;
 use toll_families::http::{self, HttpConfig, HttpError, Target};
+use toll_report::plot::{LoadCharts, Scale};
 
 /// --coalesce when not given.
 const DEFAULT_COALESCE: Duration = Duration::from_micros(10);
@@ -34,6 +35,9 @@ const MOST_THREADS: u64 = 1024;
 const MOST_STREAMS: u64 = 1000;
 /// --rate: requests per second.
 const RATE_RANGE: (f64, f64) = (0.01, 1e7);
+/// The fewest requests --plot draws: with fewer the percentile curve ends
+/// before 99%, the tail it is drawn for.
+const FEWEST_TO_PLOT: u64 = 100;
 
 /// The validated load against `url`, from the flags `toll http` and `toll
 /// http compare` share.
@@ -209,6 +213,14 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
     }
     let url = a.url.as_deref().expect("clap requires the URL");
     let mut cfg = config(url, &a.load)?;
+    let plot = plot_target(&a.plot)?;
+    if let (Some(_), Some(n)) = (&plot, cfg.requests) {
+        if n < FEWEST_TO_PLOT {
+            return Err(usage(format!(
+                "--plot draws latency by percentile, and -n {n} is too few requests for a curve that reaches 99%: give -n {FEWEST_TO_PLOT} or more, or --duration 5s"
+            )));
+        }
+    }
     if cfg.insecure && !cfg.target.tls {
         return Err(usage(format!(
             "--insecure is for https:// URLs; {url} is plain http"
@@ -267,6 +279,9 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         &title,
         &toll_report::ab::render(&report),
     )?;
+    if let (Some((path, scale)), true) = (&plot, outcome.stats.complete > 0) {
+        draw(&store, run_id, path, *scale)?;
+    }
     if let Some(lag) = report.send_lag.as_ref().filter(|l| l.p99 >= LAG_WARNING_MS) {
         eprintln!(
             "warning: toll ran behind its own schedule (send lag p99 {:.3} ms, max {:.3} ms), and the corrected latencies include that delay: give it more --threads, a lower --rate, or a quieter machine",
@@ -303,5 +318,66 @@ pub fn print_run(
         let status = store.load_run(run_id)?.status;
         writeln!(out, "\n{}", super::db::stored_line(store, run_id, status))?;
     }
+    Ok(())
+}
+
+/// `--plot FILE.svg` checked before anything is measured: the scale, and
+/// a file that can be written where it names (a missing directory or a
+/// read-only one is found now, not after the load).
+pub fn plot_target(a: &LoadPlotArgs) -> anyhow::Result<Option<(PathBuf, Scale)>> {
+    let Some(path) = &a.plot else {
+        return Ok(None);
+    };
+    let scale: Scale = a.plot_scale.parse().map_err(usage)?;
+    let shown = path.display();
+    if path.is_dir() {
+        return Err(usage(format!(
+            "--plot {shown} is a directory: give a file such as {shown}/load.svg"
+        )));
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !dir.is_dir() {
+        return Err(usage(format!(
+            "--plot {shown}: no directory {} to write it in: create it, or give another path",
+            dir.display()
+        )));
+    }
+    // The plot is written through a temporary file in that directory: try one.
+    let probe = dir.join(format!(".toll-plot-check.{}.tmp", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+        }
+        Err(e) => {
+            return Err(usage(format!(
+                "--plot {shown}: cannot write in {} ({e}): give a path you can write",
+                dir.display()
+            )))
+        }
+    }
+    Ok(Some((path.clone(), scale)))
+}
+
+/// Draw stored run `run_id`'s load pictures to `path`, and say so.
+pub fn draw(
+    store: &toll_store::Store,
+    run_id: i64,
+    path: &Path,
+    scale: Scale,
+) -> anyhow::Result<()> {
+    let run = store.load_run(run_id)?;
+    let charts = LoadCharts::for_run(&run)
+        .ok_or_else(|| anyhow::anyhow!("run {run_id} is not an http load"))?;
+    charts
+        .write(path, scale)
+        .map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", path.display()))?;
+    eprintln!("plot written to {}", path.display());
     Ok(())
 }

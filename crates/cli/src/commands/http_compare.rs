@@ -5,7 +5,7 @@
 //! stores the run and prints the report.
 
 use super::db;
-use super::http::{config, print_run, stop_flag, LONGEST_RUN, SHORTEST};
+use super::http::{config, draw, plot_target, print_run, stop_flag, LONGEST_RUN, SHORTEST};
 use crate::args::CompareArgs;
 use crate::usage::usage;
 use crate::values::{time, whole};
@@ -169,6 +169,7 @@ fn describe(cmp: &Comparison, phase: Phase, server: usize) -> String {
 
 pub fn run(mut a: CompareArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
     let (rules, mut cfgs) = validate(&mut a)?;
+    let plot = plot_target(&a.plot)?;
     for cfg in &mut cfgs {
         http::preflight(cfg).map_err(|e| anyhow::anyhow!("{}: {e}", cfg.target.url))?;
     }
@@ -220,6 +221,9 @@ pub fn run(mut a: CompareArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow:
     let title = format!("This is toll http compare {}", env!("CARGO_PKG_VERSION"));
     let text = toll_report::compare::render(&report);
     print_run(&store, run_id, a.json, &title, &text)?;
+    if let (Some((path, scale)), false) = (&plot, status == RunStatus::Failed) {
+        draw(&store, run_id, path, *scale)?;
+    }
     warn(&report);
     match (why, status) {
         (StopReason::Interrupted, _) => {

@@ -90,6 +90,9 @@ pub struct LoadOutcome {
     pub elapsed: Duration,
     /// Completed requests per 1-second interval (the last may be shorter).
     pub intervals: Vec<Sample>,
+    /// Completed requests per [`FINE_TICK`] interval, for the rate over
+    /// time: (end of the interval since the load's start, requests).
+    pub fine: Vec<(Duration, u64)>,
     pub interrupted: bool,
 }
 
@@ -168,6 +171,10 @@ fn shares(total: u64, parts: usize) -> Vec<u64> {
         .map(|i| total / parts + u64::from(i < total % parts))
         .collect()
 }
+
+/// The interval of the stored rate over time: a 1-second rate hides the
+/// stalls of a short run, and a run of a few seconds still gets a curve.
+pub const FINE_TICK: Duration = Duration::from_millis(100);
 
 /// Run the load: `threads` event loops, progress sampled every second.
 pub fn load(
@@ -252,9 +259,16 @@ pub fn load(
     let mut last_count = 0u64;
     let mut last_at = start;
     let tick = Duration::from_secs(1);
+    let mut fine = Vec::new();
+    let (mut fine_count, mut fine_at) = (0u64, start);
     while !handles.iter().all(|h| h.is_finished()) {
         std::thread::sleep(Duration::from_millis(20));
         let now = Instant::now();
+        if now >= fine_at + FINE_TICK {
+            let count: u64 = counters.iter().map(|c| c.0.load(Ordering::Relaxed)).sum();
+            fine.push((now - start, count - fine_count));
+            (fine_count, fine_at) = (count, now);
+        }
         if now >= last_at + tick {
             let count: u64 = counters.iter().map(|c| c.0.load(Ordering::Relaxed)).sum();
             intervals.push(Sample {
@@ -283,10 +297,22 @@ pub fn load(
             total_ns: tail_ns,
         });
     }
+    // The last fine interval ends with the run; a sliver of one joins the
+    // interval before it, so a few requests over a millisecond are not
+    // drawn as a spike of thousands per second.
+    let fine_tail = stats.complete.saturating_sub(fine_count);
+    if end > fine_at {
+        let at = end - start;
+        match fine.last_mut() {
+            Some(last) if end - fine_at < FINE_TICK / 2 => *last = (at, last.1 + fine_tail),
+            _ => fine.push((at, fine_tail)),
+        }
+    }
     Ok(LoadOutcome {
         stats,
         elapsed: end.saturating_duration_since(start),
         intervals,
+        fine,
         interrupted: stop.load(Ordering::Relaxed),
     })
 }
@@ -399,8 +425,10 @@ pub fn report(cfg: &HttpConfig, out: &LoadOutcome) -> HttpReport {
 }
 
 /// Store the run: one series (the URL), one point whose samples are the
-/// 1-second intervals (ns per request) and whose extra is the whole report
-/// and the latency histogram's recorded buckets.
+/// 1-second intervals (ns per request) and whose extra is the whole report,
+/// the latency histogram's recorded buckets and the requests completed in
+/// each 100 ms (`per_interval`: the rate over time; runs stored before it
+/// have only the samples).
 pub fn store_run(
     store: &Store,
     cfg: &HttpConfig,
@@ -453,7 +481,13 @@ pub fn store_run(
             error: (!ok).then(|| "no request completed".to_string()),
             summary: (!per_request.is_empty()).then(|| Summary::of(&per_request)),
             samples: out.intervals.clone(),
-            extra: Some(json!({"report": rep, "latency_ns_histogram": buckets})),
+            extra: Some(json!({
+                "report": rep, "latency_ns_histogram": buckets,
+                "per_interval": {
+                    "ends_ns": out.fine.iter().map(|f| ns(f.0)).collect::<Vec<_>>(),
+                    "requests": out.fine.iter().map(|f| f.1).collect::<Vec<_>>(),
+                },
+            })),
         },
     )?;
     let status = match (ok, out.interrupted) {

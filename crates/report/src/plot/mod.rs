@@ -16,12 +16,19 @@
 //!   line dashed. Families whose points are a cost per unit (spawn, ring)
 //!   draw the model as t(N)/N = α/N + β.
 //! - **Legend** to the right of the plot area, never over the data.
+//! - **Loads** (`toll http`, `toll http compare`) are not sweeps over n:
+//!   they are drawn as latency by percentile ([`latency`]) and requests per
+//!   second over time ([`rate`]), from the stored run by [`load`].
 
 pub mod axis;
+pub mod latency;
+pub mod load;
+pub mod rate;
 mod series;
 mod style;
 
 pub use axis::{Axis, Scale};
+pub use load::{is_load, LoadCharts};
 pub use series::{plot_series_from_run, Knee, Model, PlotPoint, PlotSeries};
 pub use style::PALETTE;
 
@@ -384,6 +391,13 @@ fn draw(out: &mut String, chart: &Chart, scale: Scale) -> Result<(), PlotError> 
     root.present().map_err(err)?;
     drop(cc);
     Ok(())
+}
+
+/// A backend pixel (`backend_coord`) in the terms of `area`, a panel that
+/// may not start at the picture's corner.
+fn on(area: &style::Area, (x, y): (i32, i32)) -> (i32, i32) {
+    let (x0, y0) = area.get_base_pixel();
+    (x - x0, y - y0)
 }
 
 /// An [`Axis`] as plotters' coordinate: linear in plot coordinates, its
