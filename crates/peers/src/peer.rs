@@ -63,14 +63,20 @@ const FIRED_TIME: u8 = 1;
 const FIRED_MEMORY: u8 = 2;
 
 /// Kills the worker's process group when a deadline passes or, while a
-/// memory ceiling is set, when the machine's used memory grows past it, so a
-/// hung or runaway worker cannot hang or exhaust the machine.
+/// memory ceiling is set, when the worker's own group grew past it, so a
+/// hung or runaway worker cannot hang or exhaust the machine. The machine's
+/// used memory is the cheap first look (every 20 ms); only when it grew
+/// past the ceiling is the group's own resident set summed, so another
+/// process's allocation is never taken for the worker's.
 struct Watchdog {
     /// Milliseconds since `epoch` after which the worker is killed; 0 = disarmed.
     deadline_ms: Arc<AtomicU64>,
-    /// Growth of the machine's used memory (kB) past `mem_base_kb` that kills; 0 = none.
+    /// Growth (kB) that kills: the machine's past `mem_base_kb`, then the group's; 0 = none.
     mem_limit_kb: Arc<AtomicU64>,
     mem_base_kb: Arc<AtomicI64>,
+    /// The worker's group's resident set when the ceiling was set.
+    group_base_kb: Arc<AtomicI64>,
+    pid: u32,
     fired: Arc<AtomicU8>,
     stop: Arc<AtomicBool>,
     epoch: Instant,
@@ -82,14 +88,17 @@ impl Watchdog {
             deadline_ms: Arc::new(AtomicU64::new(0)),
             mem_limit_kb: Arc::new(AtomicU64::new(0)),
             mem_base_kb: Arc::new(AtomicI64::new(0)),
+            group_base_kb: Arc::new(AtomicI64::new(0)),
+            pid,
             fired: Arc::new(AtomicU8::new(0)),
             stop: Arc::new(AtomicBool::new(false)),
             epoch: Instant::now(),
         };
-        let (deadline, limit, base, fired, stop, epoch) = (
+        let (deadline, limit, base, group_base, fired, stop, epoch) = (
             w.deadline_ms.clone(),
             w.mem_limit_kb.clone(),
             w.mem_base_kb.clone(),
+            w.group_base_kb.clone(),
             w.fired.clone(),
             w.stop.clone(),
             w.epoch,
@@ -101,9 +110,12 @@ impl Watchdog {
                 let why = if d != 0 && epoch.elapsed().as_millis() as u64 > d {
                     FIRED_TIME
                 } else {
-                    let lim = limit.load(Ordering::Relaxed);
+                    let lim = limit.load(Ordering::Relaxed) as i64;
                     let grown = crate::units::system_used_kb() - base.load(Ordering::Relaxed);
-                    if lim != 0 && grown > lim as i64 {
+                    let ours = || {
+                        crate::units::group_rss_kb(pid) - group_base.load(Ordering::Relaxed) > lim
+                    };
+                    if lim != 0 && grown > lim && ours() {
                         FIRED_MEMORY
                     } else {
                         continue;
@@ -122,10 +134,12 @@ impl Watchdog {
         self.deadline_ms.store(at.max(1), Ordering::Relaxed);
     }
 
-    /// Also kill when the machine's used memory grows by more than `kb` from now.
+    /// Also kill when the worker's group grows by more than `kb` from now.
     fn limit_memory(&self, kb: u64) {
         self.mem_base_kb
             .store(crate::units::system_used_kb(), Ordering::Relaxed);
+        self.group_base_kb
+            .store(crate::units::group_rss_kb(self.pid), Ordering::Relaxed);
         self.mem_limit_kb.store(kb, Ordering::Relaxed);
     }
 
@@ -145,7 +159,7 @@ fn kill_group(pid: u32) {
 #[derive(Debug, Clone, Copy)]
 pub struct Ceiling {
     pub time: Duration,
-    /// Growth of the machine's used memory, in kB.
+    /// Growth of the worker's own process group's memory, in kB.
     pub mem_kb: u64,
 }
 
@@ -426,7 +440,7 @@ impl Peer {
 
     /// Run one `spawn` or `ring` command (spec/wire.md) under `ceiling`: the
     /// worker's process group is killed when the point takes longer or the
-    /// machine's used memory grows by more.
+    /// worker's own process group grows by more (see `Watchdog`).
     pub fn units(&mut self, cmd: &Value, ceiling: Ceiling) -> Result<Value, PeerError> {
         let op = cmd
             .get("op")

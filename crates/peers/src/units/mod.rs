@@ -5,7 +5,7 @@ mod mem;
 mod thread;
 mod tokio_task;
 
-pub use mem::{rss_kb, system_used_kb};
+pub use mem::{group_rss_kb, rss_kb, system_used_kb};
 
 use serde_json::{json, Value};
 use std::time::Duration;
