@@ -20,6 +20,7 @@
 pub mod axis;
 mod series;
 mod style;
+pub mod trend;
 
 pub use axis::{Axis, Scale};
 pub use series::{plot_series_from_run, Knee, Model, PlotPoint, PlotSeries};
