@@ -133,9 +133,9 @@ fn series(h: &mut String, c: &RunComparison) {
          <th>95% CI</th><th>against 0</th><th>p</th><th>verdict</th></tr></thead>\n",
     );
     for s in &c.series {
-        let _ = write!(
+        let _ = writeln!(
             h,
-            "<tbody><tr class=\"group\"><th colspan=\"8\">{}</th></tr>\n",
+            "<tbody><tr class=\"group\"><th colspan=\"8\">{}</th></tr>",
             escape(&s.label)
         );
         for p in &s.points {
@@ -194,11 +194,7 @@ fn series(h: &mut String, c: &RunComparison) {
     h.push_str("</table>\n");
     for (side, labels) in [("A", &c.only_in_a), ("B", &c.only_in_b)] {
         if !labels.is_empty() {
-            let _ = write!(
-                h,
-                "<p>Only in {side}: {}</p>",
-                escape(&labels.join(", "))
-            );
+            let _ = write!(h, "<p>Only in {side}: {}</p>", escape(&labels.join(", ")));
         }
     }
     let k = &c.counts;

@@ -156,16 +156,16 @@ fn make(board: &Board, rows: &[RunRow], v: &View) -> Result<String, Problem> {
     ] {
         h.push_str(&header(&family, key, name, v));
     }
-    let _ = write!(
+    let _ = writeln!(
         h,
-        "<th>kernel</th><th>{} runs</th><th>newest</th></tr></thead><tbody>\n",
+        "<th>kernel</th><th>{} runs</th><th>newest</th></tr></thead><tbody>",
         escape(&family)
     );
     for m in &machines {
-        let _ = write!(
+        let _ = writeln!(
             h,
             "<tr><td><a href=\"/runs?host={}\">{}</a></td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.1} GiB</td>\
-             <td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+             <td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
             escape(&query_value(&m.host)),
             escape(&m.host),
             escape(&m.cpu),

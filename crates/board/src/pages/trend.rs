@@ -141,7 +141,11 @@ fn make(board: &Board, rows: &[RunRow], q: &Pick, at: Option<u64>) -> Result<Str
     h.push_str(&choose("family", &families(rows), &family));
     let labels: Vec<String> = labels.iter().map(|l| l.to_string()).collect();
     h.push_str(&choose("series", &labels, series));
-    h.push_str(&select("host", "every machine", &hosts, &q.host));
+    h.push_str(&select("host", "every machine", &hosts, &q.host).replacen(
+        "<label>host",
+        "<label>machine",
+        1,
+    ));
     let sizes_text: Vec<String> = sizes.iter().map(u64::to_string).collect();
     let at_text = at.map(|n| n.to_string()).unwrap_or_default();
     h.push_str(
@@ -179,10 +183,10 @@ fn make(board: &Board, rows: &[RunRow], q: &Pick, at: Option<u64>) -> Result<Str
         return Ok(page(&format!("Trend — {series}"), "/trend", &h));
     };
     let (trend, omitted) = chart(&family, series, &on, &entries, follow);
-    let _ = write!(
+    let _ = writeln!(
         h,
         "<p class=\"muted\">The newest {} complete <b>{}</b> runs{} were read (at most {TREND_RUNS}); {} hold <b>{}</b>. \
-         {}</p>\n",
+         {}</p>",
         read.len(),
         escape(&family),
         escape(&on),
@@ -198,10 +202,10 @@ fn make(board: &Board, rows: &[RunRow], q: &Pick, at: Option<u64>) -> Result<Str
     );
     match trend.svg() {
         Ok(svg) => {
-            let _ = write!(
+            let _ = writeln!(
                 h,
                 "<figure class=\"trend\">{svg}<figcaption>{} runs · {} marks, one per run and figure · \
-                 bars: intervals · hollow: cannot be told from 0</figcaption></figure>\n",
+                 bars: intervals · hollow: cannot be told from 0</figcaption></figure>",
                 trend.runs.len(),
                 trend.marks()
             );
@@ -242,7 +246,8 @@ fn chart(
     machines.sort();
     machines.dedup();
     let mut omitted = Vec::new();
-    let mut panel = |name: &str, per_unit: bool, pick: &dyn Fn(&Head) -> Option<Mark>| Panel {
+    let mut panel = |name: &str, per_unit: bool, pick: &dyn Fn(&Head) -> Option<Mark>| {
+        Panel {
         name: name.into(),
         per_unit,
         lines: machines
@@ -270,6 +275,7 @@ fn chart(
                     .collect(),
             })
             .collect(),
+    }
     };
     let figure = |f: &toll_measure::decision::Figure| {
         (f.sign != Sign::BelowZero).then_some(Mark {
@@ -371,16 +377,19 @@ fn table(h: &mut String, family: &str, entries: &[(&RunRow, &Head)], follow: Fol
                     );
                 }
                 None => {
-                    let _ = write!(h, "<td class=\"muted\" colspan=\"2\">n = {n} not measured</td>");
+                    let _ = write!(
+                        h,
+                        "<td class=\"muted\" colspan=\"2\">n = {n} not measured</td>"
+                    );
                 }
             },
         }
         // The same machine's run before this one among those shown.
         match entries[..k].iter().rev().find(|(p, _)| p.host == r.host) {
             Some((p, _)) => {
-                let _ = write!(
+                let _ = writeln!(
                     h,
-                    "<td><a href=\"/compare?a={0}&amp;b={1}\">run {0} → {1}</a></td></tr>\n",
+                    "<td><a href=\"/compare?a={0}&amp;b={1}\">run {0} → {1}</a></td></tr>",
                     p.id, r.id
                 );
             }
@@ -391,7 +400,11 @@ fn table(h: &mut String, family: &str, entries: &[(&RunRow, &Head)], follow: Fol
     if follow == Follow::Model {
         let _ = write!(h, "<p class=\"notes\">{}</p>", escape(decided::FIT_LEGEND));
         if widened {
-            let _ = write!(h, "<p class=\"notes\">{}</p>", escape(decided::WIDENED_LEGEND));
+            let _ = write!(
+                h,
+                "<p class=\"notes\">{}</p>",
+                escape(decided::WIDENED_LEGEND)
+            );
         }
         if near_zero {
             let _ = write!(

@@ -133,7 +133,7 @@ impl Trend {
         let k = self.runs.len().max(1);
         let every = k.div_ceil(MAX_LABELS).max(1);
         let major = (0..k)
-            .filter(|i| (k - 1 - i) % every == 0)
+            .filter(|i| (k - 1 - i).is_multiple_of(every))
             .map(|i| i as f64)
             .collect();
         Axis {
@@ -165,8 +165,12 @@ impl Trend {
             .map_err(err)?;
             mark(area, MARKERS[i % MARKERS.len()], (x, y), color, true)?;
             let label = super::style::legend_label(m);
-            area.draw(&Text::new(label.clone(), (x + 18, y), style(BLACK.to_rgba())))
-                .map_err(err)?;
+            area.draw(&Text::new(
+                label.clone(),
+                (x + 18, y),
+                style(BLACK.to_rgba()),
+            ))
+            .map_err(err)?;
             x += 46 + 8 * label.chars().count() as i32;
         }
         let grey = BLACK.mix(0.65);
@@ -199,9 +203,7 @@ fn draw_panel(
     runs: &[i64],
 ) -> Result<(), PlotError> {
     let marks = || panel.lines.iter().flat_map(|l| &l.marks);
-    let top = marks()
-        .map(|m| m.value.max(m.ci.1))
-        .fold(0.0f64, f64::max);
+    let top = marks().map(|m| m.value.max(m.ci.1)).fold(0.0f64, f64::max);
     let (scale, name) = unit(top);
     let log_y = axis::log_axes(
         Scale::Auto,
