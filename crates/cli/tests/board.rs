@@ -437,6 +437,7 @@ fn board_end_to_end(db: &str, s: &Scratch) {
         "/machines?family=transfer".to_string(),
         "/runs".into(),
         format!("/runs/{id}"),
+        "/trend?family=transfer&series=rust%2Fpipe".into(),
     ] {
         let (_, page) = board.get(&path);
         assert!(!page.contains("<script>alert"), "{path} runs the script");
@@ -447,6 +448,18 @@ fn board_end_to_end(db: &str, s: &Scratch) {
     }
     let (_, page) = board.get(&format!("/runs/{id}"));
     assert!(page.contains("pushed by ci-runner"), "{page}");
+    // The trend now has two machines, each with its own marker (a circle
+    // and a square, besides the background's rectangle): a mark per run
+    // and figure, and each machine's in the legend.
+    let (_, trend) = board.get("/trend?family=transfer&series=rust%2Fpipe");
+    let svg = trend.split_once("<figure").unwrap().1;
+    let svg = svg.split_once("</svg>").unwrap().0;
+    let (circles, squares) = (
+        svg.matches("<circle").count(),
+        svg.matches("<rect").count() - 1,
+    );
+    assert!(circles > 1 && squares > 1, "{svg}");
+    assert_eq!(circles + squares, 2 * (transfers.len() + 1) + 2, "{svg}");
 
     // `toll push`, with TOLL_TOKEN; then the token removed.
     let before = runs(&board).len();
