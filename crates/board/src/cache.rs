@@ -2,6 +2,12 @@
 //! again kept for a while — the list of runs (every page filters it), each
 //! finished run's page and its headline figures — so a page under load is
 //! a lookup, not a query.
+//!
+//! The headline figures are what the machines, seeds and trend pages read
+//! across many runs: a few numbers per series, at most [`KEEP`] runs' worth,
+//! each read once from the store and then kept while its run is unchanged
+//! (a finished run's stored figures never change), so a page that reads
+//! the newest few dozen runs of a family loads a run only the first time.
 
 use crate::headline::{self, RunHeads};
 use crate::limit::RateLimit;
@@ -16,9 +22,13 @@ use toll_store::{Run, RunRow, RunStatus, Store, StoreError};
 pub const RUNS_FRESH: Duration = Duration::from_secs(1);
 /// How long a run's page is reused (a run removed meanwhile goes with it).
 const PAGE_FRESH: Duration = Duration::from_secs(60);
+/// How long a finished run's headline figures are reused: they are stored
+/// once and never change; the list of runs says whether the run is still
+/// there, and its start time whether it is still the same run.
+const HEADS_FRESH: Duration = Duration::from_secs(3600);
 /// How many pages and headlines are kept: memory stays flat however many
 /// runs the store holds.
-const KEEP: usize = 512;
+pub const KEEP: usize = 512;
 
 /// Everything the handlers share.
 pub struct Board {
@@ -106,15 +116,18 @@ impl Board {
         Ok(page)
     }
 
-    /// Run `id`'s headline figures.
-    pub fn heads(&self, id: i64) -> Result<Arc<RunHeads>, StoreError> {
-        if let Some(h) = lock(&self.heads).get(id, PAGE_FRESH) {
+    /// The headline figures of the run `row` lists.
+    pub fn heads(&self, row: &RunRow) -> Result<Arc<RunHeads>, StoreError> {
+        if let Some(h) = lock(&self.heads)
+            .get(row.id, HEADS_FRESH)
+            .filter(|h| h.started_at == row.started_at)
+        {
             return Ok(h);
         }
-        let run = self.store().load_run(id)?;
+        let run = self.store().load_run(row.id)?;
         let heads = Arc::new(headline::of(&run));
         if run.status != RunStatus::Running {
-            lock(&self.heads).put(id, heads.clone());
+            lock(&self.heads).put(row.id, heads.clone());
         }
         Ok(heads)
     }

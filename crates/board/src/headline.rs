@@ -1,9 +1,12 @@
-//! A run's headline figures, one per series: α and β of its model where it
-//! fits a line, else the figure its family leads with (an HTTP run's
-//! requests per second, or the time at its largest n).
+//! A run's headline figures, one per series: α and β of its stored model
+//! where it has one, else the figure its family leads with (an HTTP run's
+//! requests per second, or the time at its largest n) — and each size's
+//! median, which a trend of a series without a model follows.
 
+use toll_measure::decision::{self, Sign};
+use toll_measure::summary::Summary;
+use toll_report::decided;
 use toll_report::html::escape;
-use toll_report::models::verdict;
 use toll_report::table::fmt_ns;
 use toll_store::{PointStatus, Run};
 
@@ -12,19 +15,21 @@ use toll_store::{PointStatus, Run};
 pub struct Head {
     pub label: String,
     pub figure: Figure,
-    /// The models table's verdict (ok, noisy, curve…), empty without a fit.
+    /// The stored verdict's words (ok, noisy, curve…), empty without a fit.
     pub verdict: String,
+    /// Each measured size and its summary (median and interval), by n.
+    pub medians: Vec<(u64, Summary)>,
 }
 
 /// What a series leads with.
 #[derive(Debug, Clone)]
 pub enum Figure {
-    /// α and β (ns, ns per unit) with their 95% CIs.
+    /// The stored decision's α and β (ns, ns per unit), with their intervals.
     Line {
-        alpha: f64,
-        alpha_ci: (f64, f64),
-        beta: f64,
-        beta_ci: (f64, f64),
+        alpha: decision::Figure,
+        beta: decision::Figure,
+        /// The intervals hold the run-to-run term.
+        widened: bool,
     },
     /// Requests per second.
     Rate(f64),
@@ -36,7 +41,7 @@ impl Figure {
     /// The number a column sorts by (smaller is faster, except a rate).
     pub fn key(&self) -> f64 {
         match self {
-            Figure::Line { alpha, .. } => *alpha,
+            Figure::Line { alpha, .. } => alpha.value,
             Figure::Rate(r) => -r,
             Figure::At { ns, .. } => *ns,
         }
@@ -45,7 +50,7 @@ impl Figure {
     /// As a compact table cell: the figures, their CIs in the cell's
     /// tooltip, and the verdict's kind when it is not "ok".
     pub fn html(&self, verdict: &str) -> String {
-        let kind = verdict.split([',', ' ']).next().unwrap_or("");
+        let kind = verdict.split([',', ' ', ';']).next().unwrap_or("");
         let v = if kind.is_empty() || kind == "ok" {
             String::new()
         } else {
@@ -57,36 +62,52 @@ impl Figure {
             )
         };
         match self {
-            Figure::Line {
-                alpha,
-                alpha_ci,
-                beta,
-                beta_ci,
-            } => format!(
-                "<span title=\"α 95% CI [{}, {}] · β 95% CI [{}, {}]\">α {}<br>β {}</span>{v}",
-                fmt_ns(alpha_ci.0),
-                fmt_ns(alpha_ci.1),
-                fmt_ns(beta_ci.0),
-                fmt_ns(beta_ci.1),
-                fmt_ns(*alpha),
-                fmt_ns(*beta)
-            ),
+            Figure::Line { alpha, beta, .. } => {
+                let (a, a_ci) = decided::cells(alpha, fmt_ns);
+                let (b, b_ci) = decided::cells(beta, fmt_ns);
+                format!(
+                    "<span title=\"α 95% CI {} · β 95% CI {}\">α {}<br>β {}</span>{v}",
+                    escape(&a_ci),
+                    escape(&b_ci),
+                    escape(&a),
+                    escape(&b)
+                )
+            }
             Figure::Rate(r) => format!("{r:.0} req/s{v}"),
             Figure::At { n, ns } => format!("{} at n = {n}{v}", fmt_ns(*ns)),
         }
     }
+
+    /// α when it can be told from 0.
+    pub fn alpha(&self) -> Option<f64> {
+        match self {
+            Figure::Line { alpha, .. } if alpha.sign == Sign::Positive => Some(alpha.value),
+            _ => None,
+        }
+    }
 }
 
-/// What the machines and seeds pages need of a run.
+/// What the machines, seeds and trend pages need of a run.
 #[derive(Debug, Clone)]
 pub struct RunHeads {
+    /// When the run started: a run number used again after a removal is
+    /// another run.
+    pub started_at: String,
     pub env: toll_measure::env::Fingerprint,
     pub heads: Vec<Head>,
+}
+
+impl RunHeads {
+    /// Series `label`'s headline.
+    pub fn get(&self, label: &str) -> Option<&Head> {
+        self.heads.iter().find(|h| h.label == label)
+    }
 }
 
 /// A run's machine and every series' headline, in the run's order.
 pub fn of(run: &Run) -> RunHeads {
     RunHeads {
+        started_at: run.started_at.clone(),
         env: run.env.clone(),
         heads: series(run),
     }
@@ -96,13 +117,18 @@ fn series(run: &Run) -> Vec<Head> {
     run.series
         .iter()
         .filter_map(|s| {
+            let medians: Vec<(u64, Summary)> = s
+                .points
+                .iter()
+                .filter(|p| p.status == PointStatus::Ok)
+                .filter_map(|p| Some((p.n, p.summary.clone()?)))
+                .collect();
             // The stored decision's figures, the ones every view prints.
-            let figure = if let Some(d) = s.fit.as_ref().and_then(|f| f.decision.as_ref()) {
+            let figure = if let Some(d) = decided::of(s) {
                 Figure::Line {
-                    alpha: d.alpha.value,
-                    alpha_ci: d.alpha.ci,
-                    beta: d.beta.value,
-                    beta_ci: d.beta.ci,
+                    alpha: d.alpha,
+                    beta: d.beta,
+                    widened: d.widened,
                 }
             } else if let Some(rps) = s.points.iter().rev().find_map(|p| {
                 p.extra
@@ -112,24 +138,21 @@ fn series(run: &Run) -> Vec<Head> {
             }) {
                 Figure::Rate(rps)
             } else {
-                let p = s
-                    .points
-                    .iter()
-                    .rev()
-                    .find(|p| p.status == PointStatus::Ok && p.summary.is_some())?;
+                let (n, last) = medians.last()?;
                 Figure::At {
-                    n: p.n,
-                    ns: p.summary.as_ref()?.median,
+                    n: *n,
+                    ns: last.median,
                 }
             };
             Some(Head {
                 label: s.label.clone(),
                 verdict: if s.fit.is_some() {
-                    verdict(&run.family, s)
+                    decided::verdict(s)
                 } else {
                     String::new()
                 },
                 figure,
+                medians,
             })
         })
         .collect()

@@ -17,11 +17,18 @@ form.filter button { font: inherit; padding: 4px 14px; border: 1px solid var(--a
 th a { color: inherit; text-decoration: none; }
 th a.sorted { color: var(--accent); }
 .pager { margin: 10px 0; display: flex; gap: 16px; }
+table.compare { width: 100%; }
+table.compare tr.group th { background: none; font-family: ui-monospace, "DejaVu Sans Mono", monospace; padding-top: 14px; border-bottom: 2px solid var(--line); white-space: normal; word-break: break-word; }
+table.compare tr.param td { background: var(--band); }
+table.compare td svg { vertical-align: middle; }
+table.differences td { word-break: break-word; }
+table.series th[scope=row] { white-space: normal; word-break: break-word; max-width: 18em; }
 "#;
 
 /// The pages in the bar, by path and name.
-const PAGES: [(&str, &str); 4] = [
+const PAGES: [(&str, &str); 5] = [
     ("/machines", "Machines"),
+    ("/trend", "Trend"),
     ("/runs", "Runs"),
     ("/compare", "Compare"),
     ("/seeds", "Seeds"),

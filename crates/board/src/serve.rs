@@ -5,7 +5,7 @@
 use crate::api::{self, Refusal};
 use crate::cache::Board;
 use crate::layout;
-use crate::pages::{self, compare::Pair, machines::View, runs::Filter, Problem};
+use crate::pages::{self, compare::Pair, machines::View, runs::Filter, trend::Pick, Problem};
 use axum::body::Body;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -90,6 +90,7 @@ fn router(board: Arc<Board>) -> Router {
         .route("/machines", get(machines))
         .route("/runs", get(runs))
         .route("/runs/{id}", get(run))
+        .route("/trend", get(trend))
         .route("/compare", get(compare))
         .route("/seeds", get(seeds))
         .route("/api/runs", get(api_list).post(api_submit))
@@ -160,6 +161,10 @@ async fn run(State(b): Shared, Path(id): Path<String>) -> Response {
         return page_error(404, "no such run: run numbers are on /runs");
     };
     html(move || pages::run::render(&b, id)).await
+}
+
+async fn trend(State(b): Shared, Query(q): Query<Pick>) -> Response {
+    html(move || pages::trend::render(&b, &q)).await
 }
 
 async fn compare(State(b): Shared, Query(q): Query<Pair>) -> Response {

@@ -119,16 +119,18 @@ impl Drop for Board {
     }
 }
 
-/// Real runs of every family, small: transfer (twice, to compare), spawn,
-/// ring, exec, file; the http run is made against the board itself.
+/// Real runs of every family, small: transfer (three times: a trend, a
+/// pair to compare, and a newest run over the pipe only, which must not
+/// hide the unix socket's figures), spawn, ring, exec, file; the http run
+/// is made against the board itself.
 fn fill(db: &str, s: &Scratch) {
-    for _ in 0..2 {
+    for via in ["pipe,unix", "pipe,unix", "pipe"] {
         let mut a = vec![
             "transfer",
             "--peer",
             "rust",
             "--via",
-            "pipe,unix",
+            via,
             "--sizes",
             "0,1000,4000",
         ];
@@ -220,6 +222,13 @@ fn runs(b: &Board) -> Vec<Value> {
 /// rules, on `db` (a SQLite file or a PostgreSQL URL).
 fn board_end_to_end(db: &str, s: &Scratch) {
     fill(db, s);
+    // More exec runs than transfer runs: the chooser still starts at transfer.
+    for _ in 0..3 {
+        ok(
+            &toll(db, &["exec", "-N", "--runs", "3", "--warmup", "0", "true"]),
+            "exec",
+        );
+    }
     let board = Board::start(db, &["--max-body", "64Ki"]);
     ok(
         &toll(
@@ -263,14 +272,88 @@ fn board_end_to_end(db: &str, s: &Scratch) {
     );
     let (_, sorted) = board.get("/machines?family=transfer&sort=rust%2Fpipe&desc=1");
     assert!(sorted.contains("class=\"sorted\""));
+    // Newest first: the newest transfer run measured the pipe only.
     let transfers: Vec<i64> = all
         .iter()
         .filter(|r| r["family"] == "transfer")
         .map(|r| r["id"].as_i64().unwrap())
         .collect();
+    assert_eq!(transfers.len(), 3);
+    // The unix socket's figures stay, from the newest run that has them.
+    let unix = row_of(&machines, ">rust/unix<");
+    assert!(
+        unix.contains("α ") && unix.contains(&format!("href=\"/runs/{}\"", transfers[1])),
+        "rust/unix from run {}: {unix}",
+        transfers[1]
+    );
+    assert!(
+        unix.contains("/trend?family=transfer&amp;series=rust%2Funix"),
+        "{unix}"
+    );
+    let pipe = row_of(&machines, ">rust/pipe<");
+    assert!(
+        pipe.contains(&format!("href=\"/runs/{}\"", transfers[0])),
+        "{pipe}"
+    );
+    // With more exec runs than transfer runs, the chooser starts at transfer.
+    let (_, first) = board.get("/machines");
+    assert!(
+        first.contains("<option selected>transfer</option>") && first.contains(">rust/unix<"),
+        "{first}"
+    );
+
+    // A series' trend: one mark per run for α and one for β, each with its
+    // interval in the table below.
+    let (status, trend) = board.get("/trend?family=transfer&series=rust%2Fpipe");
+    assert_eq!(status, 200, "{trend}");
+    assert_trend(&trend, &transfers, 2);
+    let (_, unix_trend) = board.get("/trend?family=transfer&series=rust%2Funix");
+    assert_trend(&unix_trend, &transfers[1..], 2);
+    // The median at one size: one mark per run.
+    let (status, at) = board.get("/trend?family=transfer&series=rust%2Fpipe&at=1000");
+    assert_eq!(status, 200, "{at}");
+    assert!(at.contains("median at n = 1000"), "{at}");
+    assert_trend(&at, &transfers, 1);
+    // Without a family: the first family with runs, and its first series.
+    let (status, default) = board.get("/trend");
+    assert_eq!(status, 200);
+    assert!(
+        default.contains("<option value=\"transfer\" selected>"),
+        "{default}"
+    );
+    assert!(default.contains("<svg"), "{default}");
+    let (status, e) = board.get("/trend?family=transfer&at=big");
+    assert_eq!(status, 400);
+    assert!(e.contains("at=big is not a size"), "{e}");
+    let (status, e) = board.get("/trend?family=transfer&series=nope%2Fnone");
+    assert_eq!(status, 404);
+    assert!(e.contains("nope/none"), "{e}");
+    let (_, listed) = board.get("/runs?family=transfer");
+    assert!(
+        listed.contains("/trend?family=transfer&amp;host="),
+        "runs link their trend"
+    );
+
+    // Compare: an HTML table, not terminal text.
     let (status, cmp) = board.get(&format!("/compare?a={}&b={}", transfers[1], transfers[0]));
     assert_eq!(status, 200, "{cmp}");
-    assert!(cmp.contains("<pre>") && cmp.contains("rust/pipe"), "{cmp}");
+    assert!(
+        cmp.contains("<table class=\"compare\"")
+            && !cmp.contains("<pre")
+            && cmp.contains("rust/pipe"),
+        "{cmp}"
+    );
+    let pipe_rows = cmp
+        .split("<tbody>")
+        .find(|g| g.contains("<th colspan=\"8\">rust/pipe</th>"))
+        .expect("rust/pipe's rows");
+    for n in ["0", "1000", "4000", "α", "β"] {
+        assert!(
+            pipe_rows.contains(&format!("<td class=\"num\">{n}</td>")),
+            "{n}: {pipe_rows}"
+        );
+    }
+    assert!(cmp.contains("Only in A: rust/unix"), "{cmp}");
     let (status, seeds) = board.get("/seeds");
     assert_eq!(status, 200);
     assert!(
@@ -354,6 +437,7 @@ fn board_end_to_end(db: &str, s: &Scratch) {
         "/machines?family=transfer".to_string(),
         "/runs".into(),
         format!("/runs/{id}"),
+        "/trend?family=transfer&series=rust%2Fpipe".into(),
     ] {
         let (_, page) = board.get(&path);
         assert!(!page.contains("<script>alert"), "{path} runs the script");
@@ -364,6 +448,18 @@ fn board_end_to_end(db: &str, s: &Scratch) {
     }
     let (_, page) = board.get(&format!("/runs/{id}"));
     assert!(page.contains("pushed by ci-runner"), "{page}");
+    // The trend now has two machines, each with its own marker (a circle
+    // and a square, besides the background's rectangle): a mark per run
+    // and figure, and each machine's in the legend.
+    let (_, trend) = board.get("/trend?family=transfer&series=rust%2Fpipe");
+    let svg = trend.split_once("<figure").unwrap().1;
+    let svg = svg.split_once("</svg>").unwrap().0;
+    let (circles, squares) = (
+        svg.matches("<circle").count(),
+        svg.matches("<rect").count() - 1,
+    );
+    assert!(circles > 1 && squares > 1, "{svg}");
+    assert_eq!(circles + squares, 2 * (transfers.len() + 1) + 2, "{svg}");
 
     // `toll push`, with TOLL_TOKEN; then the token removed.
     let before = runs(&board).len();
@@ -395,6 +491,50 @@ fn board_end_to_end(db: &str, s: &Scratch) {
     );
 }
 
+/// The table row of `page` that holds `needle`.
+fn row_of<'a>(page: &'a str, needle: &str) -> &'a str {
+    page.split("<tr")
+        .find(|r| r.contains(needle))
+        .unwrap_or_else(|| panic!("no row with {needle}: {page}"))
+}
+
+/// A trend page over `runs` (newest first), drawing `panels` figures per
+/// run: its picture has one mark per run and figure (each a circle: one
+/// machine, plus the legend's), its table a row per run with an interval
+/// per figure.
+fn assert_trend(page: &str, runs: &[i64], panels: usize) {
+    let svg = page
+        .split_once("<figure class=\"trend\">")
+        .and_then(|(_, f)| f.split_once("</svg>"))
+        .map(|(svg, _)| svg)
+        .unwrap_or_else(|| panic!("no trend picture: {page}"));
+    let marks = runs.len() * panels;
+    assert_eq!(svg.matches("<circle").count(), marks + 1, "marks: {svg}");
+    assert!(
+        svg.matches("<polyline").count() >= marks,
+        "an interval per mark"
+    );
+    assert!(page.contains(&format!("{} runs · {marks} marks", runs.len())));
+    let table = page
+        .split_once("<table class=\"trend\">")
+        .and_then(|(_, t)| t.split_once("</table>"))
+        .map(|(t, _)| t)
+        .unwrap_or_else(|| panic!("no trend table: {page}"));
+    let rows: Vec<&str> = table.split("<tr>").skip(2).collect();
+    assert_eq!(rows.len(), runs.len(), "{table}");
+    for (row, id) in rows.iter().zip(runs) {
+        assert!(
+            row.contains(&format!("/runs/{id}\"")),
+            "newest first: {row}"
+        );
+        assert_eq!(
+            row.matches('[').count(),
+            panels,
+            "an interval per figure: {row}"
+        );
+    }
+}
+
 /// Chromium on the PATH, which the build found (`cfg(toll_chromium)`).
 fn chromium() -> PathBuf {
     let path = std::env::var_os("PATH").unwrap_or_default();
@@ -414,6 +554,11 @@ fn chromium() -> PathBuf {
 /// Chromium headless as root can run it: no sandbox, no GPU, nothing
 /// fetched in the background, a fresh profile. Returns its stdout.
 fn headless(browser: &PathBuf, s: &Scratch, extra: &[&str], url: &str) -> String {
+    headless_at(browser, s, "1400,1000", extra, url)
+}
+
+/// [`headless`] in a window of `size` (`WIDTH,HEIGHT`).
+fn headless_at(browser: &PathBuf, s: &Scratch, size: &str, extra: &[&str], url: &str) -> String {
     let profile = s.0.join(format!("profile-{}", fastrand_name(url)));
     let o = Command::new("timeout")
         .arg("120")
@@ -427,8 +572,8 @@ fn headless(browser: &PathBuf, s: &Scratch, extra: &[&str], url: &str) -> String
             "--disable-background-networking",
             "--disable-component-update",
             "--disable-sync",
-            "--window-size=1400,1000",
         ])
+        .arg(format!("--window-size={size}"))
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(extra)
         .arg(url)
@@ -475,11 +620,13 @@ fn every_page_renders_in_chromium_with_its_tables_and_plots() {
     let db = db.to_str().unwrap();
     fill(db, &s);
     let board = Board::start(db, &[]);
-    let transfer = runs(&board)
+    let transfers: Vec<i64> = runs(&board)
         .iter()
-        .find(|r| r["family"] == "transfer")
+        .filter(|r| r["family"] == "transfer")
         .map(|r| r["id"].as_i64().unwrap())
-        .unwrap();
+        .collect();
+    // The newest (over the pipe only) and the one before (pipe and unix).
+    let (transfer, older) = (transfers[0], transfers[1]);
     let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("board-screenshots");
     std::fs::create_dir_all(&shots).unwrap();
     for (name, path, needs) in [
@@ -496,8 +643,18 @@ fn every_page_renders_in_chromium_with_its_tables_and_plots() {
         ),
         (
             "compare",
-            format!("/compare?a={transfer}&b={transfer}"),
-            &["<pre>", "rust/pipe"][..],
+            format!("/compare?a={older}&b={transfer}"),
+            &["<table class=\"compare\"", "rust/pipe", "Only in A"][..],
+        ),
+        (
+            "trend",
+            "/trend?family=transfer&series=rust%2Fpipe".into(),
+            &[
+                "<figure class=\"trend\"",
+                "<svg",
+                "<circle",
+                "<table class=\"trend\"",
+            ][..],
         ),
         ("seeds", "/seeds".into(), &["E1", "E5", "<ul"][..]),
     ] {
@@ -506,11 +663,17 @@ fn every_page_renders_in_chromium_with_its_tables_and_plots() {
         for n in needs {
             assert!(dom.contains(n), "{name}: `{n}` not in the rendered page");
         }
+        if name == "compare" {
+            assert!(!dom.contains("<pre"), "compare: terminal text in a box");
+        }
         let shot = shots.join(format!("{name}.png"));
         let _ = std::fs::remove_file(&shot);
-        headless(
+        // At 1280 px, the width the pages are laid out for; tall enough
+        // for the trend's picture and its table.
+        headless_at(
             &browser,
             &s,
+            "1280,1500",
             &[&format!("--screenshot={}", shot.display())],
             &url,
         );

@@ -6,9 +6,47 @@ pub mod machines;
 pub mod run;
 pub mod runs;
 pub mod seeds;
+pub mod trend;
 
 use toll_report::html::escape;
-use toll_store::StoreError;
+use toll_store::{RunRow, RunStatus, StoreError};
+
+/// The families in the order a chooser lists them: the link first (E1,
+/// what most boards are kept for), then the seed experiments' order.
+const FAMILY_ORDER: [&str; 7] = ["transfer", "spawn", "ring", "rpc", "file", "http", "exec"];
+
+/// The families `rows` hold: those of [`FAMILY_ORDER`] in its order, then
+/// any other by name.
+pub fn families(rows: &[RunRow]) -> Vec<String> {
+    let mut out: Vec<String> = FAMILY_ORDER
+        .iter()
+        .filter(|f| rows.iter().any(|r| r.family == **f))
+        .map(|f| f.to_string())
+        .collect();
+    let mut others: Vec<String> = rows
+        .iter()
+        .map(|r| r.family.clone())
+        .filter(|f| !FAMILY_ORDER.contains(&f.as_str()))
+        .collect();
+    others.sort();
+    others.dedup();
+    out.extend(others);
+    out
+}
+
+/// The family a page shows when none is asked for: the first of
+/// [`families`] with a complete run (else the first at all).
+pub fn default_family(rows: &[RunRow]) -> String {
+    let all = families(rows);
+    all.iter()
+        .find(|f| {
+            rows.iter()
+                .any(|r| &r.family == *f && r.status == RunStatus::Complete)
+        })
+        .or(all.first())
+        .cloned()
+        .unwrap_or_default()
+}
 
 /// Why a page cannot be shown.
 #[derive(Debug, thiserror::Error)]
@@ -70,4 +108,39 @@ pub fn query_value(s: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(id: i64, family: &str, status: RunStatus) -> RunRow {
+        RunRow {
+            id,
+            family: family.into(),
+            started_at: String::new(),
+            status,
+            summary: String::new(),
+            host: "h".into(),
+        }
+    }
+
+    #[test]
+    fn the_default_family_is_the_first_in_order_with_a_complete_run() {
+        use RunStatus::*;
+        let rows = vec![
+            row(9, "exec", Complete),
+            row(8, "exec", Complete),
+            row(7, "zeta", Complete),
+            row(6, "spawn", Failed),
+            row(5, "transfer", Complete),
+            row(4, "exec", Complete),
+        ];
+        assert_eq!(families(&rows), ["transfer", "spawn", "exec", "zeta"]);
+        assert_eq!(default_family(&rows), "transfer");
+        let rows = vec![row(2, "exec", Complete), row(1, "ring", Failed)];
+        assert_eq!(default_family(&rows), "exec");
+        assert_eq!(default_family(&[row(1, "ring", Failed)]), "ring");
+        assert_eq!(default_family(&[]), "");
+    }
 }

@@ -1,7 +1,7 @@
 //! One run: what `toll report` shows for it (models, plots, points, the
 //! machine), with where it came from and links to compare it.
 
-use super::Problem;
+use super::{query_value, Problem};
 use crate::cache::Board;
 use crate::layout::page;
 use std::fmt::Write;
@@ -55,6 +55,22 @@ fn body(run: &Run, previous: Option<i64>, origin: Option<&serde_json::Value>) ->
         }
     }
     h.push_str("</p>\n");
+    if !run.series.is_empty() {
+        // Each series across this machine's runs.
+        h.push_str("<p class=\"meta\">trend across runs:");
+        for (k, s) in run.series.iter().enumerate() {
+            let _ = write!(
+                h,
+                "{} <a href=\"/trend?family={}&amp;series={}&amp;host={}\">{}</a>",
+                if k == 0 { "" } else { " ·" },
+                escape(&query_value(&run.family)),
+                escape(&query_value(&s.label)),
+                escape(&query_value(&run.env.hostname)),
+                escape(&s.label)
+            );
+        }
+        h.push_str("</p>\n");
+    }
     run_section(&mut h, run, Scale::Auto);
     page(&format!("Run {} — {}", run.id, run.family), "/runs", &h)
 }

@@ -129,18 +129,21 @@ fn make(rows: &[RunRow], f: &Filter) -> String {
     );
     h.push_str(
         "<div class=\"scroll\"><table class=\"runs\"><thead><tr><th>run</th><th>family</th><th>machine</th>\
-         <th>started (UTC)</th><th>status</th><th>summary</th></tr></thead><tbody>\n",
+         <th>started (UTC)</th><th>status</th><th>summary</th><th>trend</th></tr></thead><tbody>\n",
     );
     for r in kept.iter().skip((at - 1) * PER_PAGE).take(PER_PAGE) {
         let _ = writeln!(
             h,
-            "<tr><td class=\"num\"><a href=\"/runs/{0}\">{0}</a></td><td>{1}</td><td>{2}</td><td>{3}</td><td>{4}</td><td>{5}</td></tr>",
+            "<tr><td class=\"num\"><a href=\"/runs/{0}\">{0}</a></td><td>{1}</td><td>{2}</td><td>{3}</td><td>{4}</td><td>{5}</td>\
+             <td><a href=\"/trend?family={6}&amp;host={7}\">trend</a></td></tr>",
             r.id,
             escape(&r.family),
             escape(&r.host),
             escape(&r.started_at),
             status_badge(r.status.as_str()),
-            escape(&r.summary)
+            escape(&r.summary),
+            escape(&query_value(&r.family)),
+            escape(&query_value(&r.host))
         );
     }
     h.push_str("</tbody></table></div>\n");

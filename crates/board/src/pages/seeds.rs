@@ -146,9 +146,12 @@ fn best(board: &Board, runs: &[&RunRow]) -> Result<Option<(i64, String, f64, Str
     let mut count: HashMap<String, usize> = HashMap::new();
     let mut found: Vec<(i64, String, f64, String)> = Vec::new();
     for r in runs.iter().take(BEST_AMONG) {
-        for head in board.heads(r.id)?.heads.iter() {
-            if let Figure::Line { alpha, .. } = head.figure {
+        for head in board.heads(r)?.heads.iter() {
+            if let Figure::Line { .. } = head.figure {
                 *count.entry(head.label.clone()).or_default() += 1;
+            }
+            // Only an α told apart from 0 can be the fastest.
+            if let Some(alpha) = head.figure.alpha() {
                 found.push((r.id, head.label.clone(), alpha, r.host.clone()));
             }
         }
@@ -162,6 +165,6 @@ fn best(board: &Board, runs: &[&RunRow]) -> Result<Option<(i64, String, f64, Str
     };
     Ok(found
         .into_iter()
-        .filter(|f| f.1 == label && f.2 > 0.0)
+        .filter(|f| f.1 == label)
         .min_by(|a, b| a.2.total_cmp(&b.2)))
 }

@@ -26,6 +26,7 @@ pub mod load;
 pub mod rate;
 mod series;
 mod style;
+pub mod trend;
 
 pub use axis::{Axis, Scale};
 pub use load::{is_load, LoadCharts};
