@@ -16,12 +16,16 @@
 //!   line dashed. Families whose points are a cost per unit (spawn, ring)
 //!   draw the model as t(N)/N = α/N + β.
 //! - **Legend** to the right of the plot area, never over the data.
+//! - **Dot plots** ([`dots`]): figures of different kinds side by side on
+//!   a log axis, the original's beside this machine's (`toll replicate`).
 
 pub mod axis;
+pub mod dots;
 mod series;
 mod style;
 
 pub use axis::{Axis, Scale};
+pub use dots::{DotChart, DotGroup, DotRow};
 pub use series::{plot_series_from_run, Knee, Model, PlotPoint, PlotSeries};
 pub use style::PALETTE;
 
