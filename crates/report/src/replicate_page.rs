@@ -173,7 +173,7 @@ pub fn section(h: &mut String, run: &Run, behind: &[Run], scale: Scale) {
         if let Ok(svg) = chart.svg() {
             let _ = write!(
                 h,
-                "<figure>\n{svg}\n<figcaption>Every figure of the table above 0, on a log axis per unit: this machine's with its interval (dots), the original's (hollow diamonds); the grey line between them is the ratio.</figcaption>\n</figure>\n"
+                "<figure>\n{svg}\n<figcaption>Every figure of the table above 0, on a log axis per unit: this machine's with its interval (dots), the original's (hollow diamonds); the grey line between them is the ratio; an interval without a cap runs past the axis.</figcaption>\n</figure>\n"
             );
         }
     }

@@ -44,13 +44,13 @@ pub struct DotChart {
 }
 
 const WIDTH: u32 = 1000;
-const LABEL_W: u32 = 340;
+const LABEL_W: u32 = 400;
 const ROW_H: u32 = 24;
 const GROUP_HEAD: u32 = 30;
 const AXIS_H: u32 = 46;
 const TOP: u32 = 70;
 /// Characters of a row label that fit its column at the label font.
-const LABEL_CHARS: usize = 44;
+const LABEL_CHARS: usize = 54;
 
 impl DotChart {
     /// Each group with its rows in order; a row enters its group, which is
@@ -134,13 +134,18 @@ pub fn rows_of_run(run: &Run, unit: &str, suffix: &str) -> Vec<(String, DotRow)>
         .collect()
 }
 
-/// A label cut to fit its column.
+/// A label cut to fit its column, in the middle: its start names the
+/// subject, its end the figure (`… cold` against `… warm`).
 fn short(label: &str) -> String {
-    if label.chars().count() <= LABEL_CHARS {
+    let n = label.chars().count();
+    if n <= LABEL_CHARS {
         return label.to_string();
     }
-    let head: String = label.chars().take(LABEL_CHARS - 1).collect();
-    format!("{head}…")
+    let head = (LABEL_CHARS - 1) / 2;
+    let tail = LABEL_CHARS - 1 - head;
+    let start: String = label.chars().take(head).collect();
+    let end: String = label.chars().skip(n - tail).collect();
+    format!("{start}…{end}")
 }
 
 /// The values a group's axis must hold: every mark, and each interval's
@@ -269,15 +274,23 @@ fn draw(out: &mut String, chart: &DotChart) -> Result<(), PlotError> {
                 .map_err(err)?;
             }
             if let Some((mx, (_, lo, hi))) = shown_m {
-                let clamp = |v: f64| xa.map_clamped(v).clamp(x_lo, x_hi);
-                let (a, b) = (clamp(lo.min(hi)), clamp(hi.max(lo)));
+                // An end past the axis runs to its edge, without a cap.
+                let end = |v: f64| {
+                    let at = xa.map(v).filter(|x| (x_lo..=x_hi).contains(x));
+                    (
+                        at.unwrap_or_else(|| xa.map_clamped(v).clamp(x_lo, x_hi)),
+                        at.is_some(),
+                    )
+                };
+                let ((a, cap_a), (b, cap_b)) = (end(lo.min(hi)), end(hi.max(lo)));
                 let bar = mine.mix(0.8).stroke_width(2);
-                cc.draw_series([
-                    PathElement::new(vec![(a, y), (b, y)], bar),
-                    PathElement::new(vec![(a, y - 0.22), (a, y + 0.22)], bar),
-                    PathElement::new(vec![(b, y - 0.22), (b, y + 0.22)], bar),
-                ])
-                .map_err(err)?;
+                let mut marks = vec![PathElement::new(vec![(a, y), (b, y)], bar)];
+                for (x, cap) in [(a, cap_a), (b, cap_b)] {
+                    if cap {
+                        marks.push(PathElement::new(vec![(x, y - 0.22), (x, y + 0.22)], bar));
+                    }
+                }
+                cc.draw_series(marks).map_err(err)?;
                 let p = cc.backend_coord(&(mx, y));
                 root.draw(&Circle::new(p, 5, mine.filled())).map_err(err)?;
                 root.draw(&Circle::new(p, 5, WHITE.stroke_width(1)))
@@ -353,8 +366,12 @@ mod tests {
     #[test]
     fn long_labels_are_cut_to_their_column() {
         let l = "apache prefork, recycled every 100 (E5's trap) · 92 B p99 ÷ p50";
-        let s = short(l);
+        let l = format!("{l}{l}");
+        let s = short(&l);
         assert_eq!(s.chars().count(), LABEL_CHARS);
-        assert!(s.ends_with('…'));
+        assert!(
+            s.starts_with("apache prefork") && s.ends_with("p99 ÷ p50"),
+            "{s}"
+        );
     }
 }
