@@ -254,6 +254,10 @@ pub fn dot_chart(run: &Run) -> DotChart {
     )
 }
 
+/// The families whose points [`Chart::for_run`] gives as times in its
+/// y axis' unit.
+const TIMED: [&str; 6] = ["transfer", "spawn", "ring", "file", "rpc", "exec"];
+
 /// What tells a run apart from the others of its family on this page
 /// (rpc's link), for labels that would otherwise repeat.
 fn tag(run: &Run) -> String {
@@ -363,6 +367,12 @@ fn family_figures(h: &mut String, run: &Run, behind: &[Run], scale: Scale) {
                 );
                 continue;
             }
+        }
+        // Only where a point's median is a time in the chart's unit: an
+        // http run's points are not (its pictures are its own report's).
+        if !TIMED.contains(&family) {
+            undrawn.extend(runs);
+            continue;
         }
         let rows = runs.iter().flat_map(|r| {
             let suffix = if repeats {
