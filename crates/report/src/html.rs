@@ -11,6 +11,7 @@
 
 use crate::models::{legend, models_table};
 use crate::plot::{is_load, Chart, LoadCharts, Scale};
+use crate::replicate_page;
 use crate::show::{
     config_value, family_reports, fit_lines, is_table_key, machine_rows, points_table, render_run,
 };
@@ -84,21 +85,40 @@ footer { margin-top: 40px; color: var(--muted); font-size: 13px; border-top: 1px
 /// The page for `runs`, their plots drawn on `scale`; `version` is the
 /// toll that writes it.
 pub fn render(runs: &[Run], scale: Scale, version: &str) -> String {
+    render_with(runs, &[], scale, version)
+}
+
+/// The page for `runs`, with `behind`: the family runs that the
+/// `replicate` runs among them name, drawn inside their experiment's
+/// section rather than as sections of their own.
+pub fn render_with(runs: &[Run], behind: &[Run], scale: Scale, version: &str) -> String {
     let mut h = String::new();
     let ids: Vec<String> = runs.iter().map(|r| r.id.to_string()).collect();
+    let experiments: Vec<&Run> = runs
+        .iter()
+        .filter(|r| replicate_page::is_replicate(r))
+        .collect();
     let title = match runs {
-        [r] => format!("toll report — run {} ({})", r.id, r.family),
+        [r] if experiments.is_empty() => format!("toll report — run {} ({})", r.id, r.family),
+        _ if experiments.len() == runs.len() => "toll replicate".to_string(),
         _ => format!("toll report — runs {}", ids.join(", ")),
+    };
+    let extra = if experiments.is_empty() {
+        ""
+    } else {
+        replicate_page::STYLE
     };
     let _ = write!(
         h,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta name=\"generator\" content=\"toll {}\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n",
+         <meta name=\"generator\" content=\"toll {}\">\n<title>{}</title>\n<style>{STYLE}{extra}</style>\n</head>\n<body>\n<main>\n",
         escape(version),
         escape(&title)
     );
-    if !runs.is_empty() && runs.iter().all(|r| is_load(&r.family)) {
+    if !experiments.is_empty() {
+        replicate_page::header(&mut h, &title, &experiments);
+    } else if !runs.is_empty() && runs.iter().all(|r| is_load(&r.family)) {
         // A load is not a sweep over n: no t(n) to head it.
         let _ = writeln!(
             h,
@@ -110,26 +130,36 @@ pub fn render(runs: &[Run], scale: Scale, version: &str) -> String {
         let _ = writeln!(
             h,
             "<header class=\"page\"><h1>{}<span class=\"model\">t(n) = α + β·n</span></h1>\
-             <p class=\"meta\">α: the fixed cost of one crossing · β: the cost of each further unit of n · n½ = α/β: where half the peak rate is reached · every interval is a 95% confidence interval</p></header>",
+             <p class=\"meta\">α: the fixed cost of one crossing · β: the cost of each further unit of n · n½ = α/β: where half the peak rate is reached · every interval is a 95% confidence interval unless its level is shown beside it</p></header>",
             escape(&title)
         );
     }
     if runs.len() > 1 {
         h.push_str("<nav><ul>\n");
         for r in runs {
+            let name = match r.config.get("replicate").and_then(|e| e.as_str()) {
+                Some(e) if replicate_page::is_replicate(r) => format!(
+                    "{e} — {}",
+                    r.config.get("title").and_then(|t| t.as_str()).unwrap_or("")
+                ),
+                _ => format!("run {} — {}", r.id, r.family),
+            };
             let _ = writeln!(
                 h,
-                "<li><a href=\"#run-{}\">run {} — {}</a> <span class=\"muted\">{}</span></li>",
+                "<li><a href=\"#run-{}\">{}</a> <span class=\"muted\">{}</span></li>",
                 r.id,
-                r.id,
-                escape(&r.family),
+                escape(&name),
                 escape(&r.summary)
             );
         }
         h.push_str("</ul></nav>\n");
     }
     for run in runs {
-        run_section(&mut h, run, scale);
+        if replicate_page::is_replicate(run) {
+            replicate_page::section(&mut h, run, behind, scale);
+        } else {
+            run_section(&mut h, run, scale);
+        }
     }
     let _ = write!(
         h,
@@ -141,8 +171,14 @@ pub fn render(runs: &[Run], scale: Scale, version: &str) -> String {
 }
 
 /// One run's section of the page: its models, plots, points and machine
-/// (the board's run page shows the same).
+/// (the board's run page shows the same); an experiment's table
+/// (`replicate`) as [`replicate_page::section`] draws it, without the
+/// models and plots that belong to its family runs.
 pub fn run_section(h: &mut String, run: &Run, scale: Scale) {
+    if replicate_page::is_replicate(run) {
+        replicate_page::section(h, run, &[], scale);
+        return;
+    }
     let _ = write!(
         h,
         "<section class=\"run\" id=\"run-{}\">\n<h2>Run {} — {} <span class=\"badge {}\">{}</span></h2>\n",

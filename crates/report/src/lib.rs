@@ -14,6 +14,7 @@ pub mod models;
 pub mod plot;
 pub mod predict;
 pub mod replicate;
+pub mod replicate_page;
 pub mod run_compare;
 pub mod show;
 pub mod table;

@@ -77,9 +77,22 @@ pub fn run(args: ReportArgs, db: Option<&Path>, dry: bool) -> anyhow::Result<Exi
         println!("would write {what} to {to}");
         return Ok(ExitCode::SUCCESS);
     }
+    // The family runs an experiment's table names, drawn in its section
+    // (a run since deleted is named there, not drawn).
+    let mut behind = Vec::new();
+    if format == Format::Html {
+        for r in runs.iter().filter(|r| r.family == "replicate") {
+            let ids = r.config.get("runs").and_then(|v| v.as_array());
+            for id in ids.into_iter().flatten().filter_map(|v| v.as_i64()) {
+                if let Ok(run) = store.load_run(id) {
+                    behind.push(run);
+                }
+            }
+        }
+    }
     let version = env!("CARGO_PKG_VERSION");
     let text = match format {
-        Format::Html => toll_report::html::render(&runs, scale, version),
+        Format::Html => toll_report::html::render_with(&runs, &behind, scale, version),
         Format::Markdown => toll_report::markdown::render(&runs, version),
     };
     match &args.output {

@@ -19,8 +19,11 @@
 //! - **Loads** (`toll http`, `toll http compare`) are not sweeps over n:
 //!   they are drawn as latency by percentile ([`latency`]) and requests per
 //!   second over time ([`rate`]), from the stored run by [`load`].
+//! - **Dot plots** ([`dots`]): figures of different kinds side by side on
+//!   a log axis, the original's beside this machine's (`toll replicate`).
 
 pub mod axis;
+pub mod dots;
 pub mod latency;
 pub mod load;
 pub mod rate;
@@ -29,6 +32,7 @@ mod style;
 pub mod trend;
 
 pub use axis::{Axis, Scale};
+pub use dots::{DotChart, DotGroup, DotRow};
 pub use load::{is_load, LoadCharts};
 pub use series::{plot_series_from_run, Knee, Model, PlotPoint, PlotSeries};
 pub use style::PALETTE;
