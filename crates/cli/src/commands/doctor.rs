@@ -97,7 +97,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
             install,
         ]);
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::screen::stdout();
     write!(out, "{}\n{}", t.render(), p.render())?;
     if missing > 0 {
         writeln!(

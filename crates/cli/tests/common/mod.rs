@@ -78,7 +78,13 @@ pub fn assert_one_line_error(o: &Output, needle: &str) {
     let err = stderr(o);
     let lines: Vec<&str> = err
         .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with("warning: ") && !l.starts_with("note: "))
+        // A warning or note wider than 100 columns goes on over indented lines.
+        .filter(|l| {
+            !l.trim().is_empty()
+                && !l.starts_with("warning: ")
+                && !l.starts_with("note: ")
+                && !l.starts_with("  ")
+        })
         .collect();
     assert_eq!(lines.len(), 1, "expected one error line, got: {err}");
     assert!(lines[0].starts_with("toll: "), "error line: {}", lines[0]);
