@@ -164,9 +164,15 @@ mod tests {
     fn verdict_cells_are_painted_and_prose_is_not() {
         let row = "rust  pipe  8.49  curve, break ≈ 30000\nrust  unix  14.0  busy; ok\n";
         let painted = paint(row);
-        assert!(painted.contains("\u{1b}[33mcurve\u{1b}[0m, break"), "{painted:?}");
+        assert!(
+            painted.contains("\u{1b}[33mcurve\u{1b}[0m, break"),
+            "{painted:?}"
+        );
         assert!(painted.contains("\u{1b}[33mbusy\u{1b}[0m; \u{1b}[32mok\u{1b}[0m"));
-        assert_eq!(paint("it is ok to look; broken"), "it is ok to look; broken");
+        assert_eq!(
+            paint("it is ok to look; broken"),
+            "it is ok to look; broken"
+        );
         assert_eq!(anstream::adapter::strip_str(&painted).to_string(), row);
     }
 

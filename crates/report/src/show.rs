@@ -433,7 +433,7 @@ pub fn config_row(key: &str, v: &serde_json::Value) -> (String, String) {
 /// `key` without the `_ns` its value's unit now says.
 fn display_key<'a>(key: &'a str, v: &serde_json::Value) -> &'a str {
     match key.strip_suffix("_ns") {
-        Some(bare) if v.is_u64() || v.is_null() => bare,
+        Some(bare) if v.is_number() || v.is_null() => bare,
         _ => key,
     }
 }
@@ -472,8 +472,8 @@ pub fn attr_words(attrs: &serde_json::Value) -> String {
 /// A config value under `key`: whole nanoseconds under a `_ns` name as a
 /// time (`100 ms`), anything else as [`config_value`] writes it.
 pub fn keyed_value(key: &str, v: &serde_json::Value) -> String {
-    match v.as_u64() {
-        Some(ns) if key.ends_with("_ns") => fmt_ns(ns as f64),
+    match v.as_f64() {
+        Some(ns) if key.ends_with("_ns") => fmt_ns(ns),
         _ => config_value(v),
     }
 }

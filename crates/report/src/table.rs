@@ -40,7 +40,11 @@ pub fn wrap_to(text: &str, limit: usize) -> String {
             continue;
         }
         // A deep indent keeps at most half the line.
-        let indent = line.chars().take_while(|c| *c == ' ').count().min(limit / 2);
+        let indent = line
+            .chars()
+            .take_while(|c| *c == ' ')
+            .count()
+            .min(limit / 2);
         let hang = " ".repeat((indent + 2).min(limit / 4));
         let lines = flow(
             &line[indent..],
@@ -127,6 +131,34 @@ impl Table {
         self.rows.push(cells);
     }
 
+    /// A table of some of these columns, in the order given.
+    pub fn columns(&self, which: &[usize]) -> Table {
+        let pick = |cells: &[String]| -> Vec<String> {
+            which
+                .iter()
+                .map(|&i| cells.get(i).cloned().unwrap_or_default())
+                .collect()
+        };
+        Table {
+            headers: pick(&self.headers),
+            rows: self.rows.iter().map(|r| pick(r)).collect(),
+        }
+    }
+
+    /// Whether the table fits [`width`] without wrapping a cell.
+    pub fn fits(&self) -> bool {
+        let cols = self.headers.len();
+        let widest = |i: usize| {
+            self.rows
+                .iter()
+                .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
+                .chain([self.headers[i].chars().count()])
+                .max()
+                .unwrap_or(0)
+        };
+        (0..cols).map(widest).sum::<usize>() + 2 * cols.saturating_sub(1) <= width()
+    }
+
     /// The column headers.
     pub fn headers(&self) -> &[String] {
         &self.headers
@@ -196,8 +228,8 @@ impl Table {
 
     /// Each column's width: its widest cell, or less where the table is
     /// wider than [`width`] — the widest columns give way first, a text
-    /// column down to its longest word (at most 16), a number column to its
-    /// widest number (its heading wraps instead).
+    /// column down to its longest word (cut at 16 if even that is too
+    /// wide), a number column to its widest number (its heading wraps).
     fn widths(&self, right: &[bool], limit: usize) -> Vec<usize> {
         let cols = self.headers.len();
         let chars = |s: &str| s.chars().count();
@@ -216,18 +248,27 @@ impl Table {
                     .unwrap_or(0)
             })
             .collect();
-        let least: Vec<usize> = (0..cols)
-            .map(|i| {
-                let head = longest_word(&self.headers[i]).min(16);
-                let body = if right[i] {
-                    cells(i).map(chars).max().unwrap_or(0)
-                } else {
-                    cells(i).map(longest_word).max().unwrap_or(0).min(16)
-                };
-                head.max(body).max(1)
-            })
-            .collect();
+        // Words whole where they can be; cut past 16 characters where not.
+        let least_with = |cap: usize| -> Vec<usize> {
+            (0..cols)
+                .map(|i| {
+                    let head = longest_word(&self.headers[i]).min(cap);
+                    let body = if right[i] {
+                        cells(i).map(chars).max().unwrap_or(0)
+                    } else {
+                        cells(i).map(longest_word).max().unwrap_or(0).min(cap)
+                    };
+                    head.max(body).max(1)
+                })
+                .collect()
+        };
         let total = |w: &[usize]| w.iter().sum::<usize>() + 2 * cols.saturating_sub(1);
+        let whole = least_with(usize::MAX);
+        let least = if total(&whole) <= limit {
+            whole
+        } else {
+            least_with(16)
+        };
         while total(&widths) > limit {
             let Some(i) = (0..cols)
                 .filter(|&i| widths[i] > least[i])
@@ -311,7 +352,9 @@ mod tests {
         assert_eq!(words(&text), words(&line));
         assert_eq!(wrap("short\n\nlines"), "short\n\nlines");
         let blank = " ".repeat(150);
-        assert!(wrap_to(&blank, 100).lines().all(|l| l.chars().count() <= 100));
+        assert!(wrap_to(&blank, 100)
+            .lines()
+            .all(|l| l.chars().count() <= 100));
     }
 
     #[test]

@@ -73,7 +73,9 @@ fn token(cmd: TokenCommand, db: Option<&Path>) -> anyhow::Result<ExitCode> {
                     "no token named `{name}`: `toll board token list` shows them"
                 ));
             }
-            crate::tell!("toll board: token `{name}` removed; pushes with it are refused from now on");
+            crate::tell!(
+                "toll board: token `{name}` removed; pushes with it are refused from now on"
+            );
         }
         TokenCommand::List => {
             for (name, created) in store.tokens()? {

@@ -372,9 +372,7 @@ fn exports(a: &ExecArgs, report: &ExecReport, o: &exec::ExecOutcome) -> anyhow::
 /// `--plot` before anything is measured: a line needs a numeric parameter
 /// with at least [`MIN_SIZES`] values, and the scale must be one there is.
 fn check_plot(benches: &[exec::Bench], scale: &str) -> anyhow::Result<()> {
-    scale
-        .parse::<toll_report::plot::Scale>()
-        .map_err(usage)?;
+    scale.parse::<toll_report::plot::Scale>().map_err(usage)?;
     let most = benches
         .iter()
         .map(|b| {

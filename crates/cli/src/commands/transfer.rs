@@ -130,7 +130,8 @@ pub fn run(args: TransferArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Resu
         }
         crate::tell!("\nstopping after the current batch (Ctrl-C again to quit at once)");
     });
-    let mut progress = Progress::new((pairs.len() * cfg.sizes.len()) as u64 * u64::from(cfg.engine.trials));
+    let mut progress =
+        Progress::new((pairs.len() * cfg.sizes.len()) as u64 * u64::from(cfg.engine.trials));
     let outcome = transfer::run(&cfg, &store, &mut progress, &STOP);
     progress.finish();
     let outcome = outcome?;
@@ -335,7 +336,15 @@ fn render(cfg: &TransferConfig, outcome: &TransferOutcome) -> String {
             ));
         }
     }
-    s.push_str(&t.render());
+    if t.fits() {
+        s.push_str(&t.render());
+    } else {
+        // Too wide for the terminal (`--wide` prints it whole): the model
+        // and its verdict, then what follows from it per row.
+        s.push_str(&t.columns(&[0, 1, 2, 3, 4, 5, 6, 11]).render());
+        s.push('\n');
+        s.push_str(&t.columns(&[0, 1, 7, 8, 9, 10]).render());
+    }
     s.push_str(&notes.render());
     s
 }

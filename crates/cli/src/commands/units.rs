@@ -155,7 +155,8 @@ fn measure(cfg: UnitsConfig, a: &UnitArgs, db: Option<&Path>) -> anyhow::Result<
         }
         crate::tell!("\nstopping after the current trial (Ctrl-C again to quit at once)");
     });
-    let mut progress = Progress::new((cfg.targets.len() * cfg.ns.len()) as u64 * u64::from(cfg.trials));
+    let mut progress =
+        Progress::new((cfg.targets.len() * cfg.ns.len()) as u64 * u64::from(cfg.trials));
     let outcome = unit_sweep::run(&cfg, &store, &mut progress, &STOP);
     progress.finish();
     let outcome = outcome?;
