@@ -133,8 +133,9 @@ fn every_tour_command_runs_as_written() {
         // A terminal of 100 columns holds every line (counted in characters)
         // of what is printed for a person; documents for another program
         // (Markdown, CSV, JSON, a completion script, roff) are as their
-        // formats need (a Markdown table's row cannot wrap).
-        let document = ["--format", "--json", "completions", "man"]
+        // formats need (a Markdown table's row cannot wrap); `--wide` asks
+        // for lines whole.
+        let document = ["--format", "--json", "completions", "man", "--wide"]
             .iter()
             .any(|d| argv.contains(d));
         let printed = if document { "" } else { out.as_str() };
