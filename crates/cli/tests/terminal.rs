@@ -9,7 +9,7 @@ fn transfer(s: &Scratch, env: &[(&str, &str)]) -> std::process::Output {
     let mut args = vec!["transfer", "--peer", "rust", "--via", "pipe,unix"];
     args.extend_from_slice(&["--sizes", "0,1000,4000"]);
     args.extend_from_slice(QUICK);
-    let o = s.toll_env(&args, env);
+    let o = s.toll_fitted(&args, env);
     assert!(o.status.success(), "{}", stderr(&o));
     o
 }
@@ -49,13 +49,13 @@ fn lines_fit_100_columns_unless_wide() {
             .max()
             .unwrap_or(0)
     };
-    let show = s.toll(&["show", "1"]);
+    let show = s.toll_fitted(&["show", "1"], &[]);
     assert!(show.status.success(), "{}", stderr(&show));
     assert!(widest(&show) <= 100, "{}", stdout(&show));
     let text = stdout(&show);
     assert!(!text.contains("{\""), "raw JSON in show: {text}");
     assert!(text.contains("others busy: "), "{text}");
-    let wide = s.toll(&["--wide", "show", "1"]);
+    let wide = s.toll_fitted(&["--wide", "show", "1"], &[]);
     assert!(widest(&wide) > 100, "--wide keeps the long lines whole");
     // Wrapped, not cut: the same words (a wrapped row interleaves them).
     let words = |t: &str| {
