@@ -18,6 +18,11 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub dry_run: bool,
 
+    /// Print tables and notes at their full width, unwrapped (by default
+    /// every line fits a terminal of 100 columns).
+    #[arg(long, global = true)]
+    pub wide: bool,
+
     #[command(subcommand)]
     pub command: Command,
 }

@@ -3,6 +3,7 @@
 mod args;
 mod commands;
 mod progress;
+mod screen;
 mod usage;
 mod values;
 
@@ -16,6 +17,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage::clap_error(e),
     };
+    toll_report::table::set_width((!cli.wide).then_some(toll_report::table::DEFAULT_WIDTH));
     let db = cli.db.as_deref();
     let dry = cli.dry_run;
     let result = match cli.command {
@@ -49,6 +51,8 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
+            // One line, however long: the rule for every error (a
+            // terminal folds it; a script greps it whole).
             eprintln!("toll: {e:#}");
             if e.downcast_ref::<Usage>().is_some() {
                 ExitCode::from(2)

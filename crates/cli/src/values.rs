@@ -132,9 +132,34 @@ pub fn show(d: Duration) -> String {
     format!("{ns}ns")
 }
 
+/// A duration as a person says it, to two figures or so: `40 ms`, `55 s`,
+/// `3 min 20 s`, `1 h 5 min`.
+pub fn about(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s < 1.0 {
+        format!("{:.0} ms", s * 1e3)
+    } else if s < 100.0 {
+        format!("{s:.0} s")
+    } else if s < 3600.0 {
+        let s = s.round() as u64;
+        format!("{} min {} s", s / 60, s % 60)
+    } else {
+        let m = (s / 60.0).round() as u64;
+        format!("{} h {} min", m / 60, m % 60)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_read_as_a_person_says_them() {
+        assert_eq!(about(Duration::from_millis(40)), "40 ms");
+        assert_eq!(about(Duration::from_secs_f64(55.4)), "55 s");
+        assert_eq!(about(Duration::from_secs_f64(239.7)), "4 min 0 s");
+        assert_eq!(about(Duration::from_secs(3900)), "1 h 5 min");
+    }
 
     fn err(r: anyhow::Result<impl std::fmt::Debug>) -> String {
         r.unwrap_err().to_string()

@@ -384,9 +384,21 @@ fn bad_input_is_one_line_and_keeps_the_runs_so_far() {
             ),
         ],
     );
-    // A command the shell cannot find: one line, the run stored as failed.
+    // A command the shell cannot find: one line, and no run stored (it
+    // would only fill `toll runs` and the board).
     let o = s.toll(&["exec", "no-such-program-y"]);
     assert_one_line_error(&o, "`no-such-program-y`: command not found");
+    assert!(
+        stderr(&o).contains("nothing was measured or stored"),
+        "{}",
+        stderr(&o)
+    );
+    let runs = stdout(&s.toll(&["runs", "--json"]));
+    assert_eq!(
+        runs.trim(),
+        "[]",
+        "a command that cannot start stores nothing"
+    );
     // A failing command stops the run with its stderr; earlier runs are kept.
     let flag = s.0.join("flag");
     let o = s.toll(&[
@@ -418,7 +430,18 @@ fn bad_input_is_one_line_and_keeps_the_runs_so_far() {
     );
     let runs = stdout(&s.toll(&["runs"]));
     assert!(runs.contains("partial"), "{runs}");
-    // --plot without a parameter is refused after the run, which is kept.
+    // --plot without a parameter is refused before anything is measured.
+    let before = stdout(&s.toll(&["runs"]));
     let o = s.toll(&["exec", "--plot", "x.svg", "--runs", "1", "-N", "true"]);
     assert_one_line_error(&o, "--plot draws t(n)");
+    assert_eq!(o.status.code(), Some(2));
+    let o = s.toll(&[
+        "exec", "--plot", "x.svg", "-L", "n", "1,2", "-N", "echo {n}",
+    ]);
+    assert_one_line_error(&o, "at least 3 values");
+    assert_eq!(
+        stdout(&s.toll(&["runs"])),
+        before,
+        "nothing measured or stored"
+    );
 }

@@ -10,6 +10,9 @@
 mod common;
 use common::*;
 
+/// The terminal the tour's output must fit, in columns (`--wide` lifts it).
+const WIDTH: usize = 100;
+
 /// The tour's `toll …` lines, without the comments.
 fn tour() -> Vec<Vec<String>> {
     let readme = include_str!("../../../README.md");
@@ -86,6 +89,7 @@ fn every_tour_command_runs_as_written() {
     let lines = tour();
     assert!(lines.len() >= 15, "the tour has its commands: {lines:?}");
     let mut dry = 0;
+    let mut wide = vec![];
     for mut args in lines {
         let h2 = args.iter().any(|a| a == "--http2");
         for a in args.iter_mut() {
@@ -120,6 +124,27 @@ fn every_tour_command_runs_as_written() {
             stdout(&o)
         );
         let out = stdout(&o);
+        // Through a pipe: no colour codes.
+        assert!(
+            !out.contains('\u{1b}') && !stderr(&o).contains('\u{1b}'),
+            "`toll {}` coloured a pipe",
+            argv.join(" ")
+        );
+        // A terminal of 100 columns holds every line (counted in characters)
+        // of what is printed for a person; documents for another program
+        // (Markdown, CSV, JSON, a completion script, roff) are as their
+        // formats need (a Markdown table's row cannot wrap); `--wide` asks
+        // for lines whole.
+        let document = ["--format", "--json", "completions", "man", "--wide"]
+            .iter()
+            .any(|d| argv.contains(d));
+        let printed = if document { "" } else { out.as_str() };
+        for line in printed.lines().chain(stderr(&o).lines()) {
+            let width = line.chars().count();
+            if width > WIDTH {
+                wide.push(format!("`toll {}` ({width}): {line}", argv.join(" ")));
+            }
+        }
         if argv[0] == "--dry-run" {
             assert!(out.starts_with("would "), "{out}");
         }
@@ -128,6 +153,12 @@ fn every_tour_command_runs_as_written() {
             assert!(out.contains("Failed requests:        0"), "{out}");
         }
     }
+    assert!(
+        wide.is_empty(),
+        "{} lines wider than {WIDTH} columns:\n{}",
+        wide.len(),
+        wide.join("\n")
+    );
     assert!(
         (4..=13).contains(&dry),
         "only the long runs are dry runs ({dry})"

@@ -6,6 +6,9 @@ use toll_measure::Summary;
 pub trait Observer {
     /// A series begins; it will measure `points` points.
     fn series_started(&mut self, _label: &str, _points: usize) {}
+    /// One size of a series was measured once (a round's batch at it): the
+    /// step a progress bar counts, so it moves through a run.
+    fn trial_done(&mut self, _label: &str, _n: u64) {}
     /// A point of the current series was measured.
     fn point_done(&mut self, _label: &str, _n: u64, _summary: &Summary) {}
     /// A round of a series (every size once) is done.

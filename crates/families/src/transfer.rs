@@ -541,6 +541,7 @@ impl Sweep<'_> {
             match result {
                 Ok(sample) => {
                     r.samples[i].push(sample);
+                    self.observer.trial_done(&r.label, sizes[i]);
                     // A kill loses at most this much measuring.
                     if last_save.elapsed() >= SAVE_EVERY {
                         self.save(r.series_id, &mut r.ids, &r.samples, None, None)?;

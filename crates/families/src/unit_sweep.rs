@@ -343,6 +343,7 @@ impl Sweep<'_> {
                     continue;
                 }
                 self.trial(ns[i], &mut states[i]);
+                self.observer.trial_done(&label, ns[i]);
                 if let Some((reason, _)) = &states[i].failure {
                     self.observer
                         .warning(&format!("{label} at N = {}: {reason}", ns[i]));

@@ -172,22 +172,36 @@ pub fn render(r: &HttpReport) -> String {
         );
     }
     if let Some(rate) = r.target_rate {
-        let _ = writeln!(w, "Target rate:            {rate:.2} [#/sec] (constant; latency timed from each request's intended start)");
+        let _ = writeln!(
+            w,
+            "Target rate:            {rate:.2} [#/sec] (constant; latency from each request's intended start)"
+        );
     }
     if let Some(l) = &r.send_lag {
         let _ = writeln!(
             w,
-            "Send lag:               {} / {} / {} [ms] (p50 / p99 / max: how late toll sent requests whose slot had come and connection was free: toll's own delay)",
+            "Send lag:               {} / {} / {} [ms] (p50 / p99 / max)\n                        (how late toll sent requests whose slot had come and connection was free)",
             ms(l.p50),
             ms(l.p99),
             ms(l.max)
         );
     }
-    let _ = writeln!(
-        w,
-        "Time per request:       {:.3} [ms] (mean)",
-        r.time_per_request_ms
-    );
+    // ab's figure is concurrency × time ÷ requests: a request's latency
+    // only when every connection is always busy. At a constant rate they
+    // wait between requests, so the measured mean stands in its place.
+    if r.target_rate.is_some() {
+        let _ = writeln!(
+            w,
+            "Time per request:       {:.3} [ms] (mean latency, measured from the intended start)",
+            r.total.mean
+        );
+    } else {
+        let _ = writeln!(
+            w,
+            "Time per request:       {:.3} [ms] (mean)",
+            r.time_per_request_ms
+        );
+    }
     let _ = writeln!(
         w,
         "Time per request:       {:.3} [ms] (mean, across all concurrent requests)",
@@ -297,6 +311,26 @@ mod tests {
         ] {
             assert!(text.contains(label), "{label} missing:\n{text}");
         }
+    }
+
+    #[test]
+    fn a_constant_rate_prints_the_measured_mean_not_abs_figure() {
+        let r = HttpReport {
+            target_rate: Some(5000.0),
+            concurrency_level: 20,
+            time_per_request_ms: 4.023,
+            total: TimeRow {
+                mean: 0.192,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let text = render(&r);
+        assert!(
+            text.contains("Time per request:       0.192 [ms] (mean latency, measured"),
+            "{text}"
+        );
+        assert!(!text.contains("4.023"), "{text}");
     }
 
     #[test]

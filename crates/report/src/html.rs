@@ -13,7 +13,7 @@ use crate::models::{legend, models_table};
 use crate::plot::{is_load, Chart, LoadCharts, Scale};
 use crate::replicate_page;
 use crate::show::{
-    config_value, family_reports, fit_lines, is_table_key, machine_rows, points_table, render_run,
+    config_row, family_reports, fit_lines, is_table_key, machine_rows, points_table, render_run,
 };
 use crate::table::Table;
 use std::fmt::Write;
@@ -212,7 +212,7 @@ pub fn run_section(h: &mut String, run: &Run, scale: Scale) {
         .map(|o| {
             o.iter()
                 .filter(|(k, _)| !is_table_key(run, k))
-                .map(|(k, v)| (k.clone(), config_value(v)))
+                .map(|(k, v)| config_row(k, v))
                 .collect()
         })
         .unwrap_or_default();

@@ -9,7 +9,7 @@
 
 use crate::models::{legend, models_table};
 use crate::show::{
-    config_value, family_reports, fit_lines, is_table_key, machine_rows, points_table,
+    config_row, family_reports, fit_lines, is_table_key, machine_rows, points_table,
 };
 use crate::table::Table;
 use std::fmt::Write;
@@ -69,7 +69,7 @@ pub fn render(runs: &[Run], version: &str) -> String {
             .map(|o| {
                 o.iter()
                     .filter(|(k, _)| !is_table_key(run, k))
-                    .map(|(k, v)| (k.clone(), config_value(v)))
+                    .map(|(k, v)| config_row(k, v))
                     .collect()
             })
             .unwrap_or_default();

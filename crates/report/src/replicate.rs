@@ -130,6 +130,40 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn a_wide_experiment_fits_100_columns() {
+        // E5's rows: long subjects, figures and reasons.
+        let row = |subject: &str, missing: Option<&str>| {
+            json!({
+                "subject": subject, "figure": "requests per second at 100 connections, keep-alive",
+                "unit": "req/s",
+                "original": {"value": 6000.0, "text": "≈ 6000 req/s (2004, a 2.4 GHz Pentium 4, ab -k -c 100)"},
+                "measured": if missing.is_some() { json!(null) } else { json!({"value": 41234.5, "lo": 40012.25, "hi": 42555.75}) },
+                "measured_missing": missing,
+                "ratio": {"value": 6.87, "lo": 6.67, "hi": 7.09},
+            })
+        };
+        let config = json!({
+            "replicate": "E5", "title": "web servers and the loop", "design": "…",
+            "originals": "the 2004 notes",
+            "rows": [
+                row("apache2/mpm_prefork", None),
+                row("tomcat10 (virtual threads, NIO connector)", Some("tomcat10 not installed: apt-get install tomcat10, then toll replicate E5 again")),
+            ],
+        });
+        let text = render(&config);
+        assert!(
+            text.lines()
+                .all(|l| l.chars().count() <= crate::table::DEFAULT_WIDTH),
+            "{text}"
+        );
+        assert!(text.contains("apache2/mpm_prefork"), "{text}");
+        assert!(
+            text.contains("[40012, 42556]"),
+            "numbers are never wrapped: {text}"
+        );
+    }
+
+    #[test]
     fn small_ratios_keep_their_digits() {
         assert_eq!(num(1.5e-4), "1.5e-4");
         assert_eq!(num(0.0123), "0.012");

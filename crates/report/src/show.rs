@@ -36,17 +36,19 @@ pub fn render_run(run: &Run) -> String {
     let replicate = run.family == "replicate";
     if let Some(o) = run.config.as_object() {
         // At least one space after the longest key (http-compare's are long).
-        let width = o
-            .keys()
-            .map(|k| k.chars().count() + 1)
+        let rows: Vec<(String, String)> = o
+            .iter()
+            .filter(|(k, _)| !is_table_key(run, k))
+            .map(|(k, v)| config_row(k, v))
+            .collect();
+        let width = rows
+            .iter()
+            .map(|(k, _)| k.chars().count() + 1)
             .max()
             .unwrap_or(0)
             .max(11);
-        for (k, v) in o {
-            if is_table_key(run, k) {
-                continue;
-            }
-            let _ = writeln!(s, "  {k:<width$}{}", keyed_value(k, v));
+        for (k, v) in rows {
+            let _ = writeln!(s, "  {k:<width$}{v}");
         }
     }
     if replicate {
@@ -67,7 +69,11 @@ pub fn render_run(run: &Run) -> String {
         }
     }
     for series in &run.series {
-        let _ = writeln!(s, "\n{}  {}", series.label, series.attrs);
+        let _ = writeln!(s, "\n{}", series.label);
+        let attrs = attr_words(&series.attrs);
+        if !attrs.is_empty() {
+            let _ = writeln!(s, "  {attrs}");
+        }
         match &series.fit {
             Some(fit) => {
                 for line in fit_lines(fit) {
@@ -418,11 +424,56 @@ pub fn family_reports(run: &Run) -> Vec<(String, String)> {
     out
 }
 
+/// A config entry as a person reads it: a time's key without its `_ns`
+/// (`timeout`, `30.0 s`), every other key as stored.
+pub fn config_row(key: &str, v: &serde_json::Value) -> (String, String) {
+    (display_key(key, v).to_string(), keyed_value(key, v))
+}
+
+/// `key` without the `_ns` its value's unit now says.
+fn display_key<'a>(key: &'a str, v: &serde_json::Value) -> &'a str {
+    match key.strip_suffix("_ns") {
+        Some(bare) if v.is_number() || v.is_null() => bare,
+        _ => key,
+    }
+}
+
+/// A series' attributes as `key: value` words with their units (`others
+/// busy: 12% of the CPUs; busiest: java, 24% of a CPU`), not raw JSON.
+pub fn attr_words(attrs: &serde_json::Value) -> String {
+    use serde_json::Value;
+    let Some(o) = attrs.as_object() else {
+        return match attrs {
+            Value::Null => String::new(),
+            other => config_value(other),
+        };
+    };
+    o.iter()
+        .filter(|(_, v)| !v.is_null())
+        .map(|(k, v)| {
+            let value = match (k.as_str(), v) {
+                ("others_busy", Value::Number(n)) => {
+                    format!("{:.0}% of the CPUs", n.as_f64().unwrap_or(0.0) * 100.0)
+                }
+                ("busiest", Value::Array(a)) if a.len() == 2 => format!(
+                    "{}, {:.0}% of a CPU",
+                    config_value(&a[0]),
+                    a[1].as_f64().unwrap_or(0.0) * 100.0
+                ),
+                (k, Value::Number(n)) if k.ends_with("_bytes") => format!("{n} B"),
+                (k, v) => keyed_value(k, v),
+            };
+            format!("{}: {value}", display_key(k, v).replace('_', " "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// A config value under `key`: whole nanoseconds under a `_ns` name as a
 /// time (`100 ms`), anything else as [`config_value`] writes it.
 pub fn keyed_value(key: &str, v: &serde_json::Value) -> String {
-    match v.as_u64() {
-        Some(ns) if key.ends_with("_ns") => fmt_ns(ns as f64),
+    match v.as_f64() {
+        Some(ns) if key.ends_with("_ns") => fmt_ns(ns),
         _ => config_value(v),
     }
 }
@@ -447,7 +498,7 @@ pub fn config_value(v: &serde_json::Value) -> String {
                 return fmt_ns(secs as f64 * 1e9 + nanos as f64);
             }
             o.iter()
-                .map(|(k, v)| format!("{k}={}", keyed_value(k, v)))
+                .map(|(k, v)| format!("{}={}", display_key(k, v), keyed_value(k, v)))
                 .collect::<Vec<_>>()
                 .join(", ")
         }
@@ -459,6 +510,21 @@ pub fn config_value(v: &serde_json::Value) -> String {
 mod tests {
     use super::config_value;
     use serde_json::json;
+
+    #[test]
+    fn series_attributes_read_as_words_with_units() {
+        let attrs = json!({
+            "peer": "rust", "item_bytes": 4, "others_busy": 0.12,
+            "busiest": ["java", 0.2421], "warmup_ns": 100_000_000, "far": null,
+        });
+        let words = super::attr_words(&attrs);
+        assert_eq!(
+            words,
+            "busiest: java, 24% of a CPU; item bytes: 4 B; others busy: 12% of the CPUs; \
+             peer: rust; warmup: 100 ms"
+        );
+        assert!(!words.contains('{') && !words.contains('"'));
+    }
 
     #[test]
     fn config_values_read_as_a_person_writes_them() {
@@ -477,7 +543,11 @@ mod tests {
         assert_eq!(config_value(&json!(null)), "–");
         assert_eq!(
             config_value(&json!({"trials": 10, "warmup_ns": 100_000_000})),
-            "trials=10, warmup_ns=100 ms"
+            "trials=10, warmup=100 ms"
+        );
+        assert_eq!(
+            super::config_row("timeout_ns", &json!(30_000_000_000_u64)),
+            ("timeout".to_string(), "30.0 s".to_string())
         );
         assert_eq!(
             super::keyed_value("max_time_ns", &json!(60_000_000_000_u64)),

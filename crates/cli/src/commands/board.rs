@@ -62,8 +62,8 @@ fn token(cmd: TokenCommand, db: Option<&Path>) -> anyhow::Result<ExitCode> {
                     "a token named `{name}` exists already: remove it first (`toll board token rm {name}`) or pick another name"
                 )));
             }
-            println!("{token}");
-            eprintln!(
+            crate::say!("{token}");
+            crate::tell!(
                 "toll board: token `{name}` made; it is shown only now (the board keeps its hash): push with TOLL_TOKEN=… toll push RUN --to URL"
             );
         }
@@ -73,11 +73,13 @@ fn token(cmd: TokenCommand, db: Option<&Path>) -> anyhow::Result<ExitCode> {
                     "no token named `{name}`: `toll board token list` shows them"
                 ));
             }
-            eprintln!("toll board: token `{name}` removed; pushes with it are refused from now on");
+            crate::tell!(
+                "toll board: token `{name}` removed; pushes with it are refused from now on"
+            );
         }
         TokenCommand::List => {
             for (name, created) in store.tokens()? {
-                println!("{name}\t{created}");
+                crate::say!("{name}\t{created}");
             }
         }
     }
@@ -94,7 +96,7 @@ pub fn push(args: PushArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     let mut body = Vec::new();
     exporter(Format::Json).export(&run, &mut body)?;
     let pushed = toll_board::push(body, &args.to, &token)?;
-    println!("{}", pushed.url);
-    eprintln!("toll push: run {id} is run {} on the board", pushed.id);
+    crate::say!("{}", pushed.url);
+    crate::tell!("toll push: run {id} is run {} on the board", pushed.id);
     Ok(ExitCode::SUCCESS)
 }

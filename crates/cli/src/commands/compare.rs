@@ -59,9 +59,9 @@ pub fn run(args: RunCompareArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> 
     let b = store.load_run(db::run_id(&store, Some(&args.b))?)?;
     let c = RunComparison::of(&a, &b, rules).map_err(|e| usage(e.to_string()))?;
     if let Some(w) = run_compare::cross_machine_warning(&c) {
-        eprintln!("warning: {w}");
+        crate::tell!("warning: {w}");
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::screen::output(args.json);
     if args.json {
         // Written as text, so that a closed pipe is an io::Error main can tell.
         writeln!(out, "{}", serde_json::to_string_pretty(&c)?)?;
@@ -70,12 +70,12 @@ pub fn run(args: RunCompareArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> 
     }
     out.flush()?;
     for w in &c.warnings {
-        eprintln!("warning: {w}");
+        crate::tell!("warning: {w}");
     }
     match fail_on {
         Some(on) if c.fails(on) => {
             let k = &c.counts;
-            eprintln!(
+            crate::tell!(
                 "toll: --fail-on {}: {} slower, {} faster beyond the threshold (exit status {GATE_FAILED})",
                 args.fail_on.as_deref().unwrap_or_default(),
                 k.slower,

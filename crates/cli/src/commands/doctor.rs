@@ -12,16 +12,10 @@ use toll_report::table::Table;
 
 /// `toll doctor`.
 pub fn run() -> anyhow::Result<ExitCode> {
-    let mut t = Table::new(&[
-        "runtime",
-        "status",
-        "version",
-        "transports",
-        "ops",
-        "units (spawn, ring)",
-        "rpc stacks",
-        "to install",
-    ]);
+    // Two tables, so each fits 100 columns: what is there, then what each
+    // runtime's worker can do.
+    let mut t = Table::new(&["runtime", "status", "version", "rpc stacks", "to install"]);
+    let mut can = Table::new(&["runtime", "transports", "ops", "units (spawn, ring)"]);
     let mut missing = 0;
     for r in Runtime::ALL {
         let transports: Vec<&str> = r.transports().iter().map(|t| t.name()).collect();
@@ -45,6 +39,15 @@ pub fn run() -> anyhow::Result<ExitCode> {
             r.name().into(),
             status.into(),
             version,
+            if stacks.is_empty() {
+                "–".into()
+            } else {
+                stacks.join(", ")
+            },
+            install,
+        ]);
+        can.row(vec![
+            r.name().into(),
             if transports.is_empty() {
                 "–".into()
             } else {
@@ -52,12 +55,6 @@ pub fn run() -> anyhow::Result<ExitCode> {
             },
             r.ops().join(", "),
             r.units().join(", "),
-            if stacks.is_empty() {
-                "–".into()
-            } else {
-                stacks.join(", ")
-            },
-            install,
         ]);
     }
     let mut p = Table::new(&[
@@ -97,8 +94,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
             install,
         ]);
     }
-    let mut out = std::io::stdout().lock();
-    write!(out, "{}\n{}", t.render(), p.render())?;
+    let mut out = crate::screen::stdout();
+    write!(out, "{}\n{}\n{}", t.render(), can.render(), p.render())?;
     if missing > 0 {
         writeln!(
             out,

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use toll_families::exec::{self, stats, ExecConfig, ExecError, Order, Output, Parameter, RunCount};
 use toll_families::Observer;
+use toll_measure::decision::MIN_SIZES;
 use toll_report::exec::ExecReport;
 use toll_store::{RunStatus, Store};
 
@@ -164,7 +165,7 @@ impl Observer for Bar {
         self.0.tick();
     }
     fn warning(&mut self, message: &str) {
-        self.0.suspend(|| eprintln!("warning: {message}"));
+        self.0.suspend(|| crate::tell!("warning: {message}"));
     }
     fn note(&mut self, message: &str) {
         self.0.set_message(message.to_string());
@@ -181,11 +182,14 @@ pub fn run(a: ExecArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
     if let Some(b) = &a.baseline {
         db::check_run_ref(Some(b))?;
     }
+    if a.plot.is_some() {
+        check_plot(&benches, &a.plot_scale)?;
+    }
     if dry_run {
         if let Some(p) = db_path {
             db::check_name(p)?;
         }
-        println!(
+        crate::say!(
             "would time {} command{} ({}){}",
             benches.len(),
             if benches.len() == 1 { "" } else { "s" },
@@ -211,7 +215,7 @@ pub fn run(a: ExecArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         if STOP.swap(true, Ordering::SeqCst) {
             std::process::exit(130);
         }
-        eprintln!("\nstopping after the current run (Ctrl-C again to quit at once)");
+        crate::tell!("\nstopping after the current run (Ctrl-C again to quit at once)");
     });
     let bar = ProgressBar::new_spinner();
     bar.set_style(
@@ -221,7 +225,20 @@ pub fn run(a: ExecArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
     let mut observer = Bar(bar);
     let outcome = exec::run(&cfg, &store, &mut observer, &STOP);
     observer.0.finish_and_clear();
-    let outcome = outcome.map_err(family_error)?;
+    let mut outcome = outcome.map_err(family_error)?;
+    // A command that cannot start measured nothing: keep no run of it (it
+    // would only fill `toll runs` and the board), and say why.
+    let measured = outcome.runs.iter().any(|r| !r.is_empty());
+    if !measured
+        && matches!(
+            outcome.error,
+            Some(ExecError::NotFound { .. } | ExecError::Spawn { .. })
+        )
+    {
+        store.remove_run(outcome.run_id)?;
+        let e = outcome.error.take().expect("matched above");
+        return Err(family_error(e).context("nothing was measured or stored"));
+    }
     let mut report = stats::report(&outcome, cfg.shell.as_deref());
     if let Some((id, base)) = &baseline {
         report.baseline = Some(*id);
@@ -237,7 +254,7 @@ pub fn run(a: ExecArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         ));
     }
     let run = store.load_run(outcome.run_id)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::screen::output(a.json);
     let printed = if a.json {
         toll_report::export::exporter(toll_report::export::Format::Json).export(&run, &mut out)
     } else {
@@ -268,7 +285,7 @@ pub fn run(a: ExecArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
             outcome.run_id
         )),
         None if outcome.status == RunStatus::Partial => {
-            eprintln!(
+            crate::tell!(
                 "interrupted: run {} stored as partial with {runs} runs",
                 outcome.run_id
             );
@@ -348,6 +365,32 @@ fn exports(a: &ExecArgs, report: &ExecReport, o: &exec::ExecOutcome) -> anyhow::
     }
     if let Some(p) = &a.export_markdown {
         write_file(p, &toll_report::exec::hyperfine_markdown(report))?;
+    }
+    Ok(())
+}
+
+/// `--plot` before anything is measured: a line needs a numeric parameter
+/// with at least [`MIN_SIZES`] values, and the scale must be one there is.
+fn check_plot(benches: &[exec::Bench], scale: &str) -> anyhow::Result<()> {
+    scale.parse::<toll_report::plot::Scale>().map_err(usage)?;
+    let most = benches
+        .iter()
+        .map(|b| {
+            let mut ns: Vec<u64> = benches
+                .iter()
+                .filter(|o| o.series == b.series)
+                .filter_map(|o| o.n)
+                .collect();
+            ns.sort_unstable();
+            ns.dedup();
+            ns.len()
+        })
+        .max()
+        .unwrap_or(0);
+    if most < MIN_SIZES {
+        return Err(usage(format!(
+            "--plot draws t(n) over a numeric parameter of at least {MIN_SIZES} values: add -L n 1000,10000,100000 (whole numbers) and {{n}} to the command"
+        )));
     }
     Ok(())
 }

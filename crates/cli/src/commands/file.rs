@@ -47,7 +47,7 @@ fn config(a: &FileArgs) -> anyhow::Result<FileConfig> {
                     "io_uring: the kernel refuses it here ({why}; kernel.io_uring_disabled or a seccomp filter): drop io_uring from --method"
                 )));
             }
-            eprintln!("note: io_uring skipped: the kernel refuses it here ({why})");
+            crate::tell!("note: io_uring skipped: the kernel refuses it here ({why})");
             chosen.retain(|m| m.name != "io_uring");
         }
     }
@@ -139,7 +139,7 @@ fn chosen_runtimes(text: &str) -> anyhow::Result<Vec<Runtime>> {
         let (found, missing): (Vec<Runtime>, Vec<Runtime>) =
             RUNTIMES.into_iter().partition(|r| r.detect().is_ok());
         if let Some(line) = runtimes::skipped_line(&missing) {
-            eprintln!("{line}");
+            crate::tell!("{line}");
         }
         return Ok(found);
     }
@@ -263,8 +263,8 @@ fn dry(cfg: &FileConfig, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     }
     let methods: Vec<String> = cfg.methods.iter().map(Method::label).collect();
     let series = cfg.series().len();
-    println!("would read {}", describe_file(&cfg.file));
-    println!(
+    crate::say!("would read {}", describe_file(&cfg.file));
+    crate::say!(
         "would measure {series} series ({} × {} × {}), {} trials each",
         methods.join(", "),
         cfg.patterns
@@ -279,8 +279,8 @@ fn dry(cfg: &FileConfig, db: Option<&Path>) -> anyhow::Result<ExitCode> {
             .join(", "),
         cfg.trials
     );
-    println!("reads: {}", describe_reads(cfg));
-    println!("cache: {}", describe_cache(cfg));
+    crate::say!("reads: {}", describe_reads(cfg));
+    crate::say!("cache: {}", describe_cache(cfg));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -290,7 +290,7 @@ fn measure(cfg: FileConfig, a: &FileArgs, db: Option<&Path>) -> anyhow::Result<E
         if STOP.swap(true, Ordering::SeqCst) {
             std::process::exit(130);
         }
-        eprintln!("\nstopping after the current trial (Ctrl-C again to quit at once)");
+        crate::tell!("\nstopping after the current trial (Ctrl-C again to quit at once)");
     });
     let cells: usize = cfg
         .series()
@@ -302,7 +302,7 @@ fn measure(cfg: FileConfig, a: &FileArgs, db: Option<&Path>) -> anyhow::Result<E
     progress.finish();
     let outcome = outcome?;
     let run = store.load_run(outcome.run_id)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::screen::output(a.json);
     let printed = if a.json {
         toll_report::export::exporter(toll_report::export::Format::Json).export(&run, &mut out)
     } else {
@@ -320,7 +320,7 @@ fn measure(cfg: FileConfig, a: &FileArgs, db: Option<&Path>) -> anyhow::Result<E
     }
     match (&outcome.error, outcome.status) {
         (_, RunStatus::Partial) if STOP.load(Ordering::Relaxed) => {
-            eprintln!("interrupted: run {} stored as partial", outcome.run_id);
+            crate::tell!("interrupted: run {} stored as partial", outcome.run_id);
             Ok(ExitCode::from(130))
         }
         (Some(e), status) => Err(anyhow::anyhow!(

@@ -231,7 +231,7 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
             db::check_name(p)?;
         }
         http::preflight(&mut cfg)?;
-        println!(
+        crate::say!(
             "would load {} with {} connection(s) on {} thread(s){}; the server answers",
             cfg.target.url,
             cfg.concurrency,
@@ -283,13 +283,13 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         draw(&store, run_id, path, *scale)?;
     }
     if let Some(lag) = report.send_lag.as_ref().filter(|l| l.p99 >= LAG_WARNING_MS) {
-        eprintln!(
+        crate::tell!(
             "warning: toll ran behind its own schedule (send lag p99 {:.3} ms, max {:.3} ms), and the corrected latencies include that delay: give it more --threads, a lower --rate, or a quieter machine",
             lag.p99, lag.max
         );
     }
     if outcome.stats.complete == 0 {
-        eprintln!(
+        crate::tell!(
             "toll: no request to {} completed ({} failed): see the failures above",
             cfg.target.url,
             outcome.stats.failed()
@@ -308,7 +308,7 @@ pub fn print_run(
     report: &str,
 ) -> anyhow::Result<()> {
     use std::io::Write;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::screen::output(json);
     if json {
         let run = store.load_run(run_id)?;
         toll_report::export::exporter(toll_report::export::Format::Json).export(&run, &mut out)?;

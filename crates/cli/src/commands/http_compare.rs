@@ -116,7 +116,7 @@ impl Shown<'_> {
         if !self.told {
             self.told = true;
             self.bar.suspend(|| {
-                eprintln!("\nstopping after the current round (Ctrl-C again to quit at once)")
+                crate::tell!("\nstopping after the current round (Ctrl-C again to quit at once)")
             });
         }
     }
@@ -178,7 +178,7 @@ pub fn run(mut a: CompareArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow:
             db::check_name(p)?;
         }
         let urls: Vec<&str> = cfgs.iter().map(|c| c.target.url.as_str()).collect();
-        println!(
+        crate::say!(
             "would compare {} in alternating rounds; every server answers",
             urls.join(", ")
         );
@@ -227,7 +227,7 @@ pub fn run(mut a: CompareArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow:
     warn(&report);
     match (why, status) {
         (StopReason::Interrupted, _) => {
-            eprintln!(
+            crate::tell!(
                 "interrupted: run {run_id} stored as partial with {} rounds of each server",
                 report.rounds
             );
@@ -240,7 +240,7 @@ pub fn run(mut a: CompareArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow:
                 .filter(|s| s.complete == 0)
                 .map(|s| s.url.as_str())
                 .collect();
-            eprintln!(
+            crate::tell!(
                 "toll: no measured request to {} completed: see the failures above",
                 dead.join(", ")
             );
@@ -265,7 +265,7 @@ fn warn(r: &toll_report::compare::CompareReport) {
         } else {
             "raise --max-time, or lengthen --round"
         };
-        eprintln!(
+        crate::tell!(
             "warning: {} after {} rounds, wider than the ±{:.1}% asked for: {remedy}",
             if wide.is_empty() {
                 "no ratio could be computed".to_string()
@@ -283,7 +283,7 @@ fn warn(r: &toll_report::compare::CompareReport) {
         .map(|s| s.label.as_str())
         .collect();
     if !unsettled.is_empty() {
-        eprintln!(
+        crate::tell!(
             "warning: {} did not settle in {} warm-up rounds (the last {} rates within {:.0}% of their median); measured anyway: raise --warmup-max or lengthen --round",
             unsettled.join(", "),
             r.warmup_max,
@@ -300,7 +300,7 @@ fn warn(r: &toll_report::compare::CompareReport) {
             bad.push(format!("{} non-2xx responses", s.non_2xx));
         }
         if !bad.is_empty() {
-            eprintln!(
+            crate::tell!(
                 "warning: {} ({}): {} in the measured rounds; its rate counts every answer, not only successes",
                 s.label,
                 s.url,

@@ -54,7 +54,7 @@ pub fn man(args: ManArgs) -> anyhow::Result<ExitCode> {
             )
         })?;
     }
-    eprintln!(
+    crate::tell!(
         "wrote the manual pages to {} (man -l {}/toll.1)",
         dir.display(),
         dir.display()

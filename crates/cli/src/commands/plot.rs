@@ -11,6 +11,6 @@ pub fn draw(path: &Path, chart: Chart, scale: &str) -> anyhow::Result<()> {
     chart
         .write(path, scale)
         .map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", path.display()))?;
-    eprintln!("plot written to {}", path.display());
+    crate::tell!("plot written to {}", path.display());
     Ok(())
 }

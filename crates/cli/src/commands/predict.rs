@@ -130,7 +130,7 @@ pub fn run(args: PredictArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
         .find(|s| s.label == label)
         .and_then(|s| predict::answer(&run, s, n))
         .ok_or_else(|| anyhow::anyhow!("series {label} of run {} has no model", run.id))?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::screen::output(args.json);
     if args.json {
         // Written as text, so that a closed pipe is an io::Error main can tell.
         writeln!(out, "{}", serde_json::to_string_pretty(&answer)?)?;
@@ -139,7 +139,7 @@ pub fn run(args: PredictArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     }
     out.flush()?;
     for w in &answer.warnings {
-        eprintln!("warning: {w}");
+        crate::tell!("warning: {w}");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -39,10 +39,10 @@ impl Observer for Spinner {
         self.0.set_message(format!("{label} n={n}"));
     }
     fn warning(&mut self, message: &str) {
-        self.0.suspend(|| eprintln!("warning: {message}"));
+        self.0.suspend(|| crate::tell!("warning: {message}"));
     }
     fn note(&mut self, message: &str) {
-        self.0.suspend(|| eprintln!("note: {message}"));
+        self.0.suspend(|| crate::tell!("note: {message}"));
     }
 }
 
@@ -68,7 +68,7 @@ pub fn run(a: ReplicateArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::R
             db::check_name(p)?;
         }
         for e in &experiments {
-            println!(
+            crate::say!(
                 "would replicate {} ({}) with the {} preset",
                 e.name(),
                 e.title(),
@@ -106,7 +106,7 @@ pub fn run(a: ReplicateArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::R
         if !a.json {
             let text = render(&store, &report)?;
             spinner.0.suspend(|| {
-                let mut out = std::io::stdout().lock();
+                let mut out = crate::screen::stdout();
                 let _ = write!(out, "{text}");
                 let _ = out.flush();
             });
@@ -128,7 +128,7 @@ pub fn run(a: ReplicateArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::R
     let stopped = stop.load(std::sync::atomic::Ordering::Relaxed);
     let failed: Vec<&Report> = reports.iter().filter(|r| !r.errors.is_empty()).collect();
     if stopped {
-        eprintln!("interrupted: what was measured is stored, the tables as partial");
+        crate::tell!("interrupted: what was measured is stored, the tables as partial");
         return Ok(ExitCode::from(130));
     }
     if !failed.is_empty() {

@@ -74,7 +74,7 @@ pub fn run(args: ReportArgs, db: Option<&Path>, dry: bool) -> anyhow::Result<Exi
             .output
             .as_ref()
             .map_or("stdout".to_string(), |p| p.display().to_string());
-        println!("would write {what} to {to}");
+        crate::say!("would write {what} to {to}");
         return Ok(ExitCode::SUCCESS);
     }
     // The family runs an experiment's table names, drawn in its section
@@ -103,7 +103,7 @@ pub fn run(args: ReportArgs, db: Option<&Path>, dry: bool) -> anyhow::Result<Exi
                     path.display()
                 )
             })?;
-            eprintln!("{what} written to {}", path.display());
+            crate::tell!("{what} written to {}", path.display());
         }
         None => std::io::stdout().lock().write_all(text.as_bytes())?,
     }

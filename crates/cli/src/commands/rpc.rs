@@ -34,7 +34,7 @@ pub fn run(args: RpcArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<Ex
             db::check_name(p)?;
         }
         // Written, not println!'d: `toll rpc --dry-run | head` is no panic.
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::screen::stdout();
         writeln!(
             out,
             "would time {} series against the {} server, {} trials of {} calls at {} B:",
@@ -270,7 +270,7 @@ fn measure(cfg: RpcConfig, a: &RpcArgs, db: Option<&Path>) -> anyhow::Result<Exi
         if STOP.swap(true, Ordering::SeqCst) {
             std::process::exit(130);
         }
-        eprintln!("\nstopping after the current trial (Ctrl-C again to quit at once)");
+        crate::tell!("\nstopping after the current trial (Ctrl-C again to quit at once)");
     });
     let cells = cfg.series.len() * cfg.sizes.len();
     let mut progress = Progress::new((cells * cfg.trials as usize) as u64);
@@ -278,7 +278,7 @@ fn measure(cfg: RpcConfig, a: &RpcArgs, db: Option<&Path>) -> anyhow::Result<Exi
     progress.finish();
     let outcome = outcome?;
     let run = store.load_run(outcome.run_id)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::screen::output(a.json);
     let printed = if a.json {
         toll_report::export::exporter(toll_report::export::Format::Json).export(&run, &mut out)
     } else {
@@ -296,7 +296,7 @@ fn measure(cfg: RpcConfig, a: &RpcArgs, db: Option<&Path>) -> anyhow::Result<Exi
     }
     match (&outcome.error, outcome.status) {
         (_, RunStatus::Partial) if STOP.load(Ordering::Relaxed) => {
-            eprintln!("interrupted: run {} stored as partial", outcome.run_id);
+            crate::tell!("interrupted: run {} stored as partial", outcome.run_id);
             Ok(ExitCode::from(130))
         }
         (Some(e), status) => Err(anyhow::anyhow!(

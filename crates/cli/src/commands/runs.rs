@@ -11,7 +11,7 @@ use toll_report::table::Table;
 
 /// `toll runs`.
 pub fn list(args: RunsArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::screen::output(args.json);
     let store = match db::open_existing(db)? {
         db::Found::Store(s) => s,
         db::Found::Nothing(p) => {
@@ -56,7 +56,7 @@ pub fn show(args: ShowArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     let store = db::open_for_reading(db)?;
     let id = db::run_id(&store, args.run.as_deref())?;
     let run = store.load_run(id)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::screen::stdout();
     write!(out, "{}", toll_report::show::render_run(&run))?;
     if let Some(origin) = store.run_origin(id)? {
         writeln!(out, "{}", origin_line(&origin))?;
@@ -92,7 +92,7 @@ pub fn dry_remove(args: RmArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     for r in &args.runs {
         let id = db::run_id(&store, Some(r))?;
         store.load_run(id)?;
-        println!("would remove run {id}");
+        crate::say!("would remove run {id}");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -110,7 +110,7 @@ pub fn remove(args: RmArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
         .collect::<anyhow::Result<Vec<_>>>()?;
     for id in ids {
         store.remove_run(id)?;
-        eprintln!("removed run {id}");
+        crate::tell!("removed run {id}");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -141,7 +141,7 @@ pub fn import(args: ImportArgs, db: Option<&Path>, dry: bool) -> anyhow::Result<
     }
     if dry {
         for (path, run) in &runs {
-            println!(
+            crate::say!(
                 "would import run {} ({}, {} series, measured on {}) from {}",
                 run.id,
                 run.family,
@@ -163,7 +163,7 @@ pub fn import(args: ImportArgs, db: Option<&Path>, dry: bool) -> anyhow::Result<
             "imported_by": env!("CARGO_PKG_VERSION"),
         });
         let id = store.import_run(run, &origin)?;
-        println!(
+        crate::say!(
             "imported run {} of {} from {} as run {id} in {} — `toll show {id}`",
             run.id,
             run.env.hostname,

@@ -13,7 +13,7 @@ pub fn parse(text: &str, flag: &str, what: &str) -> anyhow::Result<Vec<Runtime>>
         let (found, missing): (Vec<Runtime>, Vec<Runtime>) =
             Runtime::ALL.into_iter().partition(|r| r.detect().is_ok());
         if let Some(line) = skipped_line(&missing) {
-            eprintln!("{line}");
+            crate::tell!("{line}");
         }
         return Ok(found);
     }

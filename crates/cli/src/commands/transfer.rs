@@ -128,14 +128,15 @@ pub fn run(args: TransferArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Resu
         if STOP.swap(true, Ordering::SeqCst) {
             std::process::exit(130); // a second Ctrl-C: leave now; the run is marked partial on next open
         }
-        eprintln!("\nstopping after the current batch (Ctrl-C again to quit at once)");
+        crate::tell!("\nstopping after the current batch (Ctrl-C again to quit at once)");
     });
-    let mut progress = Progress::new((pairs.len() * cfg.sizes.len()) as u64);
+    let mut progress =
+        Progress::new((pairs.len() * cfg.sizes.len()) as u64 * u64::from(cfg.engine.trials));
     let outcome = transfer::run(&cfg, &store, &mut progress, &STOP);
     progress.finish();
     let outcome = outcome?;
     let run = store.load_run(outcome.run_id)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::screen::output(args.json);
     let printed = if args.json {
         toll_report::export::exporter(toll_report::export::Format::Json).export(&run, &mut out)
     } else {
@@ -179,7 +180,7 @@ pub fn run(args: TransferArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Resu
             outcome.run_id
         )),
         None if STOP.load(Ordering::Relaxed) => {
-            eprintln!(
+            crate::tell!(
                 "interrupted: run {} stored as {} with {points} measured points",
                 outcome.run_id,
                 stored.status.as_str()
@@ -213,7 +214,7 @@ fn dry(
         }
     }
     let series: Vec<String> = pairs.iter().map(|(p, t)| format!("{p}/{t}")).collect();
-    println!(
+    crate::say!(
         "would measure {} series ({}) at {} sizes ({}…{} items), {} trials each, placement {}",
         series.len(),
         series.join(", "),
@@ -223,7 +224,32 @@ fn dry(
         cfg.engine.trials,
         cfg.pin
     );
+    crate::say!("{}", estimate(cfg, pairs.len()));
     Ok(ExitCode::SUCCESS)
+}
+
+/// How long the run would measure: every series' sizes × rounds × batch
+/// time, plus each size's warm-up; with `--ci`, up to `--max-time` a series.
+/// Start-up (building workers, starting peers) comes on top.
+fn estimate(cfg: &TransferConfig, series: usize) -> String {
+    let e = &cfg.engine;
+    let sizes = cfg.sizes.len() as u32;
+    let one = (e.warmup + e.batch_time * e.trials) * sizes;
+    let total = one * series as u32;
+    let mut line = format!(
+        "it would take about {} ({series} series × {sizes} sizes × ({} rounds × {} batches + {} warm-up)), plus start-up",
+        crate::values::about(total),
+        e.trials,
+        crate::values::about(e.batch_time),
+        crate::values::about(e.warmup),
+    );
+    if cfg.ci_target.is_some() && cfg.max_time > one {
+        line.push_str(&format!(
+            "; --ci may add rounds: up to {} in all",
+            crate::values::about(cfg.max_time * series as u32)
+        ));
+    }
+    line
 }
 
 /// The results table: one row per (peer, transport).
@@ -310,7 +336,15 @@ fn render(cfg: &TransferConfig, outcome: &TransferOutcome) -> String {
             ));
         }
     }
-    s.push_str(&t.render());
+    if t.fits() {
+        s.push_str(&t.render());
+    } else {
+        // Too wide for the terminal (`--wide` prints it whole): the model
+        // and its verdict, then what follows from it per row.
+        s.push_str(&t.columns(&[0, 1, 2, 3, 4, 5, 6, 11]).render());
+        s.push('\n');
+        s.push_str(&t.columns(&[0, 1, 7, 8, 9, 10]).render());
+    }
     s.push_str(&notes.render());
     s
 }

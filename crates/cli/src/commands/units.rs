@@ -137,7 +137,7 @@ fn dry(cfg: &UnitsConfig, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     }
     let series: Vec<String> = cfg.targets.iter().map(|t| t.label()).collect();
     let ns: Vec<String> = cfg.ns.iter().map(u64::to_string).collect();
-    println!(
+    crate::say!(
         "would measure {} series ({}) at N = {}, {} trials each",
         series.len(),
         series.join(", "),
@@ -153,14 +153,15 @@ fn measure(cfg: UnitsConfig, a: &UnitArgs, db: Option<&Path>) -> anyhow::Result<
         if STOP.swap(true, Ordering::SeqCst) {
             std::process::exit(130);
         }
-        eprintln!("\nstopping after the current trial (Ctrl-C again to quit at once)");
+        crate::tell!("\nstopping after the current trial (Ctrl-C again to quit at once)");
     });
-    let mut progress = Progress::new((cfg.targets.len() * cfg.ns.len()) as u64);
+    let mut progress =
+        Progress::new((cfg.targets.len() * cfg.ns.len()) as u64 * u64::from(cfg.trials));
     let outcome = unit_sweep::run(&cfg, &store, &mut progress, &STOP);
     progress.finish();
     let outcome = outcome?;
     let run = store.load_run(outcome.run_id)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::screen::output(a.json);
     let printed = if a.json {
         toll_report::export::exporter(toll_report::export::Format::Json).export(&run, &mut out)
     } else {
@@ -184,7 +185,7 @@ fn measure(cfg: UnitsConfig, a: &UnitArgs, db: Option<&Path>) -> anyhow::Result<
             outcome.run_id
         )),
         None if outcome.status == RunStatus::Partial => {
-            eprintln!("interrupted: run {} stored as partial", outcome.run_id);
+            crate::tell!("interrupted: run {} stored as partial", outcome.run_id);
             Ok(ExitCode::from(130))
         }
         None => Ok(ExitCode::SUCCESS),

@@ -459,6 +459,7 @@ fn measure(
                     state[k].resident.push(resident);
                     let per_read = per_read(&state[k].samples);
                     let n = s.points[pi].reads.mean_len();
+                    observer.trial_done(&s.label(), n);
                     observer.point_done(&s.label(), n, &Summary::of(&per_read));
                 }
                 Err(why) => {

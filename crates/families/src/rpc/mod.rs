@@ -439,6 +439,7 @@ fn measure(
             match one_trial(cfg, rt, setup, &mut sessions[si], n) {
                 Ok(t) => {
                     state[k].add(t);
+                    observer.trial_done(&series[si].label, u64::from(n));
                     observer.point_done(
                         &series[si].label,
                         u64::from(n),
