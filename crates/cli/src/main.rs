@@ -4,6 +4,7 @@ mod args;
 mod commands;
 mod progress;
 mod screen;
+mod stop;
 mod usage;
 mod values;
 

@@ -11,7 +11,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use toll_families::exec::{self, stats, ExecConfig, ExecError, Order, Output, Parameter, RunCount};
 use toll_families::Observer;
@@ -20,7 +19,6 @@ use toll_report::exec::ExecReport;
 use toll_store::{RunStatus, Store};
 
 /// Set by Ctrl-C: the run stops after the current run and is stored as partial.
-static STOP: AtomicBool = AtomicBool::new(false);
 
 /// The most runs of one command.
 const MOST_RUNS: u64 = 1_000_000;
@@ -211,19 +209,14 @@ pub fn run(a: ExecArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         .as_deref()
         .map(|b| load_baseline(&store, b))
         .transpose()?;
-    let _ = ctrlc::set_handler(|| {
-        if STOP.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-        crate::tell!("\nstopping after the current run (Ctrl-C again to quit at once)");
-    });
+    crate::stop::install();
     let bar = ProgressBar::new_spinner();
     bar.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}").expect("valid"),
     );
     bar.enable_steady_tick(Duration::from_millis(120));
     let mut observer = Bar(bar);
-    let outcome = exec::run(&cfg, &store, &mut observer, &STOP);
+    let outcome = exec::run(&cfg, &store, &mut observer, &crate::stop::STOP);
     observer.0.finish_and_clear();
     let mut outcome = outcome.map_err(family_error)?;
     // A command that cannot start measured nothing: keep no run of it (it
@@ -289,7 +282,7 @@ pub fn run(a: ExecArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
                 "interrupted: run {} stored as partial with {runs} runs",
                 outcome.run_id
             );
-            Ok(ExitCode::from(130))
+            Ok(crate::stop::exit_code())
         }
         None => Ok(ExitCode::SUCCESS),
     }

@@ -10,7 +10,6 @@ use crate::values;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 use toll_families::file::cache::Cache;
 use toll_families::file::data::{self, Source};
 use toll_families::file::plan::{self, Pattern};
@@ -23,7 +22,6 @@ use toll_report::table::Table;
 use toll_store::RunStatus;
 
 /// Set by Ctrl-C: the run stops after the current trial and is stored as partial.
-static STOP: AtomicBool = AtomicBool::new(false);
 
 /// The largest file toll makes: 1 TiB (the free-space check comes first).
 const MAX_FILE_SIZE: u64 = 1 << 40;
@@ -286,19 +284,14 @@ fn dry(cfg: &FileConfig, db: Option<&Path>) -> anyhow::Result<ExitCode> {
 
 fn measure(cfg: FileConfig, a: &FileArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     let store = db::open(db)?;
-    let _ = ctrlc::set_handler(|| {
-        if STOP.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-        crate::tell!("\nstopping after the current trial (Ctrl-C again to quit at once)");
-    });
+    crate::stop::install();
     let cells: usize = cfg
         .series()
         .iter()
         .map(|(_, p, _)| cfg.points(*p).len())
         .sum();
     let mut progress = Progress::new((cells * cfg.trials as usize) as u64);
-    let outcome = family::run(&cfg, &store, &mut progress, &STOP);
+    let outcome = family::run(&cfg, &store, &mut progress, &crate::stop::STOP);
     progress.finish();
     let outcome = outcome?;
     let run = store.load_run(outcome.run_id)?;
@@ -319,9 +312,9 @@ fn measure(cfg: FileConfig, a: &FileArgs, db: Option<&Path>) -> anyhow::Result<E
         super::plot::draw(path, chart, &a.plot_scale)?;
     }
     match (&outcome.error, outcome.status) {
-        (_, RunStatus::Partial) if STOP.load(Ordering::Relaxed) => {
+        (_, RunStatus::Partial) if crate::stop::stopped() => {
             crate::tell!("interrupted: run {} stored as partial", outcome.run_id);
-            Ok(ExitCode::from(130))
+            Ok(crate::stop::exit_code())
         }
         (Some(e), status) => Err(anyhow::anyhow!(
             "{e} — run {} stored as {} (`toll show {}`)",

@@ -8,8 +8,8 @@ use crate::values::{real, short_time, time, whole};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 use toll_families::http::request::RequestSpec;
 use toll_families::http::{self, HttpConfig, HttpError, Target};
@@ -193,18 +193,7 @@ fn coalesce(a: &LoadArgs, target: &Target, rate: bool, spin: Duration) -> anyhow
 
 /// Set by Ctrl-C; a second Ctrl-C exits at once.
 pub fn stop_flag() -> Arc<AtomicBool> {
-    static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
-    STOP.get_or_init(|| {
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        let _ = ctrlc::set_handler(move || {
-            if flag.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
-            }
-        });
-        stop
-    })
-    .clone()
+    crate::stop::shared()
 }
 
 pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {

@@ -231,7 +231,7 @@ pub fn run(mut a: CompareArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow:
                 "interrupted: run {run_id} stored as partial with {} rounds of each server",
                 report.rounds
             );
-            Ok(ExitCode::from(130))
+            Ok(crate::stop::exit_code())
         }
         (_, RunStatus::Failed) => {
             let dead: Vec<&str> = report

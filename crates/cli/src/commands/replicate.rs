@@ -129,7 +129,7 @@ pub fn run(a: ReplicateArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::R
     let failed: Vec<&Report> = reports.iter().filter(|r| !r.errors.is_empty()).collect();
     if stopped {
         crate::tell!("interrupted: what was measured is stored, the tables as partial");
-        return Ok(ExitCode::from(130));
+        return Ok(crate::stop::exit_code());
     }
     if !failed.is_empty() {
         let names: Vec<String> = failed

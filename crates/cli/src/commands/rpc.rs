@@ -12,7 +12,6 @@ use crate::values;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use toll_families::rpc::frame::MAX_FRAME;
 use toll_families::rpc::{
@@ -24,7 +23,6 @@ use toll_report::table::Table;
 use toll_store::RunStatus;
 
 /// Set by Ctrl-C: the run stops after the current trial and is stored as partial.
-static STOP: AtomicBool = AtomicBool::new(false);
 
 /// `toll rpc`.
 pub fn run(args: RpcArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
@@ -266,15 +264,10 @@ fn sizes_text(sizes: &[u32]) -> String {
 
 fn measure(cfg: RpcConfig, a: &RpcArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     let store = db::open(db)?;
-    let _ = ctrlc::set_handler(|| {
-        if STOP.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-        crate::tell!("\nstopping after the current trial (Ctrl-C again to quit at once)");
-    });
+    crate::stop::install();
     let cells = cfg.series.len() * cfg.sizes.len();
     let mut progress = Progress::new((cells * cfg.trials as usize) as u64);
-    let outcome = family::run(&cfg, &store, &mut progress, &STOP);
+    let outcome = family::run(&cfg, &store, &mut progress, &crate::stop::STOP);
     progress.finish();
     let outcome = outcome?;
     let run = store.load_run(outcome.run_id)?;
@@ -295,9 +288,9 @@ fn measure(cfg: RpcConfig, a: &RpcArgs, db: Option<&Path>) -> anyhow::Result<Exi
         super::plot::draw(path, chart, &a.plot_scale)?;
     }
     match (&outcome.error, outcome.status) {
-        (_, RunStatus::Partial) if STOP.load(Ordering::Relaxed) => {
+        (_, RunStatus::Partial) if crate::stop::stopped() => {
             crate::tell!("interrupted: run {} stored as partial", outcome.run_id);
-            Ok(ExitCode::from(130))
+            Ok(crate::stop::exit_code())
         }
         (Some(e), status) => Err(anyhow::anyhow!(
             "{e} — run {} stored as {} (`toll show {}`)",

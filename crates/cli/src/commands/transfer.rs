@@ -7,7 +7,6 @@ use crate::usage::usage;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use toll_families::placement::Pin;
 use toll_families::sizes::parse_sizes;
@@ -20,7 +19,6 @@ use toll_peers::{Runtime, Transport};
 use toll_report::table::Table;
 
 /// Set by Ctrl-C: the run stops after the current batch and is stored as partial.
-static STOP: AtomicBool = AtomicBool::new(false);
 
 fn list<T: std::str::FromStr<Err = String>>(text: &str, flag: &str) -> anyhow::Result<Vec<T>> {
     let items: Vec<&str> = text
@@ -124,15 +122,10 @@ pub fn run(args: TransferArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Resu
         return dry(&cfg, &pairs, db);
     }
     let store = db::open(db)?;
-    let _ = ctrlc::set_handler(|| {
-        if STOP.swap(true, Ordering::SeqCst) {
-            std::process::exit(130); // a second Ctrl-C: leave now; the run is marked partial on next open
-        }
-        crate::tell!("\nstopping after the current batch (Ctrl-C again to quit at once)");
-    });
+    crate::stop::install();
     let mut progress =
         Progress::new((pairs.len() * cfg.sizes.len()) as u64 * u64::from(cfg.engine.trials));
-    let outcome = transfer::run(&cfg, &store, &mut progress, &STOP);
+    let outcome = transfer::run(&cfg, &store, &mut progress, &crate::stop::STOP);
     progress.finish();
     let outcome = outcome?;
     let run = store.load_run(outcome.run_id)?;
@@ -179,13 +172,13 @@ pub fn run(args: TransferArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Resu
             stored.status.as_str(),
             outcome.run_id
         )),
-        None if STOP.load(Ordering::Relaxed) => {
+        None if crate::stop::stopped() => {
             crate::tell!(
                 "interrupted: run {} stored as {} with {points} measured points",
                 outcome.run_id,
                 stored.status.as_str()
             );
-            Ok(ExitCode::from(130))
+            Ok(crate::stop::exit_code())
         }
         None if !failures.is_empty() => Err(anyhow::anyhow!(
             "{} — run {} stored as {} with {points} measured points (`toll show {}`)",

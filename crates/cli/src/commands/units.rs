@@ -8,7 +8,6 @@ use crate::usage::usage;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use toll_families::sizes::parse_counts;
 use toll_families::unit_sweep::{self, UnitOp, UnitSeries, UnitsConfig, UnitsOutcome};
@@ -28,7 +27,6 @@ const E2_ROUNDS: &str = "1000";
 const MAX_TIME_CEILING: f64 = 86_400.0;
 
 /// Set by Ctrl-C: the run stops after the current trial and is stored as partial.
-static STOP: AtomicBool = AtomicBool::new(false);
 
 /// `toll spawn`.
 pub fn spawn(args: SpawnArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
@@ -149,15 +147,10 @@ fn dry(cfg: &UnitsConfig, db: Option<&Path>) -> anyhow::Result<ExitCode> {
 
 fn measure(cfg: UnitsConfig, a: &UnitArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     let store = db::open(db)?;
-    let _ = ctrlc::set_handler(|| {
-        if STOP.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-        crate::tell!("\nstopping after the current trial (Ctrl-C again to quit at once)");
-    });
+    crate::stop::install();
     let mut progress =
         Progress::new((cfg.targets.len() * cfg.ns.len()) as u64 * u64::from(cfg.trials));
-    let outcome = unit_sweep::run(&cfg, &store, &mut progress, &STOP);
+    let outcome = unit_sweep::run(&cfg, &store, &mut progress, &crate::stop::STOP);
     progress.finish();
     let outcome = outcome?;
     let run = store.load_run(outcome.run_id)?;
@@ -186,7 +179,7 @@ fn measure(cfg: UnitsConfig, a: &UnitArgs, db: Option<&Path>) -> anyhow::Result<
         )),
         None if outcome.status == RunStatus::Partial => {
             crate::tell!("interrupted: run {} stored as partial", outcome.run_id);
-            Ok(ExitCode::from(130))
+            Ok(crate::stop::exit_code())
         }
         None => Ok(ExitCode::SUCCESS),
     }
