@@ -18,8 +18,6 @@ use toll_measure::decision::MIN_SIZES;
 use toll_report::exec::ExecReport;
 use toll_store::{RunStatus, Store};
 
-/// Set by Ctrl-C: the run stops after the current run and is stored as partial.
-
 /// The most runs of one command.
 const MOST_RUNS: u64 = 1_000_000;
 

@@ -21,8 +21,6 @@ use toll_peers::Runtime;
 use toll_report::table::Table;
 use toll_store::RunStatus;
 
-/// Set by Ctrl-C: the run stops after the current trial and is stored as partial.
-
 /// The largest file toll makes: 1 TiB (the free-space check comes first).
 const MAX_FILE_SIZE: u64 = 1 << 40;
 

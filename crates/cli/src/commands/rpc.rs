@@ -22,8 +22,6 @@ use toll_measure::mean_ci::mean_diff_ci;
 use toll_report::table::Table;
 use toll_store::RunStatus;
 
-/// Set by Ctrl-C: the run stops after the current trial and is stored as partial.
-
 /// `toll rpc`.
 pub fn run(args: RpcArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
     let cfg = config(&args)?;

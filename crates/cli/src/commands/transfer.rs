@@ -18,8 +18,6 @@ use toll_measure::EngineConfig;
 use toll_peers::{Runtime, Transport};
 use toll_report::table::Table;
 
-/// Set by Ctrl-C: the run stops after the current batch and is stored as partial.
-
 fn list<T: std::str::FromStr<Err = String>>(text: &str, flag: &str) -> anyhow::Result<Vec<T>> {
     let items: Vec<&str> = text
         .split(',')

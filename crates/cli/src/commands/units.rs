@@ -26,8 +26,6 @@ const E2_ROUNDS: &str = "1000";
 /// The longest --max-time accepted, in seconds.
 const MAX_TIME_CEILING: f64 = 86_400.0;
 
-/// Set by Ctrl-C: the run stops after the current trial and is stored as partial.
-
 /// `toll spawn`.
 pub fn spawn(args: SpawnArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
     let n_text = if args.n.trim().eq_ignore_ascii_case("e2") {
