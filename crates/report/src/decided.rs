@@ -84,6 +84,22 @@ pub fn level_words(l: f64) -> String {
     }
 }
 
+/// A model table's legend lines: what the `fit` words mean, and what the
+/// `*` on widened CIs does.
+pub fn legend(widened: bool) -> String {
+    let mut out = format!("{FIT_LEGEND}\n");
+    if widened {
+        out.push_str(WIDENED_LEGEND);
+        out.push('\n');
+    }
+    out
+}
+
+/// The two interval headings of a model table (see [`ci_heading`]).
+pub fn ci_headings(widened: bool) -> (String, String) {
+    (ci_heading("α", widened), ci_heading("β", widened))
+}
+
 /// What the `fit` column's words mean.
 pub const FIT_LEGEND: &str = "fit: ok = one line fits every size within its noise; curve = it does not (α from the small sizes, β from the large); flat = β not above 0; noisy = a size's spread is too wide to trust; busy = others used over a quarter of the CPUs";
 

@@ -23,10 +23,7 @@ pub fn verdict(_family: &str, series: &Series) -> String {
 /// One row per series of `run` (see the module).
 pub fn models_table(run: &Run) -> Table {
     let widened = run.series.iter().filter_map(decided::of).any(|d| d.widened);
-    let (a_ci, b_ci) = (
-        decided::ci_heading("α", widened),
-        decided::ci_heading("β", widened),
-    );
+    let (a_ci, b_ci) = decided::ci_headings(widened);
     let mut t = Table::new(&[
         "series",
         "measured t(n₀)",

@@ -466,10 +466,7 @@ fn models(outcome: &FileOutcome) -> String {
         return String::new();
     }
     let widened = decisions.iter().any(|(_, d)| d.widened);
-    let (a_ci, b_ci) = (
-        decided::ci_heading("α", widened),
-        decided::ci_heading("β", widened),
-    );
+    let (a_ci, b_ci) = decided::ci_headings(widened);
     let mut t = Table::new(&[
         "runtime",
         "method",
@@ -500,14 +497,9 @@ fn models(outcome: &FileOutcome) -> String {
             d.words(),
         ]);
     }
-    let mut out = format!(
-        "\nmodel t(n) = α + β·n per read of n bytes (MB/s = 1/β):\n{}{}\n",
+    format!(
+        "\nmodel t(n) = α + β·n per read of n bytes (MB/s = 1/β):\n{}{}",
         t.render(),
-        decided::FIT_LEGEND
-    );
-    if widened {
-        out.push_str(decided::WIDENED_LEGEND);
-        out.push('\n');
-    }
-    out
+        decided::legend(widened)
+    )
 }

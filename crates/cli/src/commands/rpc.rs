@@ -469,10 +469,7 @@ fn models(series: &[RpcSeries]) -> String {
         return String::new();
     }
     let widened = decisions.iter().any(|(_, d)| d.widened);
-    let (a_ci, b_ci) = (
-        decided::ci_heading("α", widened),
-        decided::ci_heading("β", widened),
-    );
+    let (a_ci, b_ci) = decided::ci_headings(widened);
     let mut t = Table::new(&["series", "α µs/call", &a_ci, "β ns/byte", &b_ci, "fit"]);
     for (s, d) in &decisions {
         let (alpha, alpha_ci) = decided::cells(&d.alpha, |v| format!("{:.3}", v / 1e3));
@@ -486,14 +483,9 @@ fn models(series: &[RpcSeries]) -> String {
             d.words(),
         ]);
     }
-    let mut out = format!(
-        "\nmodel t(n) = α + β·n per call of n payload bytes:\n{}{}\n",
+    format!(
+        "\nmodel t(n) = α + β·n per call of n payload bytes:\n{}{}",
         t.render(),
-        decided::FIT_LEGEND
-    );
-    if widened {
-        out.push_str(decided::WIDENED_LEGEND);
-        out.push('\n');
-    }
-    out
+        decided::legend(widened)
+    )
 }

@@ -291,10 +291,7 @@ fn render(cfg: &TransferConfig, outcome: &TransferOutcome) -> String {
         .iter()
         .filter_map(|r| r.fit.as_ref()?.decision.as_ref())
         .any(|d| d.widened);
-    let (a_ci, b_ci) = (
-        toll_report::decided::ci_heading("α", widened),
-        toll_report::decided::ci_heading("β", widened),
-    );
+    let (a_ci, b_ci) = toll_report::decided::ci_headings(widened);
     let mut t = Table::new(&[
         "peer",
         "via",

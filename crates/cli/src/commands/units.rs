@@ -310,10 +310,7 @@ fn models(op: UnitOp, series: &[UnitSeries]) -> String {
         .iter()
         .filter_map(|(_, f)| f.decision.as_ref())
         .any(|d| d.widened);
-    let (a_ci, b_ci) = (
-        toll_report::decided::ci_heading("α", widened),
-        toll_report::decided::ci_heading("β", widened),
-    );
+    let (a_ci, b_ci) = toll_report::decided::ci_headings(widened);
     let mut t = Table::new(&["runtime", "unit", "α µs", &a_ci, beta, &b_ci, "fit"]);
     let (scale, digits) = match op {
         UnitOp::Spawn => (1e3, 3),
