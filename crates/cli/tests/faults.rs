@@ -179,3 +179,91 @@ fn a_killed_toll_leaves_a_sound_database_and_a_partial_run() {
     args.extend_from_slice(QUICK);
     assert!(s.toll(&args).status.success());
 }
+
+/// The pids of every descendant of `pid` whose executable's name ends with `name`.
+fn descendants_named(pid: u32, name: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    let mut todo = vec![pid];
+    while let Some(p) = todo.pop() {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else {
+            continue;
+        };
+        for t in tasks.flatten() {
+            let children = std::fs::read_to_string(t.path().join("children")).unwrap_or_default();
+            for c in children
+                .split_whitespace()
+                .filter_map(|c| c.parse::<u32>().ok())
+            {
+                let exe = std::fs::read_link(format!("/proc/{c}/exe")).unwrap_or_default();
+                if exe.to_string_lossy().ends_with(name) {
+                    found.push(c);
+                }
+                todo.push(c);
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn a_peer_killed_mid_run_ends_its_own_series_and_the_others_complete() {
+    let s = Scratch::new("kill-one-peer");
+    let child = Command::new(env!("CARGO_BIN_EXE_toll"))
+        .arg("--db")
+        .arg(s.db())
+        .arg("--wide")
+        .args(["transfer", "--peer", "python,go,c", "--via", "pipe"])
+        .args(["--sizes", "0:40000:4000"])
+        // Long enough (about 2 s a peer) to be killed mid-series.
+        .args(["--trials", "40", "--warmup-ms", "5", "--batch-ms", "5"])
+        .env(
+            "TOLL_CACHE_DIR",
+            std::env::temp_dir().join("toll-e2e-cache"),
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The go worker that measures (a short-lived probe of the same binary
+    // may come first): one still alive 300 ms after it was seen.
+    let start = std::time::Instant::now();
+    loop {
+        assert!(start.elapsed().as_secs() < 120, "the go worker never ran");
+        let Some(&go) = descendants_named(child.id(), "toll-worker-go").first() else {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            continue;
+        };
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let pid = nix::unistd::Pid::from_raw(go as i32);
+        if nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL).is_ok() {
+            break;
+        }
+    }
+    let o = child.wait_with_output().unwrap();
+    // The exit status says a series failed; the message names the peer.
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the other peers go on"),
+        "{}",
+        stderr(&o)
+    );
+    let run = export_json(&s, "last");
+    assert_eq!(run["status"], "partial");
+    let series = run["series"].as_array().unwrap();
+    let by = |label: &str| series.iter().find(|x| x["label"] == label).unwrap().clone();
+    for label in ["python/pipe", "c/pipe"] {
+        let points = by(label)["points"].as_array().unwrap().clone();
+        assert_eq!(points.len(), 11, "{label}: every size");
+        assert!(points.iter().all(|p| p["status"] == "ok"), "{label}");
+    }
+    let go_points = by("go/pipe")["points"].as_array().unwrap().clone();
+    assert!(
+        go_points.iter().any(|p| p["status"] == "failed") || go_points.len() < 11,
+        "go/pipe was cut short: {go_points:?}"
+    );
+    assert!(
+        run["error"].as_str().unwrap().contains("go"),
+        "{}",
+        run["error"]
+    );
+}

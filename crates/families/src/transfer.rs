@@ -253,14 +253,38 @@ pub fn run(
         cpu_model: &cpu_model,
         link: link.clone(),
     };
-    let result = launches.into_iter().try_for_each(|(runtime, launch)| {
+    // A peer that dies (or cannot start) ends its own series only: they
+    // are stored partial with the reason, and the other peers go on. Any
+    // other failure (the store, the placement, a link) ends the run.
+    let mut peer_errors: Vec<TransferError> = Vec::new();
+    let mut result = Ok(());
+    let peers = launches.len();
+    for (i, (runtime, launch)) in launches.into_iter().enumerate() {
         let transports: Vec<Transport> = pairs
             .iter()
             .filter(|(r, _)| *r == runtime)
             .map(|(_, t)| *t)
             .collect();
-        sweep.peer(runtime, launch, &transports)
-    });
+        match sweep.peer(runtime, launch, &transports) {
+            Ok(()) => {}
+            Err(e @ TransferError::Peer(_)) => {
+                if i + 1 < peers && sweep.keep_going() {
+                    sweep
+                        .observer
+                        .warning(&format!("{e}; the other peers go on"));
+                }
+                peer_errors.push(e);
+            }
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    let peer_failures: Vec<String> = peer_errors.iter().map(ToString::to_string).collect();
+    if result.is_ok() && !peer_errors.is_empty() {
+        result = Err(peer_errors.remove(0));
+    }
     let series = std::mem::take(&mut sweep.results);
     let _ = std::fs::remove_dir_all(&scratch);
     drop(link);
@@ -276,6 +300,7 @@ pub fn run(
         (Ok(()), false) => RunStatus::Complete,
     };
     let error_text = match &result {
+        Err(_) if !peer_failures.is_empty() => Some(peer_failures.join("; ")),
         Err(e) => Some(e.to_string()),
         Ok(()) if interrupted => Some("interrupted by the user".to_string()),
         Ok(()) if !failures.is_empty() => Some(failures.join("; ")),
