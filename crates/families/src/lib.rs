@@ -2,6 +2,7 @@
 //! points, probes them through the engine, and stores every sample.
 
 pub mod exec;
+pub mod far;
 pub mod file;
 pub mod history;
 pub mod http;
@@ -10,11 +11,8 @@ pub mod observer;
 pub mod placement;
 pub mod replicate;
 pub mod rpc;
-pub mod rpc_proxy;
 pub mod sizes;
 pub mod transfer;
-pub mod unit_memory;
-pub mod unit_sweep;
 pub mod units;
 
 pub use observer::{Observer, Quiet};

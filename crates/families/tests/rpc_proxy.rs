@@ -8,7 +8,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
-use toll_families::rpc_proxy::{self, ProxyKind};
+use toll_families::rpc::proxy::{self, ProxyKind};
 use toll_peers::{launch_rpc_server, RpcServer};
 
 fn go_server() -> RpcServer {
@@ -130,7 +130,7 @@ fn h2_calls(addr: SocketAddr, grpc: bool) -> u64 {
 fn carries(kind: ProxyKind, stack: &str, server: &mut RpcServer) {
     let port = server.serve(stack, "127.0.0.1", 0).unwrap();
     let upstream = SocketAddr::from(([127, 0, 0, 1], port));
-    let proxy = rpc_proxy::start(kind, stack, upstream)
+    let proxy = proxy::start(kind, stack, upstream)
         .unwrap_or_else(|e| panic!("{kind} for {stack}: {e}"));
     assert_ne!(proxy.addr(), upstream);
     let before = server.stats().unwrap();

@@ -5,7 +5,7 @@
 
 use std::io::Write;
 use std::process::ExitCode;
-use toll_families::rpc_proxy::{ProxyKind, NGINX_STREAM_INSTALL};
+use toll_families::rpc::proxy::{ProxyKind, NGINX_STREAM_INSTALL};
 use toll_peers::rpc_server::{grpcio_install, rpc_stacks, STACKS};
 use toll_peers::Runtime;
 use toll_report::table::Table;

@@ -3,7 +3,7 @@
 
 use crate::usage::usage;
 use toll_families::link::LinkSpec;
-use toll_families::transfer::Far;
+use toll_families::far::Far;
 
 /// `--remote`, `--remote-cmd`, `--remote-addr` and `--link`: where the far
 /// end runs (transfer's peer, rpc's servers); None: here.

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 use toll_families::sizes::parse_counts;
-use toll_families::unit_sweep::{self, UnitOp, UnitSeries, UnitsConfig, UnitsOutcome};
+use toll_families::units::{self, UnitOp, UnitSeries, UnitsConfig, UnitsOutcome};
 use toll_families::units::select;
 use toll_measure::decision::{Sign, Verdict};
 use toll_peers::Ceiling;
@@ -148,7 +148,7 @@ fn measure(cfg: UnitsConfig, a: &UnitArgs, db: Option<&Path>) -> anyhow::Result<
     crate::stop::install();
     let mut progress =
         Progress::new((cfg.targets.len() * cfg.ns.len()) as u64 * u64::from(cfg.trials));
-    let outcome = unit_sweep::run(&cfg, &store, &mut progress, &crate::stop::STOP);
+    let outcome = units::run(&cfg, &store, &mut progress, &crate::stop::STOP);
     progress.finish();
     let outcome = outcome?;
     let run = store.load_run(outcome.run_id)?;
@@ -257,7 +257,7 @@ fn render(cfg: &UnitsConfig, outcome: &UnitsOutcome) -> String {
     s.push_str(&t.render());
     s.push_str(&models(cfg.op, &outcome.series));
     if matches!(cfg.op, UnitOp::Spawn) {
-        s.push_str(&toll_families::unit_memory::legend(&outcome.series));
+        s.push_str(&toll_families::units::memory::legend(&outcome.series));
     }
     for n in notes {
         s.push_str(&format!("note: {n}\n"));

@@ -8,7 +8,7 @@ use super::e2_squeak;
 use super::findings::{self, Claim, Figure};
 use super::originals::{self as o, Original};
 use super::{of_summary, Ctx, Experiment, Report, INTERRUPTED};
-use crate::unit_sweep::{self, UnitOp, UnitsConfig, UnitsOutcome};
+use crate::units::{self, UnitOp, UnitsConfig, UnitsOutcome};
 use crate::units::Target;
 use std::time::Duration;
 use toll_peers::{Ceiling, Runtime};
@@ -186,7 +186,7 @@ pub(super) fn measure(
         trials,
         ceiling,
     };
-    match unit_sweep::run(&cfg, ctx.store, ctx.observer, ctx.stop) {
+    match units::run(&cfg, ctx.store, ctx.observer, ctx.stop) {
         Err(e) => {
             report.failed(&format!("{} {}", op.family(), target.label()), &e);
             missing(format!("failed: {e}"))
@@ -225,10 +225,10 @@ fn findings(report: &mut Report, spawn_ns: &[u64], ring_ns: &[u64], hs_n: u64) {
     report.findings.push(findings::from_ratio(
         "Erlang's spawn cost per process is flat in N (no knee)",
         flat,
-        Claim::Below(unit_sweep::KNEE_FACTOR),
+        Claim::Below(units::KNEE_FACTOR),
         &format!(
             "µs/unit at N = {last} ÷ at N = {first}; a knee is {}",
-            findings::times(unit_sweep::KNEE_FACTOR)
+            findings::times(units::KNEE_FACTOR)
         ),
         "E2: flat from N = 5000 to 200000",
     ));

@@ -7,7 +7,7 @@ use super::e2::{measure, original_at};
 use super::findings::{self, Claim};
 use super::originals as o;
 use super::{Ctx, Preset, Report};
-use crate::unit_sweep::{self, UnitOp};
+use crate::units::{self, UnitOp};
 use crate::units::Target;
 use toll_peers::{Ceiling, Runtime};
 
@@ -100,10 +100,10 @@ pub fn findings(report: &mut Report, p: Preset, erl_n: u64) {
     report.findings.push(findings::from_ratio(
         "Squeak's spawn has a knee: the cost per process rises with N",
         knee,
-        Claim::Above(unit_sweep::KNEE_FACTOR),
+        Claim::Above(units::KNEE_FACTOR),
         &format!(
             "µs/process at N = {hi} ÷ at N = {lo}; a knee is {}",
-            findings::times(unit_sweep::KNEE_FACTOR)
+            findings::times(units::KNEE_FACTOR)
         ),
         &format!(
             "E2: {} (92.8 µs at 60000 ÷ 4–5 µs at 20000)",

@@ -32,7 +32,7 @@ use crate::link::LinkSpec;
 use crate::rpc::{
     self, Lookup, Mode, PathKind, RpcConfig, RpcOutcome, SeriesSpec, ServerRuntime, Stack, Via,
 };
-use crate::transfer::Far;
+use crate::far::Far;
 use std::time::Duration;
 
 /// Why every original of E3 is missing.

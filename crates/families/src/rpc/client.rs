@@ -5,16 +5,17 @@
 //! codec and status on the same connection, so grpc − h2 is gRPC's own
 //! cost). Every reply is checked: the server must have received n bytes.
 //!
-//! `raw` in blocking mode is the floor, on blocking sockets ([`floor`]).
+//! `raw` in blocking mode is the floor, on blocking sockets ([`blocking`]).
 //!
 //! The HTTP/1.1 client is written out (httparse reads the replies) because
 //! hyper's client sends one request at a time per connection, and E3's
 //! non-blocking calls need several in flight.
 
-use super::floor::{self, Blocking, Plain};
+use super::blocking::{self, Blocking, Plain};
+use super::call::{check_raw, io_err, mismatch, same_server, CallError, Target, Trial};
 use super::frame;
 use super::proto::{Ack, Payload, CALL_PATH};
-use super::{Lookup, Stack};
+use super::config::{Lookup, Stack};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http2::SendRequest;
@@ -22,7 +23,6 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use std::collections::VecDeque;
 use std::future::Future;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -30,47 +30,6 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpStream, UnixStream};
-
-/// Where a stack's server is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
-    Tcp(SocketAddr),
-    Unix(PathBuf),
-}
-
-impl std::fmt::Display for Target {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Target::Tcp(a) => write!(f, "{a}"),
-            Target::Unix(p) => write!(f, "unix:{}", p.display()),
-        }
-    }
-}
-
-/// Why a call failed.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum CallError {
-    #[error(
-        "cannot connect to {target} ({why}): is the server running? start it, or check the address"
-    )]
-    Connect { target: String, why: String },
-    #[error("no answer within {0:?}: the server stalled (a longer --timeout if it is only slow)")]
-    Timeout(Duration),
-    #[error("the server closed the connection: it stopped or died")]
-    Closed,
-    #[error("{0}")]
-    Protocol(String),
-    #[error("the broker at {0} has no server of this stack registered")]
-    NoServer(SocketAddr),
-}
-
-pub(super) fn io_err(e: std::io::Error) -> CallError {
-    use std::io::ErrorKind::*;
-    match e.kind() {
-        UnexpectedEof | ConnectionReset | BrokenPipe | ConnectionAborted => CallError::Closed,
-        _ => CallError::Protocol(format!("i/o error: {e}")),
-    }
-}
 
 trait Io: AsyncRead + AsyncWrite + Send + Unpin {}
 impl<T: AsyncRead + AsyncWrite + Send + Unpin> Io for T {}
@@ -148,16 +107,6 @@ pub struct Plan {
     pub connections: u32,
     pub in_flight: u32,
     pub timeout: Duration,
-}
-
-/// One trial's measurements.
-#[derive(Debug, Clone, Default)]
-pub struct Trial {
-    pub wall_ns: u64,
-    /// Every call's latency, ns, send to checked reply.
-    pub latencies: Vec<u64>,
-    /// Client round trips made: calls plus broker look-ups.
-    pub round_trips: u64,
 }
 
 /// A connection of one stack.
@@ -363,15 +312,8 @@ impl Session {
                 _ => None,
             })
             .collect();
-        floor::trial(floors, server, self.plan.timeout, n, calls)
+        blocking::trial(floors, server, self.plan.timeout, n, calls)
     }
-}
-
-fn mismatch(stack: Stack, detail: &str) -> CallError {
-    CallError::Protocol(format!(
-        "not a `{}` server: {detail} (is it a server of another stack? check --stack)",
-        stack.name()
-    ))
 }
 
 async fn with_timeout<T>(
@@ -381,16 +323,6 @@ async fn with_timeout<T>(
     tokio::time::timeout(t, f)
         .await
         .unwrap_or(Err(CallError::Timeout(t)))
-}
-
-/// The broker's answer must be the server this connection reached.
-pub(super) fn same_server(got: SocketAddr, server: Option<SocketAddr>) -> Result<(), CallError> {
-    match server {
-        Some(s) if s != got => Err(CallError::Protocol(format!(
-            "the broker named {got}, but this connection reached {s}: one server per stack is supported"
-        ))),
-        _ => Ok(()),
-    }
 }
 
 impl Conn {
@@ -568,24 +500,6 @@ async fn raw_reply(io: &mut Box<dyn Io>, n: u32) -> Result<(), CallError> {
     let mut head = [0u8; 4];
     io.read_exact(&mut head).await.map_err(io_err)?;
     check_raw(head, n)
-}
-
-/// A raw reply must be the length sent.
-pub(super) fn check_raw(head: [u8; 4], n: u32) -> Result<(), CallError> {
-    let got = u32::from_le_bytes(head);
-    if got == n {
-        return Ok(());
-    }
-    if &head == b"HTTP" {
-        return Err(mismatch(
-            Stack::Raw,
-            "it answered `HTTP…`, an HTTP/1.1 server",
-        ));
-    }
-    Err(mismatch(
-        Stack::Raw,
-        &format!("it said {got} bytes were received, not {n}"),
-    ))
 }
 
 /// One HTTP/1.1 reply: 200, `toll-received: n`, its body skipped.

@@ -3,7 +3,6 @@
 //! own latency (an HDR histogram of them all), calls/s, each side's CPU per
 //! call, and the round trips each call needed.
 
-use super::sample;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -115,6 +114,14 @@ impl Figures {
     /// E3's figure: the mean time per call, ns.
     pub fn mean(&self) -> f64 {
         self.per_call.mean
+    }
+}
+
+/// A sample for the engine: a trial of `calls` calls that took `wall_ns`.
+pub fn sample(calls: u64, wall_ns: u64) -> Sample {
+    Sample {
+        iters: calls,
+        total_ns: wall_ns,
     }
 }
 

@@ -5,7 +5,7 @@
 //! [`start_server`], so toll times them all the same way.
 
 use super::place::Place;
-use super::{ServerRuntime, Stack};
+use super::config::{ServerRuntime, Stack};
 use serde_json::json;
 use std::net::{IpAddr, SocketAddr};
 use std::path::Path;

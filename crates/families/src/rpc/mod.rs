@@ -13,265 +13,32 @@
 //! latency goes into a histogram for the median and p99.
 
 pub mod client;
+mod config;
 pub mod figures;
-pub mod floor;
+pub mod blocking;
+pub mod call;
 pub mod frame;
 pub mod handle;
 pub mod listen;
 pub mod place;
 pub mod proto;
+pub mod proxy;
 pub mod server;
 mod setup;
 
 use crate::history::{self, Comparable};
 use crate::observer::Observer;
-use client::{CallError, Session};
-use figures::{Cell, Figures};
-use handle::ServerError;
-use serde::Serialize;
+use client::Session;
+use figures::Cell;
 use serde_json::json;
 use setup::Setup;
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 use toll_measure::fit::fit_series;
-use toll_measure::{rounds, Fingerprint, Sample, SeriesFit, Summary};
+use toll_measure::{rounds, Fingerprint, Summary};
 use toll_store::{NewRun, Point, PointStatus, RunStatus, Store, StoreError};
 
-/// A stack: what a call is made of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Stack {
-    Raw,
-    Http1,
-    H2,
-    Grpc,
-}
-
-impl Stack {
-    pub const ALL: [Stack; 4] = [Stack::Raw, Stack::Http1, Stack::H2, Stack::Grpc];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Stack::Raw => "raw",
-            Stack::Http1 => "http1",
-            Stack::H2 => "h2",
-            Stack::Grpc => "grpc",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Stack> {
-        Stack::ALL.into_iter().find(|k| k.name() == s)
-    }
-}
-
-/// The socket under `raw`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Via {
-    Tcp,
-    Unix,
-}
-
-/// When a broker path asks the broker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Lookup {
-    PerCall,
-    Once,
-}
-
-/// A proxy between toll and the server (built by crates/families/src/rpc_proxy.rs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ProxyKind {
-    Haproxy,
-    Nginx,
-}
-
-/// The way from toll to the server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum PathKind {
-    Direct,
-    Broker(Lookup),
-    Proxy(ProxyKind),
-}
-
-impl PathKind {
-    /// `direct`, `broker-per-call`, `haproxy`.
-    pub fn name(self) -> &'static str {
-        match self {
-            PathKind::Direct => "direct",
-            PathKind::Broker(Lookup::PerCall) => "broker-per-call",
-            PathKind::Broker(Lookup::Once) => "broker-once",
-            PathKind::Proxy(ProxyKind::Haproxy) => "haproxy",
-            PathKind::Proxy(ProxyKind::Nginx) => "nginx",
-        }
-    }
-}
-
-/// Which language's server answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ServerRuntime {
-    Rust,
-    Go,
-    Python,
-}
-
-impl std::fmt::Display for ServerRuntime {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            ServerRuntime::Rust => "rust",
-            ServerRuntime::Go => "go",
-            ServerRuntime::Python => "python",
-        })
-    }
-}
-
-/// How calls are made: one at a time, or K outstanding per connection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Mode {
-    Blocking,
-    Pipelined(u32),
-}
-
-impl Mode {
-    pub fn in_flight(self) -> u32 {
-        match self {
-            Mode::Blocking => 1,
-            Mode::Pipelined(k) => k,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Blocking => "blocking",
-            Mode::Pipelined(_) => "pipelined",
-        }
-    }
-}
-
-/// One series: a stack on a path in a mode.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct SeriesSpec {
-    pub stack: Stack,
-    pub via: Via,
-    pub path: PathKind,
-    pub mode: Mode,
-}
-
-impl SeriesSpec {
-    /// `raw-unix`, `grpc`: the stack as the ladder names it.
-    pub fn stack_label(&self) -> String {
-        match self.via {
-            Via::Unix => format!("{}-unix", self.stack.name()),
-            Via::Tcp => self.stack.name().to_string(),
-        }
-    }
-}
-
-/// A validated `toll rpc` request.
-#[derive(Debug, Clone)]
-pub struct RpcConfig {
-    pub runtime: ServerRuntime,
-    /// A server already running (one stack, direct): no server is started.
-    pub external: Option<SocketAddr>,
-    pub series: Vec<SeriesSpec>,
-    pub connections: u32,
-    /// Payload bytes per call, one point each.
-    pub sizes: Vec<u32>,
-    /// Calls per trial (E3: 1600).
-    pub calls: u64,
-    pub trials: u32,
-    /// Untimed calls per series before the first round.
-    pub warmup: u64,
-    /// A call not answered within this fails the run.
-    pub timeout: Duration,
-    pub seed: u64,
-    /// The no-argument run: E3's table.
-    pub ladder: bool,
-    /// The servers across an emulated link or on a far host (None: here).
-    pub far: Option<crate::transfer::Far>,
-}
-
-impl RpcConfig {
-    /// `rust/grpc/broker-per-call/pipelined-8`.
-    pub fn label(&self, s: &SeriesSpec) -> String {
-        let mut l = format!(
-            "{}/{}/{}/{}",
-            self.external
-                .map_or(self.runtime.to_string(), |_| "server".into()),
-            s.stack_label(),
-            s.path.name(),
-            s.mode.name()
-        );
-        if let Mode::Pipelined(k) = s.mode {
-            l.push_str(&format!("-{k}"));
-        }
-        if self.connections > 1 {
-            l.push_str(&format!("-c{}", self.connections));
-        }
-        l
-    }
-}
-
-/// Why a run could not start, or stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum RpcError {
-    #[error(transparent)]
-    Server(#[from] ServerError),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error("{stack} to {target}: {cause}")]
-    Call {
-        stack: String,
-        target: String,
-        cause: CallError,
-    },
-    #[error("the {runtime} rpc server does not serve {stack} here (it serves {has}): drop {stack} from --stack")]
-    Unsupported {
-        runtime: ServerRuntime,
-        stack: String,
-        has: String,
-    },
-    #[error(transparent)]
-    Proxy(#[from] crate::rpc_proxy::ProxyError),
-    #[error("cannot start tokio: {0}")]
-    Runtime(std::io::Error),
-    #[error(transparent)]
-    Link(#[from] crate::link::LinkError),
-    #[error("reaching the server across the link: {0}")]
-    Relay(std::io::Error),
-    #[error("raw over a unix socket stays on this machine: drop --via unix, or --link/--remote")]
-    FarUnix,
-}
-
-/// One measured point of a series.
-#[derive(Debug, Clone, Serialize)]
-pub struct RpcPoint {
-    pub n: u32,
-    pub result: Result<Figures, String>,
-}
-
-/// One series' points and, over several sizes, its fit.
-#[derive(Debug, Clone, Serialize)]
-pub struct RpcSeries {
-    pub spec: SeriesSpec,
-    pub label: String,
-    pub points: Vec<RpcPoint>,
-    pub fit: Option<SeriesFit>,
-}
-
-/// What a run produced.
-#[derive(Debug)]
-pub struct RpcOutcome {
-    pub run_id: i64,
-    pub status: RunStatus,
-    pub server: String,
-    pub series: Vec<RpcSeries>,
-    pub error: Option<String>,
-}
+pub use config::*;
+pub use figures::sample;
 
 /// Run the series, storing everything as it goes. A server that cannot
 /// start, a stack it lacks, or a first call that fails (a wrong stack, no
@@ -322,7 +89,7 @@ pub fn run(
             "connections": cfg.connections, "sizes": cfg.sizes, "calls": cfg.calls,
             "trials": cfg.trials, "warmup": cfg.warmup, "timeout_ms": cfg.timeout.as_millis() as u64,
             "seed": cfg.seed, "ladder": cfg.ladder,
-            "far": cfg.far.as_ref().map(crate::transfer::Far::describe),
+            "far": cfg.far.as_ref().map(crate::far::Far::describe),
         }),
         env,
         tool_version: env!("CARGO_PKG_VERSION").into(),
@@ -488,7 +255,7 @@ fn measure(
                         ("calls", json!(cfg.calls)),
                         (
                             "far",
-                            json!(cfg.far.as_ref().map(crate::transfer::Far::describe)),
+                            json!(cfg.far.as_ref().map(crate::far::Far::describe)),
                         ),
                     ],
                     attrs: &[],
@@ -611,13 +378,5 @@ pub fn summary_line(series: &[RpcSeries]) -> String {
             s.label,
             ns / 1e3
         ),
-    }
-}
-
-/// A sample for the engine: a trial of `calls` calls that took `wall_ns`.
-pub fn sample(calls: u64, wall_ns: u64) -> Sample {
-    Sample {
-        iters: calls,
-        total_ns: wall_ns,
     }
 }

@@ -6,7 +6,7 @@
 //! servers, so a per-call look-up crosses the link as E3's MetaServer did.
 
 use crate::link::{self, Link};
-use crate::transfer::Far;
+use crate::far::Far;
 use std::io;
 use std::net::SocketAddr;
 

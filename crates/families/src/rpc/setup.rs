@@ -3,10 +3,11 @@
 //! once, put toll's broker or a proxy on the path, and give each series the
 //! [`Plan`] its client follows.
 
-use super::client::{Plan, Target};
+use super::call::Target;
+use super::client::Plan;
 use super::handle::{start_server, ServerHandle};
 use super::place::Place;
-use super::{PathKind, ProxyKind, RpcConfig, RpcError, ServerRuntime, Stack, Via};
+use super::config::{PathKind, ProxyKind, RpcConfig, RpcError, ServerRuntime, Stack, Via};
 use std::net::SocketAddr;
 
 /// A path that goes through a proxy: the one place the proxy module is
@@ -17,10 +18,10 @@ pub fn via_proxy(
     upstream: SocketAddr,
 ) -> Result<(SocketAddr, Box<dyn std::any::Any>), RpcError> {
     let kind = match kind {
-        ProxyKind::Haproxy => crate::rpc_proxy::ProxyKind::Haproxy,
-        ProxyKind::Nginx => crate::rpc_proxy::ProxyKind::Nginx,
+        ProxyKind::Haproxy => crate::rpc::proxy::ProxyKind::Haproxy,
+        ProxyKind::Nginx => crate::rpc::proxy::ProxyKind::Nginx,
     };
-    let p = crate::rpc_proxy::start(kind, stack.name(), upstream)?;
+    let p = crate::rpc::proxy::start(kind, stack.name(), upstream)?;
     Ok((p.addr(), Box::new(p)))
 }
 

@@ -3,7 +3,7 @@
 //! sendfile on, every temporary path in toll's directory.
 
 use super::{Launch, Ports, Server};
-use crate::rpc_proxy::ProxyKind;
+use crate::rpc::proxy::ProxyKind;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Command, Stdio};

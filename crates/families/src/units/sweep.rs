@@ -1,246 +1,33 @@
-//! `toll spawn` and `toll ring` (E2): what it costs a runtime to have N units
-//! that wait, and to pass one message round a ring of N units; one series per
-//! (runtime, unit kind), one point per N, every trial stored.
-//!
-//! A point that fails (the runtime refused to make more units, crashed, or
-//! was stopped at the time or memory ceiling) is stored as failed with its
-//! reason, and the run goes on; a limit or a ceiling also marks the larger Ns
-//! of that series as not tried, since they would only fail the same way.
+//! One (runtime, unit) series' sweep over N: the worker started (and
+//! restarted after a point that killed it), each point's trials, the checks
+//! on each answer, and the larger Ns a limit or a ceiling rules out.
 
+use super::config::*;
+use super::target::Target;
 use crate::history::{self, Comparable};
 use crate::observer::Observer;
-use crate::unit_memory;
-use crate::units::Target;
-use serde::Serialize;
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-use toll_measure::duration_ns::ns;
 use toll_measure::env::OthersBusy;
 use toll_measure::fit::{cost_knee, fit_series};
 use toll_measure::rounds;
-use toll_measure::{Fingerprint, Sample, SeriesFit, Summary};
+use toll_measure::{Sample, Summary};
 use toll_peers::{Ceiling, Launch, Peer, PeerError, Runtime};
-use toll_store::{NewRun, Point, PointStatus, RunStatus, Store, StoreError};
-
-/// E2's spawn sizes.
-pub const DEFAULT_SPAWN_NS: &str = "1000,10000,100000,300000";
-/// E2's ring sizes.
-pub const DEFAULT_RING_NS: &str = "100,1000,10000";
-/// E2's rounds of the ring.
-pub const DEFAULT_ROUNDS: u64 = 1000;
-/// A knee is where the cost per unit reaches this multiple of its lowest so far.
-pub const KNEE_FACTOR: f64 = 2.0;
-
-/// Which experiment.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case", tag = "op")]
-pub enum UnitOp {
-    Spawn,
-    /// The token goes round `m` times.
-    Ring {
-        m: u64,
-    },
-}
-
-impl UnitOp {
-    /// The family name, as stored.
-    pub fn family(self) -> &'static str {
-        match self {
-            UnitOp::Spawn => "spawn",
-            UnitOp::Ring { .. } => "ring",
-        }
-    }
-
-    /// What one timed operation of a point is: a unit made, or a hop.
-    pub fn per(self) -> &'static str {
-        match self {
-            UnitOp::Spawn => "unit",
-            UnitOp::Ring { .. } => "hop",
-        }
-    }
-}
-
-/// A validated `toll spawn` / `toll ring` request.
-#[derive(Debug, Clone)]
-pub struct UnitsConfig {
-    pub op: UnitOp,
-    pub ns: Vec<u64>,
-    pub targets: Vec<Target>,
-    pub trials: u32,
-    pub ceiling: Ceiling,
-}
-
-/// Why a run could not start, or stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum UnitsError {
-    #[error(transparent)]
-    Peer(#[from] PeerError),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
-/// The figures of one measured point.
-#[derive(Debug, Clone, Serialize)]
-pub struct Figures {
-    /// ns per unit made (spawn) or per hop (ring), one value per trial.
-    pub per_op: Summary,
-    /// ns of a whole trial.
-    pub total: Summary,
-    /// ns of each trial, as measured.
-    pub trials_ns: Vec<f64>,
-    /// Median memory growth per unit, kB (spawn only; None when not measured).
-    pub mem_kb_per_unit: Option<f64>,
-    /// How the worker measured memory (spec/wire.md, `mem_how`).
-    pub mem_how: Option<String>,
-    /// Why a spawn's memory per unit is not given.
-    pub mem_note: Option<String>,
-}
-
-/// One N of a series: its figures, or why it failed.
-#[derive(Debug, Clone, Serialize)]
-pub struct UnitPoint {
-    pub n: u64,
-    pub result: Result<Figures, String>,
-}
-
-/// One (runtime, unit) series.
-#[derive(Debug, Clone, Serialize)]
-pub struct UnitSeries {
-    pub target: Target,
-    pub points: Vec<UnitPoint>,
-    /// t(N) = α + β·N over the measured points: total spawn time, or the
-    /// time of one round of the ring.
-    pub fit: Option<SeriesFit>,
-    /// (N, ratio) where the cost per unit first reached KNEE_FACTOR× its lowest.
-    pub knee: Option<(f64, f64)>,
-    /// Share of all CPUs that other processes kept busy while the series
-    /// was measured (see `toll_measure::env::OthersBusy`).
-    pub others_busy: f64,
-    /// The busiest of them, with its share of one CPU.
-    pub busiest: Option<(String, f64)>,
-}
-
-impl UnitSeries {
-    /// Other processes kept the machine busy while this series was measured.
-    pub fn busy(&self) -> bool {
-        self.others_busy > toll_measure::env::BUSY_SHARE
-    }
-
-    /// The smallest N that failed, with its reason.
-    pub fn first_failure(&self) -> Option<(u64, &str)> {
-        self.points
-            .iter()
-            .find_map(|p| p.result.as_ref().err().map(|e| (p.n, e.as_str())))
-    }
-}
-
-/// What a run produced.
-#[derive(Debug)]
-pub struct UnitsOutcome {
-    pub run_id: i64,
-    pub status: RunStatus,
-    pub series: Vec<UnitSeries>,
-    /// Why the run stopped early, if it did.
-    pub error: Option<UnitsError>,
-}
-
-/// Run a spawn or ring sweep, storing everything as it goes. A missing
-/// toolchain comes back as `Err` before any run is stored.
-pub fn run(
-    cfg: &UnitsConfig,
-    store: &Store,
-    observer: &mut dyn Observer,
-    stop: &AtomicBool,
-) -> Result<UnitsOutcome, UnitsError> {
-    let mut launches: BTreeMap<Runtime, Launch> = BTreeMap::new();
-    for t in &cfg.targets {
-        if let std::collections::btree_map::Entry::Vacant(e) = launches.entry(t.runtime) {
-            e.insert(t.runtime.prepare_noting(&mut |m| observer.note(m))?);
-        }
-    }
-    let toolchains = launches.values().map(|l| l.toolchain.clone()).collect();
-    let env = Fingerprint::capture(toolchains);
-    if let Some(w) = env.busy_warning() {
-        observer.warning(&w);
-    }
-    let cpu_model = env.cpu_model.clone();
-    let run_id = store.begin_run(&NewRun {
-        family: cfg.op.family().into(),
-        config: json!({
-            "op": cfg.op, "ns": cfg.ns, "trials": cfg.trials,
-            "targets": cfg.targets.iter().map(Target::label).collect::<Vec<_>>(),
-            "max_time_ns": ns(cfg.ceiling.time), "max_mem_mib": cfg.ceiling.mem_kb / 1024,
-        }),
-        env,
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-    })?;
-    let mut series = Vec::new();
-    let mut error = None;
-    for target in &cfg.targets {
-        if stop.load(Ordering::Relaxed) {
-            break;
-        }
-        let launch = launches[&target.runtime].clone();
-        let mut sweep = Sweep {
-            cfg,
-            store,
-            observer: &mut *observer,
-            stop,
-            target: *target,
-            launch,
-            peer: None,
-            cpu_model: &cpu_model,
-        };
-        match sweep.series(run_id) {
-            Ok(s) => series.push(s),
-            Err(e) => {
-                error = Some(e);
-                break;
-            }
-        }
-    }
-    let interrupted = stop.load(Ordering::Relaxed);
-    let measured = series
-        .iter()
-        .any(|s| s.points.iter().any(|p| p.result.is_ok()));
-    let status = match (&error, interrupted) {
-        (Some(_), _) if !measured => RunStatus::Failed,
-        (Some(_), _) | (None, true) => RunStatus::Partial,
-        (None, false) => RunStatus::Complete,
-    };
-    let error_text = match &error {
-        Some(e) => Some(e.to_string()),
-        None if interrupted => Some("interrupted by the user".to_string()),
-        None => None,
-    };
-    store.finish_run(
-        run_id,
-        status,
-        &summary_line(cfg.op, &series),
-        error_text.as_deref(),
-    )?;
-    Ok(UnitsOutcome {
-        run_id,
-        status,
-        series,
-        error,
-    })
-}
+use toll_store::{Point, PointStatus, Store};
 
 /// One series' sweep over N, with the worker it talks to (restarted after a
 /// point that killed it).
-struct Sweep<'a> {
-    cfg: &'a UnitsConfig,
-    store: &'a Store,
-    observer: &'a mut dyn Observer,
-    stop: &'a AtomicBool,
-    target: Target,
-    launch: Launch,
-    peer: Option<Peer>,
+pub(super) struct Sweep<'a> {
+    pub(super) cfg: &'a UnitsConfig,
+    pub(super) store: &'a Store,
+    pub(super) observer: &'a mut dyn Observer,
+    pub(super) stop: &'a AtomicBool,
+    pub(super) target: Target,
+    pub(super) launch: Launch,
+    pub(super) peer: Option<Peer>,
     /// The machine's CPU model: earlier runs on another CPU are not history.
-    cpu_model: &'a str,
+    pub(super) cpu_model: &'a str,
 }
 
 /// One N while the rounds go on: its trials so far, and why it stopped
@@ -306,7 +93,7 @@ impl Sweep<'_> {
     /// rounds shuffled, seeded), so slow drift of the machine spreads over
     /// every point instead of tilting the line. Every point is stored after
     /// each round.
-    fn series(&mut self, run_id: i64) -> Result<UnitSeries, UnitsError> {
+    pub(super) fn series(&mut self, run_id: i64) -> Result<UnitSeries, UnitsError> {
         let label = self.target.label();
         let version = self
             .peer()
@@ -549,7 +336,7 @@ impl Sweep<'_> {
         let totals: Vec<f64> = state.samples.iter().map(|s| s.total_ns as f64).collect();
         let (mem_kb_per_unit, mem_note) = match state.mems.is_empty() {
             true => (None, None),
-            false => match unit_memory::per_unit(&state.mems, n) {
+            false => match super::memory::per_unit(&state.mems, n) {
                 Ok(per) => (Some(per), None),
                 Err(why) => (None, Some(why)),
             },
@@ -648,28 +435,6 @@ fn check(op: UnitOp, runtime: Runtime, answer: &Value, n: u64) -> Result<Sample,
         iters,
         total_ns: ns,
     })
-}
-
-/// The one-line summary `toll runs` shows.
-pub fn summary_line(op: UnitOp, series: &[UnitSeries]) -> String {
-    let best = series
-        .iter()
-        .flat_map(|s| {
-            s.points
-                .iter()
-                .filter_map(move |p| Some((s, p.n, p.result.as_ref().ok()?.per_op.median)))
-        })
-        .min_by(|a, b| a.2.total_cmp(&b.2));
-    match best {
-        None => format!("{} series, nothing measured", series.len()),
-        Some((s, n, ns)) => format!(
-            "{} series; cheapest {} {:.0} ns per {} at N = {n}",
-            series.len(),
-            s.target.label(),
-            ns,
-            op.per()
-        ),
-    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! it can tell (spec/wire.md, `mem_how`); this module refuses a figure when
 //! the trials show that something else moved it.
 
-use crate::unit_sweep::UnitSeries;
+use super::config::UnitSeries;
 use std::collections::BTreeMap;
 
 /// Trials whose memory growths are further apart than this factor give no

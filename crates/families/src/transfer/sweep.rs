@@ -1,325 +1,22 @@
-//! `toll transfer` (E1): what it costs to send n int32 items to a peer process
-//! over each kind of link, fitted as t(n) = α + β·n.
+//! One `toll transfer` run's sweep: each series' peer started (here, on a
+//! far host or across a link), its points probed in interleaved rounds
+//! until their CIs settle or the time runs out, and every sample saved as
+//! it comes in.
 
+use super::config::{SeriesResult, TransferConfig, TransferError, ITEM_BYTES};
+use crate::far::Far;
 use crate::history::{self, Comparable};
-use crate::link::{self, Link, LinkError, LinkSpec};
+use crate::link::Link;
 use crate::observer::Observer;
-use crate::placement::{last_cpu, Pin, Placement, PlacementError};
-use serde::Serialize;
+use crate::placement::{last_cpu, Pin, Placement};
 use serde_json::json;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use toll_measure::env::OthersBusy;
 use toll_measure::rounds::{self, Stop, Verdict};
-use toll_measure::{
-    fit::fit_series, Engine, EngineConfig, Fingerprint, Sample, SeriesFit, Summary,
-};
+use toll_measure::{fit::fit_series, Engine, Sample, Summary};
 use toll_peers::{Agent, Launch, Peer, PeerError, Runtime, TcpRoute, Transport};
-use toll_store::{NewRun, Point, PointStatus, RunStatus, Store, StoreError};
-
-/// Bytes per item.
-pub const ITEM_BYTES: u64 = 4;
-/// The default sweep: sizes near 0, where α is measured rather than
-/// extrapolated, and across E1's range, where β is.
-pub const DEFAULT_SIZES: &str = "0,1,10,100,1k,4k,10k:100k:10k";
-/// E1's own sizes (`--sizes e1`): 0, 10000, …, 100000 items.
-pub const E1_SIZES: &str = "0:100000:10000";
-
-/// A validated `toll transfer` request.
-#[derive(Debug, Clone, Serialize)]
-pub struct TransferConfig {
-    pub sizes: Vec<u64>,
-    pub peers: Vec<Runtime>,
-    /// None: every transport each peer supports.
-    pub transports: Option<Vec<Transport>>,
-    pub pin: Pin,
-    pub spin: bool,
-    /// `engine.trials` is the number of rounds always taken.
-    pub engine: EngineConfig,
-    /// `--ci`: more rounds until every point's CI half-width is within this
-    /// share of its median.
-    pub ci_target: Option<f64>,
-    /// `--max-time`: the most one series may spend on rounds past the minimum.
-    pub max_time: std::time::Duration,
-    /// Where the peer runs when it is not a child of toll on this machine.
-    pub far: Option<Far>,
-}
-
-/// A peer elsewhere: started by `toll agent` there, over TCP only.
-#[derive(Debug, Clone, Serialize)]
-pub enum Far {
-    /// `--remote HOST` (ssh) or `--remote-cmd CMD`: the launcher that runs
-    /// `toll agent` on the far host, and this machine's address as the far
-    /// host reaches it (`--remote-addr`; None: the agent's ssh client or route).
-    Agent {
-        launcher: String,
-        addr: Option<std::net::IpAddr>,
-    },
-    /// `--link SPEC`: in the far namespace of a link toll builds for the run.
-    Link(LinkSpec),
-}
-
-impl Far {
-    /// How the far end is recorded with the run and its series.
-    pub fn describe(&self) -> serde_json::Value {
-        match self {
-            Far::Agent { launcher, .. } => json!({"remote": launcher}),
-            Far::Link(spec) => json!({"link": spec.to_string()}),
-        }
-    }
-}
-
-/// Why a transfer could not run, or stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum TransferError {
-    #[error(transparent)]
-    Peer(#[from] PeerError),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error(transparent)]
-    Placement(#[from] PlacementError),
-    #[error("the {peer} peer does not support the {transport} transport (it supports {supported}): drop it from --via or pick another --peer")]
-    Unsupported {
-        peer: Runtime,
-        transport: Transport,
-        supported: String,
-    },
-    #[error("--spin with --pin same would have both ends spin on one core: use --pin split or drop --spin")]
-    SpinOnOneCore,
-    #[error("--spin applies only to the shm transport: add --via shm")]
-    SpinWithoutShm,
-    #[error("cannot make a scratch directory: {0}")]
-    Scratch(std::io::Error),
-    #[error(transparent)]
-    Link(#[from] LinkError),
-    #[error("a peer on another host or across a link speaks tcp only, not {0}: use --via tcp")]
-    FarTransport(Transport),
-}
-
-/// One measured series.
-#[derive(Debug, Clone, Serialize)]
-pub struct SeriesResult {
-    pub label: String,
-    pub peer: Runtime,
-    pub transport: Transport,
-    pub points: Vec<(u64, Summary)>,
-    pub fit: Option<SeriesFit>,
-    /// Rounds taken.
-    pub rounds: usize,
-    /// Sizes whose CI missed the `--ci` target when time ran out.
-    pub missed: Vec<u64>,
-    /// Share of all CPUs that other processes kept busy while the series
-    /// was measured (see `toll_measure::env::OthersBusy`).
-    pub others_busy: f64,
-    /// The busiest of them, with its share of one CPU.
-    pub busiest: Option<(String, f64)>,
-    /// Why a size failed, when one did (the sizes after it were not tried).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub failure: Option<String>,
-}
-
-impl SeriesResult {
-    /// Other processes kept the machine busy while this series was measured.
-    pub fn busy(&self) -> bool {
-        self.others_busy > toll_measure::env::BUSY_SHARE
-    }
-}
-
-/// What a run produced.
-#[derive(Debug)]
-pub struct TransferOutcome {
-    pub run_id: i64,
-    pub status: RunStatus,
-    pub placement: Placement,
-    pub series: Vec<SeriesResult>,
-    /// Why the run stopped early, if it did.
-    pub error: Option<TransferError>,
-}
-
-/// The (peer, transport) pairs a config asks for, checked against what each peer speaks.
-pub fn plan(cfg: &TransferConfig) -> Result<Vec<(Runtime, Transport)>, TransferError> {
-    let mut pairs = Vec::new();
-    if cfg.far.is_some() {
-        if let Some(t) = cfg
-            .transports
-            .iter()
-            .flatten()
-            .find(|t| **t != Transport::Tcp)
-        {
-            return Err(TransferError::FarTransport(*t));
-        }
-    }
-    let tcp_only = [Transport::Tcp];
-    let transports = match (&cfg.far, &cfg.transports) {
-        (Some(_), _) => Some(&tcp_only[..]),
-        (None, t) => t.as_deref(),
-    };
-    for &peer in &cfg.peers {
-        match transports {
-            None => pairs.extend(peer.transports().iter().map(|&t| (peer, t))),
-            Some(ts) => {
-                for &t in ts {
-                    if !peer.transports().contains(&t) {
-                        let supported: Vec<_> =
-                            peer.transports().iter().map(|t| t.name()).collect();
-                        return Err(TransferError::Unsupported {
-                            peer,
-                            transport: t,
-                            supported: supported.join(", "),
-                        });
-                    }
-                    pairs.push((peer, t));
-                }
-            }
-        }
-    }
-    if cfg.spin {
-        if cfg.pin == Pin::Same {
-            return Err(TransferError::SpinOnOneCore);
-        }
-        if !pairs.iter().any(|(_, t)| *t == Transport::Shm) {
-            return Err(TransferError::SpinWithoutShm);
-        }
-    }
-    Ok(pairs)
-}
-
-/// Run a transfer sweep, storing everything as it goes. Setup errors (a
-/// missing toolchain, a bad placement) come back as `Err` before any run is
-/// stored; a failure mid-run comes back in the outcome, with the run partial.
-pub fn run(
-    cfg: &TransferConfig,
-    store: &Store,
-    observer: &mut dyn Observer,
-    stop: &AtomicBool,
-) -> Result<TransferOutcome, TransferError> {
-    let pairs = plan(cfg)?;
-    let placement = Placement::choose(cfg.pin)?;
-    let mut launches = Vec::new();
-    for &peer in &cfg.peers {
-        let launch = match &cfg.far {
-            // The agent prepares the worker over there.
-            Some(far) => Launch {
-                program: "toll agent".into(),
-                args: vec![],
-                toolchain: (
-                    format!("{peer} peer via toll agent"),
-                    far.describe().to_string(),
-                ),
-                env: Vec::new(),
-            },
-            None => peer.prepare_noting(&mut |m| observer.note(m))?,
-        };
-        launches.push((peer, launch));
-    }
-    // Built before the run is stored: a link that cannot be built stores nothing.
-    let link = match &cfg.far {
-        Some(Far::Link(spec)) => Some(std::sync::Arc::new(link::build(spec)?)),
-        _ => None,
-    };
-    let toolchains = launches.iter().map(|(_, l)| l.toolchain.clone()).collect();
-    let env = Fingerprint::capture(toolchains);
-    if let Some(w) = env.busy_warning() {
-        observer.warning(&w);
-    }
-    let cpu_model = env.cpu_model.clone();
-    let engine = Engine::new(cfg.engine.clone());
-    let run_id = store.begin_run(&NewRun {
-        family: "transfer".into(),
-        config: json!({
-            "sizes": cfg.sizes, "peers": cfg.peers.iter().map(|p| p.name()).collect::<Vec<_>>(),
-            "transports": pairs.iter().map(|(p, t)| format!("{p}/{t}")).collect::<Vec<_>>(),
-            "pin": cfg.pin, "spin": cfg.spin, "engine": cfg.engine,
-            "placement": placement, "clock": engine.clock,
-            "item_bytes": ITEM_BYTES, "item_value": toll_peers::frame::ITEM_VALUE,
-            "far": cfg.far.as_ref().map(Far::describe),
-        }),
-        env,
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-    })?;
-    let scratch = std::env::temp_dir().join(format!("toll-{}-{run_id}", std::process::id()));
-    std::fs::create_dir_all(&scratch).map_err(TransferError::Scratch)?;
-
-    let mut sweep = Sweep {
-        cfg,
-        store,
-        run_id,
-        engine: &engine,
-        placement,
-        scratch: &scratch,
-        observer,
-        stop,
-        results: vec![],
-        cpu_model: &cpu_model,
-        link: link.clone(),
-    };
-    // A peer that dies (or cannot start) ends its own series only: they
-    // are stored partial with the reason, and the other peers go on. Any
-    // other failure (the store, the placement, a link) ends the run.
-    let mut peer_errors: Vec<TransferError> = Vec::new();
-    let mut result = Ok(());
-    let peers = launches.len();
-    for (i, (runtime, launch)) in launches.into_iter().enumerate() {
-        let transports: Vec<Transport> = pairs
-            .iter()
-            .filter(|(r, _)| *r == runtime)
-            .map(|(_, t)| *t)
-            .collect();
-        match sweep.peer(runtime, launch, &transports) {
-            Ok(()) => {}
-            Err(e @ TransferError::Peer(_)) => {
-                if i + 1 < peers && sweep.keep_going() {
-                    sweep
-                        .observer
-                        .warning(&format!("{e}; the other peers go on"));
-                }
-                peer_errors.push(e);
-            }
-            Err(e) => {
-                result = Err(e);
-                break;
-            }
-        }
-    }
-    let peer_failures: Vec<String> = peer_errors.iter().map(ToString::to_string).collect();
-    if result.is_ok() && !peer_errors.is_empty() {
-        result = Err(peer_errors.remove(0));
-    }
-    let series = std::mem::take(&mut sweep.results);
-    let _ = std::fs::remove_dir_all(&scratch);
-    drop(link);
-
-    let interrupted = stop.load(Ordering::Relaxed);
-    let measured = series.iter().any(|s| !s.points.is_empty());
-    // A size that failed leaves its series short: the run is not complete.
-    let failures: Vec<&str> = series.iter().filter_map(|s| s.failure.as_deref()).collect();
-    let status = match (&result, interrupted) {
-        (_, _) if !measured => RunStatus::Failed,
-        (Err(_), _) | (Ok(()), true) => RunStatus::Partial,
-        (Ok(()), false) if !failures.is_empty() => RunStatus::Partial,
-        (Ok(()), false) => RunStatus::Complete,
-    };
-    let error_text = match &result {
-        Err(_) if !peer_failures.is_empty() => Some(peer_failures.join("; ")),
-        Err(e) => Some(e.to_string()),
-        Ok(()) if interrupted => Some("interrupted by the user".to_string()),
-        Ok(()) if !failures.is_empty() => Some(failures.join("; ")),
-        Ok(()) => None,
-    };
-    store.finish_run(
-        run_id,
-        status,
-        &summary_line(&series),
-        error_text.as_deref(),
-    )?;
-    Ok(TransferOutcome {
-        run_id,
-        status,
-        placement,
-        series,
-        error: result.err(),
-    })
-}
+use toll_store::{Point, PointStatus, Store};
 
 /// Words as one shell command line (the agent's launcher is run by `sh -c`).
 fn shell_words(words: &[String]) -> String {
@@ -340,24 +37,24 @@ fn shell_words(words: &[String]) -> String {
 }
 
 /// One run's sweep: everything a series needs, so each level is one method.
-struct Sweep<'a> {
-    cfg: &'a TransferConfig,
-    store: &'a Store,
-    run_id: i64,
-    engine: &'a Engine,
-    placement: Placement,
-    scratch: &'a Path,
-    observer: &'a mut dyn Observer,
-    stop: &'a AtomicBool,
-    results: Vec<SeriesResult>,
+pub(super) struct Sweep<'a> {
+    pub(super) cfg: &'a TransferConfig,
+    pub(super) store: &'a Store,
+    pub(super) run_id: i64,
+    pub(super) engine: &'a Engine,
+    pub(super) placement: Placement,
+    pub(super) scratch: &'a Path,
+    pub(super) observer: &'a mut dyn Observer,
+    pub(super) stop: &'a AtomicBool,
+    pub(super) results: Vec<SeriesResult>,
     /// The machine's CPU model: earlier runs on another CPU are not history.
-    cpu_model: &'a str,
+    pub(super) cpu_model: &'a str,
     /// The link built for `--link`, whose far end runs the peers.
-    link: Option<std::sync::Arc<Link>>,
+    pub(super) link: Option<std::sync::Arc<Link>>,
 }
 
 impl Sweep<'_> {
-    fn keep_going(&self) -> bool {
+    pub(super) fn keep_going(&self) -> bool {
         !self.stop.load(Ordering::Relaxed)
     }
 
@@ -366,7 +63,7 @@ impl Sweep<'_> {
     /// channels), so a spell of a busy machine lands on a few rounds of
     /// every series rather than on all the rounds of one, and the state a
     /// channel starts in is drawn anew each round.
-    fn peer(
+    pub(super) fn peer(
         &mut self,
         runtime: Runtime,
         launch: Launch,
@@ -753,30 +450,4 @@ const SAVE_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
 
 fn per_op(samples: &[Sample]) -> Vec<f64> {
     samples.iter().map(|s| s.per_op_ns()).collect()
-}
-
-/// The one-line summary `toll runs` shows: the lowest α and β among the
-/// series' stored decisions that can be told from 0.
-pub fn summary_line(series: &[SeriesResult]) -> String {
-    let decided: Vec<_> = series
-        .iter()
-        .filter_map(|s| Some((s, s.fit.as_ref()?.decision.as_ref()?)))
-        .collect();
-    if decided.is_empty() {
-        return format!("{} series, no fit", series.len());
-    }
-    let lowest = |f: fn(&toll_measure::decision::Decision) -> Option<f64>| {
-        decided
-            .iter()
-            .filter_map(|(s, d)| Some((s.label.as_str(), f(d)?)))
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-    };
-    let mut out = format!("{} series", series.len());
-    if let Some((label, a)) = lowest(|d| d.alpha.shown()) {
-        out.push_str(&format!("; lowest α {label} {:.1} µs", a / 1e3));
-    }
-    if let Some((label, b)) = lowest(|d| d.beta.shown()) {
-        out.push_str(&format!("; lowest β {label} {b:.3} ns/item"));
-    }
-    out
 }

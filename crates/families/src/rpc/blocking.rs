@@ -1,10 +1,10 @@
-//! The ladder's floor: `raw` with one call outstanding, timed as the C
-//! reference (scripts/reference/pingpong.c) times — blocking sockets, one
-//! write and one read per call, a thread per connection, no async runtime
-//! between the call and the socket. A read or write past `--timeout` is a
-//! stall (SO_RCVTIMEO / SO_SNDTIMEO).
+//! The blocking raw-socket client, the ladder's floor: `raw` with one call
+//! outstanding, timed as the C reference (scripts/reference/pingpong.c)
+//! times — blocking sockets, one write and one read per call, a thread per
+//! connection, no async runtime between the call and the socket. A read or
+//! write past `--timeout` is a stall (SO_RCVTIMEO / SO_SNDTIMEO).
 
-use super::client::{check_raw, io_err, same_server, CallError, Target, Trial};
+use super::call::{check_raw, io_err, same_server, CallError, Target, Trial};
 use super::frame;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
