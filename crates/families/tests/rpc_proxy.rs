@@ -130,8 +130,8 @@ fn h2_calls(addr: SocketAddr, grpc: bool) -> u64 {
 fn carries(kind: ProxyKind, stack: &str, server: &mut RpcServer) {
     let port = server.serve(stack, "127.0.0.1", 0).unwrap();
     let upstream = SocketAddr::from(([127, 0, 0, 1], port));
-    let proxy = proxy::start(kind, stack, upstream)
-        .unwrap_or_else(|e| panic!("{kind} for {stack}: {e}"));
+    let proxy =
+        proxy::start(kind, stack, upstream).unwrap_or_else(|e| panic!("{kind} for {stack}: {e}"));
     assert_ne!(proxy.addr(), upstream);
     let before = server.stats().unwrap();
     let made = match stack {

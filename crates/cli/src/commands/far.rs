@@ -2,8 +2,8 @@
 //! families whose far end can run elsewhere (transfer, rpc).
 
 use crate::usage::usage;
-use toll_families::link::LinkSpec;
 use toll_families::far::Far;
+use toll_families::link::LinkSpec;
 
 /// `--remote`, `--remote-cmd`, `--remote-addr` and `--link`: where the far
 /// end runs (transfer's peer, rpc's servers); None: here.

@@ -8,8 +8,8 @@ use super::e2_squeak;
 use super::findings::{self, Claim, Figure};
 use super::originals::{self as o, Original};
 use super::{of_summary, Ctx, Experiment, Report, INTERRUPTED};
-use crate::units::{self, UnitOp, UnitsConfig, UnitsOutcome};
 use crate::units::Target;
+use crate::units::{self, UnitOp, UnitsConfig, UnitsOutcome};
 use std::time::Duration;
 use toll_peers::{Ceiling, Runtime};
 

@@ -7,8 +7,8 @@ use super::e2::{measure, original_at};
 use super::findings::{self, Claim};
 use super::originals as o;
 use super::{Ctx, Preset, Report};
-use crate::units::{self, UnitOp};
 use crate::units::Target;
+use crate::units::{self, UnitOp};
 use toll_peers::{Ceiling, Runtime};
 
 const SPAWN: &str = "squeak/fork";

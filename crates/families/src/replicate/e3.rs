@@ -28,11 +28,11 @@
 
 use super::findings::{self, Claim, Figure};
 use super::{Ctx, Experiment, Report, INTERRUPTED};
+use crate::far::Far;
 use crate::link::LinkSpec;
 use crate::rpc::{
     self, Lookup, Mode, PathKind, RpcConfig, RpcOutcome, SeriesSpec, ServerRuntime, Stack, Via,
 };
-use crate::far::Far;
 use std::time::Duration;
 
 /// Why every original of E3 is missing.

@@ -7,6 +7,7 @@ use super::config::Stack;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite};
 
 /// Where a stack's server is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,3 +94,8 @@ pub(super) fn check_raw(head: [u8; 4], n: u32) -> Result<(), CallError> {
         &format!("it said {got} bytes were received, not {n}"),
     ))
 }
+
+/// A connection of any stream kind (TCP or unix), boxed.
+pub(super) trait Io: AsyncRead + AsyncWrite + Send + Unpin {}
+
+impl<T: AsyncRead + AsyncWrite + Send + Unpin> Io for T {}

@@ -4,8 +4,8 @@
 //! language and wherever it runs ([`Place`]), is started through
 //! [`start_server`], so toll times them all the same way.
 
-use super::place::Place;
 use super::config::{ServerRuntime, Stack};
+use super::place::Place;
 use serde_json::json;
 use std::net::{IpAddr, SocketAddr};
 use std::path::Path;

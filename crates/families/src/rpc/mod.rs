@@ -12,17 +12,18 @@
 //! after the first, so drift spreads over every cell. Each call's own
 //! latency goes into a histogram for the median and p99.
 
+pub mod blocking;
+pub mod call;
 pub mod client;
 mod config;
 pub mod figures;
-pub mod blocking;
-pub mod call;
 pub mod frame;
 pub mod handle;
 pub mod listen;
 pub mod place;
 pub mod proto;
 pub mod proxy;
+mod reply;
 pub mod server;
 mod setup;
 

@@ -5,8 +5,8 @@
 //! client, and any proxy stay on this machine; the broker runs with the
 //! servers, so a per-call look-up crosses the link as E3's MetaServer did.
 
-use crate::link::{self, Link};
 use crate::far::Far;
+use crate::link::{self, Link};
 use std::io;
 use std::net::SocketAddr;
 

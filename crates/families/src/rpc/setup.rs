@@ -5,9 +5,9 @@
 
 use super::call::Target;
 use super::client::Plan;
+use super::config::{PathKind, ProxyKind, RpcConfig, RpcError, ServerRuntime, Stack, Via};
 use super::handle::{start_server, ServerHandle};
 use super::place::Place;
-use super::config::{PathKind, ProxyKind, RpcConfig, RpcError, ServerRuntime, Stack, Via};
 use std::net::SocketAddr;
 
 /// A path that goes through a proxy: the one place the proxy module is

@@ -10,9 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 mod sweep;
 use sweep::Sweep;
-use toll_measure::{
-    Engine, Fingerprint,
-};
+use toll_measure::{Engine, Fingerprint};
 use toll_peers::{Launch, Runtime, Transport};
 use toll_store::{NewRun, RunStatus, Store};
 

@@ -22,8 +22,8 @@ mod sweep;
 mod target;
 
 pub use config::*;
-pub use target::{select, Target, UnknownUnit};
 use sweep::Sweep;
+pub use target::{select, Target, UnknownUnit};
 
 /// Run a spawn or ring sweep, storing everything as it goes. A missing
 /// toolchain comes back as `Err` before any run is stored.
