@@ -1,0 +1,90 @@
+"""What the bench scripts share: where toll and the C reference live, how
+each is built and run, the machine's name, the order of a round, and the
+bootstrap intervals the scripts print.
+
+Each scripts/bench-* puts this folder on sys.path relative to its own file,
+so it runs as `scripts/bench-x` from the repository or from anywhere else.
+Standard library only, as the scripts are.
+"""
+import json
+import os
+import random
+import statistics
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOLL = os.path.join(ROOT, "target", "release", "toll")
+REFERENCE = os.path.join(ROOT, "scripts", "reference")
+PINGPONG = os.path.join(ROOT, "target", "pingpong")
+
+
+# Statistics first, with no processes in them (scripts/tests checks them alone).
+
+def bootstrap_ci(xs, statistic, seed, resamples=2000):
+    """Percentile bootstrap 95% CI of statistic(xs): the 2.5% and 97.5%
+    order statistics of `resamples` resampled statistics, drawn by
+    random.Random(seed) so a script prints the same interval for the same
+    samples."""
+    rng = random.Random(seed)
+    stats = sorted(statistic(rng.choices(xs, k=len(xs))) for _ in range(resamples))
+    return stats[int(0.025 * resamples)], stats[int(0.975 * resamples) - 1]
+
+
+# Each script's own seed, kept so its figures match the dated results it
+# printed before the helpers were shared.
+
+def mean_ci(xs, resamples=2000, seed=7):
+    """Percentile bootstrap 95% CI of the mean (bench-exec's CI width)."""
+    return bootstrap_ci(xs, statistics.fmean, seed, resamples)
+
+
+def median_ci(xs, resamples=2000, seed=4):
+    """Percentile bootstrap 95% CI of the median (bench-file's ratio cells)."""
+    return bootstrap_ci(xs, statistics.median, seed, resamples)
+
+
+def alternating(items, rnd):
+    """`items` in round `rnd`'s order: as given in even rounds, reversed in
+    odd ones, so the machine's drift does not always fall on the same side
+    of a comparison."""
+    return items if rnd % 2 == 0 else items[::-1]
+
+
+def cpu_model(cpuinfo="/proc/cpuinfo"):
+    """The CPU's model name, as the kernel reports it ("?" when it does not)."""
+    with open(cpuinfo) as f:
+        return next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "?")
+
+
+def build_toll(quiet=True):
+    """Build the release toll the scripts measure (target/release/toll)."""
+    subprocess.run(["cargo", "build", "--release", *(["--quiet"] if quiet else []), "-p", "toll"],
+                   cwd=ROOT, check=True)
+
+
+def build_pingpong():
+    """Compile the bare C ping-pong (scripts/reference/pingpong.c) to target/pingpong."""
+    os.makedirs(os.path.dirname(PINGPONG), exist_ok=True)
+    subprocess.run(["cc", "-O2", "-o", PINGPONG, os.path.join(REFERENCE, "pingpong.c")], check=True)
+
+
+def pingpong(via, items, iters, trials, pin):
+    """The C ping-pong's time per operation (ns), one per trial: `items`
+    int32s each way over `via`, `iters` round trips a trial."""
+    out = subprocess.run(
+        [PINGPONG, "--via", via, "--items", str(items), "--iters", str(iters), "--trials", str(trials),
+         "--pin", pin],
+        check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["per_op_ns"]
+
+
+def toll(db, *args, prefix=(), **kw):
+    """Run `toll --db DB ARGS` (after `prefix`, e.g. a taskset); failing if
+    toll does; `kw` go to subprocess.run."""
+    return subprocess.run([*prefix, TOLL, "--db", db, *args], check=True, **kw)
+
+
+def toll_json(db, *args, prefix=()):
+    """Run `toll --db DB ARGS` and return what it printed, parsed: ARGS ask
+    for JSON (`--json`, or `export`), where in the line the command wants."""
+    return json.loads(toll(db, *args, prefix=prefix, capture_output=True, text=True).stdout)
