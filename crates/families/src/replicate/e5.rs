@@ -4,9 +4,9 @@
 //! a loopback port (web/). First `toll http compare` across all of them on
 //! the 92-byte page: each warmed until its rate settles (E5's JVM needed
 //! 5–6 runs), then A B … B A rounds, every rate as a ratio to the trap's.
-//! Then E5's loads on each, warm (e5_load.rs), repeated so each figure has
+//! Then E5's loads on each, warm (e5_server_load.rs), repeated so each figure has
 //! a CI: `ab -c 20 -n 10000` on the page, `-n 1000` on a 1 MiB file. Then
-//! E5's loop (e5_loop.rs: C, Java, Go, Rust, Python, and E5's *6 /3
+//! E5's loop (e5_start_up_loop.rs: C, Java, Go, Rust, Python, and E5's *6 /3
 //! variant, start-up apart from the cost per iteration). The findings come from the figures: whether
 //! configuration still decides the result, whether tuned Apache still
 //! matches Tomcat, whether the JVM still needs warming up, whether
@@ -14,14 +14,14 @@
 //!
 //! Every server's first rounds are cold (files, connections, caches), so
 //! the JVM's warm-up is judged against a server without one: Tomcat's gain
-//! (warm rate ÷ its first rounds', e5_load's [`warmup_gain`]) over nginx's
+//! (warm rate ÷ its first rounds', e5_server_load's [`warmup_gain`]) over nginx's
 //! (tuned prefork's when nginx did not run), and it holds only beyond the
 //! warm-up rule's own tolerance, once for each server. The tail is judged
 //! on E5's own quantity, p99 ÷ p50 of one server: the recycling server's
 //! over the tuned one's, paired round by round.
 
-use super::e5_load::{self, warmup_gain, Compared, Loads, WARM_TOLERANCE};
-use super::e5_loop;
+use super::e5_server_load::{self, warmup_gain, Compared, Loads, WARM_TOLERANCE};
+use super::e5_start_up_loop;
 use super::findings::{self, Claim, Figure, Finding};
 use super::originals::{self as o, Original};
 use super::web::apache::{self, Mpm, Setup, Tuning};
@@ -172,7 +172,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
          then toll http -c 20 -n {small_n} (92 B) and -n {large_n} (1 MiB), no keep-alive, {reps} repetitions each; {}",
         entries.len(),
         if versions.is_empty() { "none started".into() } else { versions.join(", ") },
-        e5_loop::design(p),
+        e5_start_up_loop::design(p),
     );
     // The comparison: every started server, the trap first when it runs.
     let started: Vec<usize> = (0..entries.len())
@@ -184,7 +184,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
         .filter_map(|&i| entries[i].server.as_ref().ok())
         .map(|s| s.url(web::SMALL.0))
         .collect();
-    let compared = e5_load::compare(ctx, &mut report, &labels, &urls);
+    let compared = e5_server_load::compare(ctx, &mut report, &labels, &urls);
     // Each kind's place in the comparison, or why it has none.
     let slots: Vec<(Kind, Result<usize, String>)> = every_kind()
         .into_iter()
@@ -215,8 +215,8 @@ pub fn run(ctx: &mut Ctx) -> Report {
             Ok(s) => Ok(s.url(file)),
             Err(why) => Err(why.clone()),
         };
-        let small = e5_load::load(ctx, &mut report, url(web::SMALL.0), small_n, reps);
-        let large = e5_load::load(ctx, &mut report, url(web::LARGE.0), large_n, reps);
+        let small = e5_server_load::load(ctx, &mut report, url(web::SMALL.0), small_n, reps);
+        let large = e5_server_load::load(ctx, &mut report, url(web::LARGE.0), large_n, reps);
         rows(&mut report, e.kind, &small, &large);
         if e.kind != TRAP {
             let ratio = match (&trap_slot, slot(e.kind)) {
@@ -289,7 +289,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
         }
     }
     findings(&mut report, &compared, &slot, warmup);
-    e5_loop::run(ctx, &mut report);
+    e5_start_up_loop::run(ctx, &mut report);
     report
 }
 
@@ -400,7 +400,7 @@ fn warmup_finding(w: &Warmup) -> Finding {
         Claim::Above((1.0 + WARM_TOLERANCE).powi(2)),
         &format!(
             "Tomcat's warm rate ÷ its first {} warm-up rounds', over the same of {}",
-            e5_load::FIRST_ROUNDS,
+            e5_server_load::FIRST_ROUNDS,
             w.label
         ),
         &format!("E5: Tomcat's gain {}", seed.text),
@@ -460,7 +460,7 @@ fn findings(
     };
     let ratio = tails(TUNED).and_then(|(b50, b99)| {
         let (t50, t99) = tails(TRAP)?;
-        e5_load::tail_ratio((&b50, &b99), (&t50, &t99))
+        e5_server_load::tail_ratio((&b50, &b99), (&t50, &t99))
     });
     report.findings.push(tail_finding(ratio));
     report.findings.push(findings::not_checked(
@@ -557,7 +557,7 @@ mod tests {
             [26.0, 25.0, 27.0, 26.0, 26.0],
             [531.0, 500.0, 560.0, 520.0, 540.0],
         );
-        let f = tail_finding(e5_load::tail_ratio(
+        let f = tail_finding(e5_server_load::tail_ratio(
             (&tuned.0, &tuned.1),
             (&trap_tail.0, &trap_tail.1),
         ));
@@ -574,7 +574,7 @@ mod tests {
             [40.0, 42.0, 41.0, 40.0, 43.0],
             [76.0, 78.0, 77.0, 72.0, 80.0],
         );
-        let f = tail_finding(e5_load::tail_ratio(
+        let f = tail_finding(e5_server_load::tail_ratio(
             (&tuned.0, &tuned.1),
             (&slower.0, &slower.1),
         ));

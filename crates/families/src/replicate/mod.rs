@@ -15,12 +15,11 @@
 
 pub mod e1;
 pub mod e2;
-pub mod e2_squeak;
 pub mod e3;
 pub mod e4;
 pub mod e5;
-pub mod e5_load;
-pub mod e5_loop;
+pub mod e5_server_load;
+pub mod e5_start_up_loop;
 pub mod findings;
 pub mod originals;
 pub mod web;

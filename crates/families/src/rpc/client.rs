@@ -18,7 +18,7 @@ use super::frame;
 use super::proto::Payload;
 use super::reply::{grpc_call, h2_call, http_reply, raw_reply, H2};
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::Full;
 use hyper::client::conn::http2::SendRequest;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use std::collections::VecDeque;

@@ -3,10 +3,10 @@
 //! mailbox with `Processor yield` — toll's squeak worker, units `process`,
 //! in the Squeak VM Debian ships with Scratch's image.
 
-use super::e2::{measure, original_at};
-use super::findings::{self, Claim};
-use super::originals as o;
-use super::{Ctx, Preset, Report};
+use super::measure::{measure, original_at};
+use crate::replicate::findings::{self, Claim};
+use crate::replicate::originals as o;
+use crate::replicate::{Ctx, Preset, Report};
 use crate::units::Target;
 use crate::units::{self, UnitOp};
 use toll_peers::{Ceiling, Runtime};

@@ -1,15 +1,18 @@
 //! E2 as it was run: the same spawn (N units that wait) and ring (a token
 //! round N units M times) in each of the seed's runtimes — Erlang, Haskell
 //! where `ghc` is installed, Squeak where `squeak-vm` and `scratch` are (its
-//! rows in e2_squeak.rs) — with E2's figures beside: µs per process spawned,
+//! rows in e2/squeak.rs) — with E2's figures beside: µs per process spawned,
 //! ns per hop (E2's total ms ÷ N·M).
 
-use super::e2_squeak;
-use super::findings::{self, Claim, Figure};
-use super::originals::{self as o, Original};
-use super::{of_summary, Ctx, Experiment, Report, INTERRUPTED};
+mod measure;
+mod squeak;
+
+use crate::replicate::findings::{self, Claim};
+use crate::replicate::originals::{self as o, Original};
+use crate::replicate::{Ctx, Experiment, Report};
 use crate::units::Target;
-use crate::units::{self, UnitOp, UnitsConfig, UnitsOutcome};
+use crate::units::{self, UnitOp};
+use measure::{measure, original_at};
 use std::time::Duration;
 use toll_peers::{Ceiling, Runtime};
 
@@ -68,7 +71,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
             spawn.run,
         );
     }
-    e2_squeak::spawn_rows(ctx, &mut report, trials, ceiling);
+    squeak::spawn_rows(ctx, &mut report, trials, ceiling);
     // Ring: ns per hop.
     let ring = measure(
         ctx,
@@ -116,93 +119,14 @@ pub fn run(ctx: &mut Ctx) -> Report {
         hs.pick(hs_n, 1.0),
         hs.run,
     );
-    e2_squeak::ring_rows(ctx, &mut report, trials, ceiling);
+    squeak::ring_rows(ctx, &mut report, trials, ceiling);
     findings(&mut report, &spawn_ns, &ring_ns, hs_n);
-    e2_squeak::findings(&mut report, p, hs_n);
+    squeak::findings(&mut report, p, hs_n);
     report
 }
 
 fn join(ns: &[u64]) -> String {
     ns.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
-}
-
-pub(super) fn original_at(table: &[(u64, Original)], n: u64) -> Result<Original, String> {
-    table
-        .iter()
-        .find(|(at, _)| *at == n)
-        .map(|(_, o)| *o)
-        .ok_or_else(|| format!("E2 has no figure at N = {n}"))
-}
-
-/// One series' figures by N, or why there are none.
-pub(super) struct Measured {
-    outcome: Result<UnitsOutcome, String>,
-    pub run: Option<i64>,
-}
-
-impl Measured {
-    /// The cost per unit or hop at `n`, scaled from ns by `k`.
-    pub fn pick(&self, n: u64, k: f64) -> Result<Figure, String> {
-        let out = self.outcome.as_ref().map_err(Clone::clone)?;
-        let point = out
-            .series
-            .first()
-            .and_then(|s| s.points.iter().find(|p| p.n == n))
-            .ok_or_else(|| INTERRUPTED.to_string())?;
-        match &point.result {
-            Ok(f) => Ok(of_summary(&f.per_op, k)),
-            Err(why) => Err(format!("failed: {why}")),
-        }
-    }
-}
-
-pub(super) fn measure(
-    ctx: &mut Ctx,
-    report: &mut Report,
-    op: UnitOp,
-    ns: &[u64],
-    trials: u32,
-    ceiling: Ceiling,
-    target: Target,
-) -> Measured {
-    let missing = |why: String| Measured {
-        outcome: Err(why),
-        run: None,
-    };
-    if target.runtime.detect().is_err() {
-        return missing(format!(
-            "{} not installed: {}",
-            target.runtime,
-            target.runtime.install_hint()
-        ));
-    }
-    if ctx.stopped() {
-        return missing(INTERRUPTED.into());
-    }
-    let cfg = UnitsConfig {
-        op,
-        ns: ns.to_vec(),
-        targets: vec![target],
-        trials,
-        ceiling,
-    };
-    match units::run(&cfg, ctx.store, ctx.observer, ctx.stop) {
-        Err(e) => {
-            report.failed(&format!("{} {}", op.family(), target.label()), &e);
-            missing(format!("failed: {e}"))
-        }
-        Ok(out) => {
-            report.runs.push(out.run_id);
-            if let Some(e) = &out.error {
-                report.failed(&format!("{} {}", op.family(), target.label()), e);
-            }
-            let run = Some(out.run_id);
-            Measured {
-                outcome: Ok(out),
-                run,
-            }
-        }
-    }
 }
 
 fn findings(report: &mut Report, spawn_ns: &[u64], ring_ns: &[u64], hs_n: u64) {
