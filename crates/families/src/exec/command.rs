@@ -2,7 +2,7 @@
 //! parameters (`-L`, `--parameter-scan`), and a command split into words
 //! for `-N`, where no shell reads it.
 
-use super::ExecError;
+use super::config::ExecError;
 
 /// A parameter and its values, in the order given.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

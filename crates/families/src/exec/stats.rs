@@ -3,7 +3,8 @@
 //! each command's fitted start-up and cost per iteration. Pure functions of
 //! the runs, so the tests below feed them made-up times.
 
-use super::{Bench, ExecOutcome, Measured};
+use super::child::Measured;
+use super::config::{Bench, ExecOutcome};
 use toll_measure::mean_ci::positive_mean_ci;
 use toll_measure::quantile::median;
 use toll_measure::{mann_whitney, ratio, Summary};
