@@ -3,8 +3,9 @@
 //! Rust, by a worker for C and Python), and check what it read.
 
 use super::cache::{self, Cache, Residency};
+use super::config::{FileConfig, Method};
+use super::native;
 use super::plan::{Pattern, Reads, SumOf};
-use super::{native, FileConfig, Method};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
