@@ -393,7 +393,7 @@ fn percentiles_table(h: &mut String, charts: &LoadCharts) {
             let v = c
                 .percentiles
                 .get(k)
-                .map_or("–".to_string(), |p| crate::ab::ms(p.1));
+                .map_or("–".to_string(), |p| crate::http::ms(p.1));
             let _ = write!(h, "<td class=\"num\">{v}</td>");
         }
         h.push_str("</tr>\n");
@@ -409,7 +409,7 @@ fn servers_table(h: &mut String, run: &Run) {
         .iter()
         .flat_map(|s| &s.points)
         .filter_map(|p| p.extra.as_ref()?.get("comparison"))
-        .find_map(|c| serde_json::from_value::<crate::compare::CompareReport>(c.clone()).ok());
+        .find_map(|c| serde_json::from_value::<crate::http_compare::CompareReport>(c.clone()).ok());
     let Some(r) = report else { return };
     // The bars share one scale: the widest CI's distance from 1, at least 5%.
     let reach = r
@@ -437,9 +437,9 @@ fn servers_table(h: &mut String, run: &Run) {
                 format!(
                     "<span class=\"badge {}\">{}</span>",
                     match x.verdict {
-                        crate::compare::Verdict::Faster => "v-ok",
-                        crate::compare::Verdict::Slower => "v-busy",
-                        crate::compare::Verdict::WithinNoise => "v-noisy",
+                        crate::http_compare::Verdict::Faster => "v-ok",
+                        crate::http_compare::Verdict::Slower => "v-busy",
+                        crate::http_compare::Verdict::WithinNoise => "v-noisy",
                     },
                     x.verdict.as_str()
                 ),
@@ -456,8 +456,8 @@ fn servers_table(h: &mut String, run: &Run) {
             "<tr><td>{} <span class=\"muted\">{}</span></td><td class=\"num\">{rate}</td><td class=\"num\">{rate_ci}</td><td class=\"num\">{ratio}</td><td class=\"num\">{ratio_ci}</td><td>{bar}</td><td>{verdict}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
             escape(&s.label),
             escape(&s.url),
-            crate::ab::ms(s.p50_ms),
-            crate::ab::ms(s.p99_ms),
+            crate::http::ms(s.p50_ms),
+            crate::http::ms(s.p99_ms),
             s.rounds
         );
     }
@@ -560,7 +560,7 @@ mod tests {
             .enumerate()
             .map(|(i, &p)| (p, 0.2 * (1 + i) as f64))
             .collect();
-        let report = crate::ab::HttpReport {
+        let report = crate::http::HttpReport {
             complete_requests: 2000,
             uncorrected_percentiles: rate.map(|_| ps.clone()),
             percentiles: ps,

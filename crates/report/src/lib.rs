@@ -1,12 +1,12 @@
 //! toll's output: terminal tables, exporters and plots.
 
-pub mod ab;
 pub mod atomic;
-pub mod compare;
 pub mod decided;
 pub mod exec;
 pub mod export;
 pub mod html;
+pub mod http;
+pub mod http_compare;
 pub mod import;
 pub mod legend;
 pub mod markdown;
@@ -15,6 +15,6 @@ pub mod plot;
 pub mod predict;
 pub mod replicate;
 pub mod replicate_page;
-pub mod run_compare;
+pub mod runs_compare;
 pub mod show;
 pub mod table;

@@ -1,6 +1,6 @@
 //! `toll show`: one stored run, in full, for a person.
 
-use crate::compare::CompareReport;
+use crate::http_compare::CompareReport;
 use crate::table::{fmt_ns, sig3, Table};
 use std::fmt::Write;
 use toll_measure::decision::ModelKind;
@@ -64,7 +64,7 @@ pub fn render_run(run: &Run) -> String {
         .and_then(|c| serde_json::from_value::<CompareReport>(c.clone()).ok());
     if let Some(c) = comparison {
         let _ = writeln!(s, "\ncomparison");
-        for line in crate::compare::render(&c).lines() {
+        for line in crate::http_compare::render(&c).lines() {
             let _ = writeln!(s, "{}", format!("  {line}").trim_end());
         }
     }
@@ -411,13 +411,13 @@ pub fn family_reports(run: &Run) -> Vec<(String, String)> {
                 .get("comparison")
                 .and_then(|c| serde_json::from_value::<CompareReport>(c.clone()).ok())
             {
-                out.push(("comparison".to_string(), crate::compare::render(&c)));
+                out.push(("comparison".to_string(), crate::http_compare::render(&c)));
             }
             if let Some(r) = extra
                 .get("report")
-                .and_then(|r| serde_json::from_value::<crate::ab::HttpReport>(r.clone()).ok())
+                .and_then(|r| serde_json::from_value::<crate::http::HttpReport>(r.clone()).ok())
             {
-                out.push((s.label.clone(), crate::ab::render(&r)));
+                out.push((s.label.clone(), crate::http::render(&r)));
             }
         }
     }

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use std::fmt::Write;
 use toll_measure::change::{ParamChange, Verdict};
 use toll_report::html::escape;
-use toll_report::run_compare::{self, Rules, RunComparison};
+use toll_report::runs_compare::{self, Rules, RunComparison};
 use toll_report::table::{fmt_ns, sig3};
 
 /// The compare page's query.
@@ -72,7 +72,7 @@ pub fn render(board: &Board, q: &Pair) -> Result<String, Problem> {
         escape(&rb.env.hostname),
         escape(&rb.started_at),
     );
-    if let Some(w) = run_compare::cross_machine_warning(&c) {
+    if let Some(w) = runs_compare::cross_machine_warning(&c) {
         let _ = write!(h, "<p class=\"warn\">{}</p>", escape(&w));
     }
     for w in &c.warnings {

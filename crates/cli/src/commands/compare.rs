@@ -7,7 +7,7 @@ use crate::usage::usage;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
-use toll_report::run_compare::{self, FailOn, Rules, RunComparison};
+use toll_report::runs_compare::{self, FailOn, Rules, RunComparison};
 
 /// The exit status when `--fail-on` finds what it names.
 pub const GATE_FAILED: u8 = 3;
@@ -58,7 +58,7 @@ pub fn run(args: RunCompareArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> 
     let a = store.load_run(db::run_id(&store, Some(&args.a))?)?;
     let b = store.load_run(db::run_id(&store, Some(&args.b))?)?;
     let c = RunComparison::of(&a, &b, rules).map_err(|e| usage(e.to_string()))?;
-    if let Some(w) = run_compare::cross_machine_warning(&c) {
+    if let Some(w) = runs_compare::cross_machine_warning(&c) {
         crate::tell!("warning: {w}");
     }
     let mut out = crate::screen::output(args.json);
@@ -66,7 +66,7 @@ pub fn run(args: RunCompareArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> 
         // Written as text, so that a closed pipe is an io::Error main can tell.
         writeln!(out, "{}", serde_json::to_string_pretty(&c)?)?;
     } else {
-        write!(out, "{}", run_compare::render(&c))?;
+        write!(out, "{}", runs_compare::render(&c))?;
     }
     out.flush()?;
     for w in &c.warnings {

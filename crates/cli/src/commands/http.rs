@@ -266,7 +266,7 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         run_id,
         a.json,
         &title,
-        &toll_report::ab::render(&report),
+        &toll_report::http::render(&report),
     )?;
     if let (Some((path, scale)), true) = (&plot, outcome.stats.complete > 0) {
         draw(&store, run_id, path, *scale)?;

@@ -17,7 +17,7 @@ use std::time::Duration;
 use toll_families::http::compare::{self, label, Comparison, Phase, Round, Rules};
 use toll_families::http::compare_rounds::{self, Rounds};
 use toll_families::http::{self, HttpConfig};
-use toll_report::compare::StopReason;
+use toll_report::http_compare::StopReason;
 use toll_store::RunStatus;
 
 /// The 3-round, 5% warm-up rule (see toll_families::http::compare).
@@ -219,7 +219,7 @@ pub fn run(mut a: CompareArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow:
     let report = compare::figures(&cmp, &records, &cfgs, why);
     let status = compare::finish_run(&store, run_id, &series, &records, &report)?;
     let title = format!("This is toll http compare {}", env!("CARGO_PKG_VERSION"));
-    let text = toll_report::compare::render(&report);
+    let text = toll_report::http_compare::render(&report);
     print_run(&store, run_id, a.json, &title, &text)?;
     if let (Some((path, scale)), false) = (&plot, status == RunStatus::Failed) {
         draw(&store, run_id, path, *scale)?;
@@ -251,7 +251,7 @@ pub fn run(mut a: CompareArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow:
 }
 
 /// Warnings on stderr: CIs left wide, servers that never settled, failures.
-fn warn(r: &toll_report::compare::CompareReport) {
+fn warn(r: &toll_report::http_compare::CompareReport) {
     if matches!(r.stop, StopReason::MaxRounds | StopReason::MaxTime) {
         let wide: Vec<String> = r
             .servers

@@ -8,11 +8,10 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
+use toll_families::far::Far;
 use toll_families::placement::Pin;
 use toll_families::sizes::parse_sizes;
-use toll_families::transfer::{
-    self, Far, SeriesResult, TransferConfig, TransferOutcome, ITEM_BYTES,
-};
+use toll_families::transfer::{self, SeriesResult, TransferConfig, TransferOutcome, ITEM_BYTES};
 use toll_measure::decision::{Sign, Verdict};
 use toll_measure::EngineConfig;
 use toll_peers::{Runtime, Transport};

@@ -33,8 +33,8 @@ use toll_measure::duration_ns::ns;
 use toll_measure::median_ci::median_ci;
 use toll_measure::quantile::median;
 use toll_measure::{Fingerprint, Sample, Summary};
-use toll_report::ab::HttpReport;
-use toll_report::compare::{
+use toll_report::http::HttpReport;
+use toll_report::http_compare::{
     CompareReport, Estimate, RatioFigures, ServerFigures, StopReason, Verdict,
 };
 use toll_store::{NewRun, Point, PointStatus, RunStatus, Store};

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 use toll_measure::Sample;
-use toll_report::compare::StopReason;
+use toll_report::http_compare::StopReason;
 
 /// What the caller sees of the rounds as they run.
 pub trait Progress {

@@ -31,7 +31,7 @@ pub use target::Target;
 use tls::TlsSetup;
 use toll_measure::duration_ns::ns;
 use toll_measure::{Fingerprint, Sample, Summary};
-use toll_report::ab::{Failures, HttpReport, RateSpread, SendLag, TimeRow};
+use toll_report::http::{Failures, HttpReport, RateSpread, SendLag, TimeRow};
 use toll_store::{NewRun, Point, PointStatus, RunStatus, Store, StoreError};
 
 #[derive(Debug, thiserror::Error)]

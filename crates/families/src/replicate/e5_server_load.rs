@@ -16,7 +16,7 @@ use crate::http::{self, HttpConfig, Target};
 use std::time::Duration;
 use toll_measure::mean_ci::positive_mean_ci;
 use toll_measure::ratio::median_ratio;
-use toll_report::compare::StopReason;
+use toll_report::http_compare::StopReason;
 
 /// E5's client: 20 connections, no keep-alive (ab's default).
 pub const CONCURRENCY: usize = 20;

@@ -16,7 +16,7 @@
 use super::latency::{LatencyChart, LatencyCurve};
 use super::rate::{from_intervals, RateChart, RateSeries};
 use super::{err, PlotError, Scale, FONT, WIDTH};
-use crate::ab::HttpReport;
+use crate::http::HttpReport;
 use plotters::prelude::*;
 use serde_json::Value;
 use std::path::Path;

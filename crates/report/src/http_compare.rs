@@ -2,7 +2,7 @@
 //! rounds, then each server's request rate as a ratio to the first server's,
 //! with its 95% CI and a verdict.
 
-use crate::ab::ms;
+use crate::http::ms;
 use crate::table::Table;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;

@@ -671,5 +671,5 @@ pub fn render(c: &RunComparison) -> String {
 }
 
 #[cfg(test)]
-#[path = "run_compare_tests.rs"]
+#[path = "runs_compare_tests.rs"]
 mod tests;
