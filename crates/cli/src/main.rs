@@ -25,7 +25,10 @@ fn main() -> ExitCode {
         Command::Transfer(a) => commands::transfer::run(a, db, dry),
         Command::Spawn(a) => commands::units::spawn(a, db, dry),
         Command::Ring(a) => commands::units::ring(a, db, dry),
-        Command::Http(a) => commands::http::run(*a, db, dry),
+        Command::Http(a) => match a.command {
+            Some(args::HttpCommand::Compare(c)) => commands::http_compare::run(*c, db, dry),
+            None => commands::http::run(*a, db, dry),
+        },
         Command::Exec(a) => commands::exec::run(*a, db, dry),
         Command::File(a) => commands::file::run(a, db, dry),
         Command::Rpc(a) => commands::rpc::run(*a, db, dry),

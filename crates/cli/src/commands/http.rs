@@ -2,7 +2,7 @@
 //! ab's report (or the stored run as JSON).
 
 use super::db;
-use crate::args::{HttpArgs, HttpCommand, LoadArgs, LoadPlotArgs};
+use crate::args::{HttpArgs, LoadArgs, LoadPlotArgs};
 use crate::usage::usage;
 use crate::values::{real, short_time, time, whole};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -196,10 +196,8 @@ pub fn stop_flag() -> Arc<AtomicBool> {
     crate::stop::shared()
 }
 
+/// `toll http URL` (`toll http compare` is [`super::http_compare::run`]).
 pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
-    if let Some(HttpCommand::Compare(c)) = a.command {
-        return super::http_compare::run(*c, db_path, dry_run);
-    }
     let url = a.url.as_deref().expect("clap requires the URL");
     let mut cfg = config(url, &a.load)?;
     let plot = plot_target(&a.plot)?;
