@@ -19,21 +19,7 @@ use crate::table::Table;
 use std::fmt::Write;
 use toll_store::Run;
 
-/// `s` safe as HTML text or inside a quoted attribute.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::escape::escape;
 
 /// The report's stylesheet (also the board's, `toll board`).
 pub const STYLE: &str = r#"

@@ -2,6 +2,7 @@
 
 pub mod atomic;
 pub mod decided;
+pub mod escape;
 pub mod exec;
 pub mod export;
 pub mod html;

@@ -10,7 +10,7 @@
 //! family runs as they were stored: nothing is re-measured or re-decided
 //! here, and every string goes through [`escape`].
 
-use crate::html::escape;
+use crate::escape::escape;
 use crate::plot::dots::rows_of_run;
 use crate::plot::{Chart, DotChart, DotRow, Scale};
 use crate::replicate::cells;

@@ -2,14 +2,7 @@
 //! parameters (`-L`, `--parameter-scan`), and a command split into words
 //! for `-N`, where no shell reads it.
 
-use super::config::ExecError;
-
-/// A parameter and its values, in the order given.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Parameter {
-    pub name: String,
-    pub values: Vec<String>,
-}
+use super::config::{ExecError, Parameter};
 
 /// The most values one parameter may take.
 pub const MAX_VALUES: usize = 10_000;

@@ -2,7 +2,6 @@
 //! order, limits), what it gives back per benchmark, and why it can fail.
 
 use super::child::{Measured, Output};
-use super::command::Parameter;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -164,4 +163,11 @@ pub struct ExecOutcome {
     pub ended: Ended,
     pub elapsed: Duration,
     pub error: Option<ExecError>,
+}
+
+/// A parameter and its values, in the order given.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Parameter {
+    pub name: String,
+    pub values: Vec<String>,
 }

@@ -31,7 +31,6 @@ pub use measure::wall;
 use measure::{save_points, shell_cost, Measurement};
 
 pub use child::{Measured, Output};
-pub use command::Parameter;
 
 use crate::history::{self, Comparable};
 use crate::observer::Observer;

@@ -1,14 +1,12 @@
 //! What a `toll rpc` run is asked (stacks, paths, modes, sizes, where the
 //! server runs), what each series gives back, and why a run can fail.
 
-use super::call::CallError;
 use super::figures::Figures;
-use super::handle::ServerError;
 use serde::Serialize;
 use std::net::SocketAddr;
 use std::time::Duration;
 use toll_measure::SeriesFit;
-use toll_store::{RunStatus, StoreError};
+use toll_store::RunStatus;
 
 /// A stack: what a call is made of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -186,37 +184,6 @@ impl RpcConfig {
         }
         l
     }
-}
-
-/// Why a run could not start, or stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum RpcError {
-    #[error(transparent)]
-    Server(#[from] ServerError),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error("{stack} to {target}: {cause}")]
-    Call {
-        stack: String,
-        target: String,
-        cause: CallError,
-    },
-    #[error("the {runtime} rpc server does not serve {stack} here (it serves {has}): drop {stack} from --stack")]
-    Unsupported {
-        runtime: ServerRuntime,
-        stack: String,
-        has: String,
-    },
-    #[error(transparent)]
-    Proxy(#[from] crate::rpc::proxy::ProxyError),
-    #[error("cannot start tokio: {0}")]
-    Runtime(std::io::Error),
-    #[error(transparent)]
-    Link(#[from] crate::link::LinkError),
-    #[error("reaching the server across the link: {0}")]
-    Relay(std::io::Error),
-    #[error("raw over a unix socket stays on this machine: drop --via unix, or --link/--remote")]
-    FarUnix,
 }
 
 /// One measured point of a series.

@@ -16,6 +16,7 @@ pub mod blocking;
 pub mod call;
 pub mod client;
 mod config;
+mod error;
 pub mod figures;
 pub mod frame;
 pub mod handle;
@@ -39,6 +40,7 @@ use toll_measure::{rounds, Fingerprint, Summary};
 use toll_store::{NewRun, Point, PointStatus, RunStatus, Store, StoreError};
 
 pub use config::*;
+pub use error::RpcError;
 pub use figures::sample;
 
 /// Run the series, storing everything as it goes. A server that cannot

@@ -5,7 +5,8 @@
 
 use super::call::Target;
 use super::client::Plan;
-use super::config::{PathKind, ProxyKind, RpcConfig, RpcError, ServerRuntime, Stack, Via};
+use super::config::{PathKind, ProxyKind, RpcConfig, ServerRuntime, Stack, Via};
+use super::error::RpcError;
 use super::handle::{start_server, ServerHandle};
 use super::place::Place;
 use std::net::SocketAddr;

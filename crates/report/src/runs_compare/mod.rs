@@ -12,9 +12,9 @@
 
 mod render;
 
-pub use render::render;
 use crate::show::keyed_value;
 use crate::table::{fmt_ns, sig3, Table};
+pub use render::render;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 use toll_measure::change::{ParamChange, PointChange, Verdict};
