@@ -1,4 +1,12 @@
 //! `toll`: parse the arguments, run the command, print one clean line on error.
+//!
+//! The binary is thin: `args` holds the clap structs, `values` the parsers of
+//! numbers, times and sizes with their ranges, `commands/` one module per
+//! command (each turns its arguments into a family's config, runs it, prints
+//! its table), `stop` the one Ctrl-C/SIGTERM/SIGHUP handler, `progress` the
+//! progress bar, `screen` the terminal's width and colour. Measuring lives in
+//! `toll_families`, storing in `toll_store`, printing in `toll_report`; the
+//! end-to-end tests in `tests/` run the binary as a user does.
 
 mod args;
 mod commands;

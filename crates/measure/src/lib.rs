@@ -8,6 +8,18 @@
 //! Statistics are pure functions with seeded bootstraps, so the same samples
 //! always give the same figures; the engine takes the probe as a closure, so
 //! tests drive it with synthetic durations.
+//!
+//! What is here: the engine and the order of rounds (when to stop); a point's
+//! summary (a median's exact interval from order statistics, a mean's,
+//! bootstrap, outliers, Mann–Whitney U, ratios); the fit — a weighted line
+//! through each size's centre with a bootstrap over whole rounds, its checks
+//! (small end, lack of fit), the two-segment model, the model chosen afresh on
+//! every resample, and the decision stored with a series; the run-to-run term
+//! of every interval; whether a point or a line changed between two runs
+//! (`toll compare`); t(n) from a stored model (`toll predict`); durations as
+//! `_ns` in JSON; the placement probe; and the environment fingerprint with
+//! who else kept the CPUs busy. Nothing here knows about processes, stores or
+//! printing: every other crate builds on it.
 
 #![warn(missing_docs)]
 

@@ -1,6 +1,17 @@
 //! toll's peers: the wire protocol of spec/wire.md, the transports, the
 //! built-in Rust worker and the registry of runtimes whose workers toll
 //! builds and starts.
+//!
+//! The wire protocol's frames and the worker's serving loop, and the reader of
+//! the control plane's lines; the transports (pipe, unix and TCP sockets, a
+//! shared-memory ring that sleeps on a futex); the built-in Rust worker with
+//! its spawn and ring units (std threads, tokio tasks); one module per
+//! language under `runtime/` that finds the toolchain and builds and caches
+//! the worker; a running worker with its time and memory watchdog; a timed
+//! transfer; the RPC servers of spec/rpc.md (which runtimes have one, how each
+//! is built, started and driven); and `agent/`, the far end across machines —
+//! the harness's side, and `toll agent` itself, which becomes a worker or an
+//! RPC server. This crate depends on no other toll crate.
 
 pub mod agent;
 pub mod control;

@@ -1,4 +1,14 @@
 //! toll's output: terminal tables, exporters and plots.
+//!
+//! Everything a stored run becomes for a person or another program: terminal
+//! tables that fit 100 columns and the legends they share; `toll show`; JSON
+//! and CSV exports and the reader `toll import` checks against schema.json;
+//! SVG plots (log or linear axes with round ticks); `toll report`'s
+//! self-contained HTML page and its Markdown twin over one models table,
+//! written whole or not at all; `toll compare`'s and `toll predict`'s answers;
+//! `toll replicate`'s table; the HTTP report in ab's labels and the http
+//! comparison's; `toll exec`'s report and its hyperfine-shaped exports. It
+//! renders the decision stored with each series, never one of its own.
 
 pub mod atomic;
 pub mod decided;

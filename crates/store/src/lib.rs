@@ -6,6 +6,12 @@
 //! rollback journal so that a read-only copy can still be read), and a
 //! PostgreSQL database named by a `postgres://` URL for a team's shared
 //! store. Both have the same tables, from the same migrations.
+//!
+//! The backends sit behind one trait, with one migration list written per
+//! dialect; runs stored by an older toll are read in today's shape as they are
+//! read (the stored text is untouched); `Store::tag_runs` merges keys into
+//! the config of every run begun while it is set. The tests start a real
+//! PostgreSQL server of their own in a temporary directory.
 
 mod backend;
 mod error;
