@@ -10,13 +10,13 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 /// A blocking socket of the floor: raw, one call outstanding.
-pub enum Plain {
+pub enum BlockingSocket {
     Tcp(std::net::TcpStream),
     Unix(std::os::unix::net::UnixStream),
 }
 
-impl Plain {
-    pub(super) fn open(target: &Target, t: Duration) -> Result<Plain, CallError> {
+impl BlockingSocket {
+    pub(super) fn open(target: &Target, t: Duration) -> Result<BlockingSocket, CallError> {
         let err = |e: std::io::Error| CallError::Connect {
             target: target.to_string(),
             why: e.to_string(),
@@ -25,17 +25,17 @@ impl Plain {
             Target::Tcp(a) => {
                 let s = std::net::TcpStream::connect_timeout(a, t).map_err(err)?;
                 s.set_nodelay(true).map_err(err)?;
-                Plain::Tcp(s)
+                BlockingSocket::Tcp(s)
             }
             Target::Unix(p) => {
-                Plain::Unix(std::os::unix::net::UnixStream::connect(p).map_err(err)?)
+                BlockingSocket::Unix(std::os::unix::net::UnixStream::connect(p).map_err(err)?)
             }
         };
         let timeouts = match &p {
-            Plain::Tcp(s) => s
+            BlockingSocket::Tcp(s) => s
                 .set_read_timeout(Some(t))
                 .and(s.set_write_timeout(Some(t))),
-            Plain::Unix(s) => s
+            BlockingSocket::Unix(s) => s
                 .set_read_timeout(Some(t))
                 .and(s.set_write_timeout(Some(t))),
         };
@@ -46,16 +46,16 @@ impl Plain {
     fn write_all(&mut self, b: &[u8]) -> std::io::Result<()> {
         use std::io::Write;
         match self {
-            Plain::Tcp(s) => s.write_all(b),
-            Plain::Unix(s) => s.write_all(b),
+            BlockingSocket::Tcp(s) => s.write_all(b),
+            BlockingSocket::Unix(s) => s.write_all(b),
         }
     }
 
     fn read_exact(&mut self, b: &mut [u8]) -> std::io::Result<()> {
         use std::io::Read;
         match self {
-            Plain::Tcp(s) => s.read_exact(b),
-            Plain::Unix(s) => s.read_exact(b),
+            BlockingSocket::Tcp(s) => s.read_exact(b),
+            BlockingSocket::Unix(s) => s.read_exact(b),
         }
     }
 }
@@ -70,8 +70,8 @@ fn blocking_err(t: Duration) -> impl Fn(std::io::Error) -> CallError {
 
 /// The floor's connection: its socket and, per call, the broker's.
 pub struct Blocking {
-    pub(super) io: Plain,
-    pub(super) broker: Option<(SocketAddr, Plain, Vec<u8>)>,
+    pub(super) io: BlockingSocket,
+    pub(super) broker: Option<(SocketAddr, BlockingSocket, Vec<u8>)>,
 }
 
 impl Blocking {

@@ -11,7 +11,7 @@
 //! hyper's client sends one request at a time per connection, and E3's
 //! non-blocking calls need several in flight.
 
-use super::blocking::{self, Blocking, Plain};
+use super::blocking::{self, Blocking, BlockingSocket};
 use super::call::{io_err, mismatch, same_server, CallError, Io, Target, Trial};
 use super::config::{Lookup, Stack};
 use super::frame;
@@ -151,12 +151,12 @@ impl Session {
                     let broker = match lookup {
                         Lookup::PerCall => Some((
                             addr,
-                            Plain::open(&Target::Tcp(addr), plan.timeout)?,
+                            BlockingSocket::open(&Target::Tcp(addr), plan.timeout)?,
                             frame::message(plan.stack.name()),
                         )),
                         Lookup::Once => None,
                     };
-                    let io = Plain::open(&server, plan.timeout)?;
+                    let io = BlockingSocket::open(&server, plan.timeout)?;
                     conns.push(Conn::Blocking(Blocking { io, broker }));
                     continue;
                 }
@@ -172,7 +172,7 @@ impl Session {
                 }
             }
             if floor {
-                let io = Plain::open(&server, plan.timeout)?;
+                let io = BlockingSocket::open(&server, plan.timeout)?;
                 conns.push(Conn::Blocking(Blocking { io, broker: None }));
                 continue;
             }
