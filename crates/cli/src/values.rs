@@ -1,11 +1,135 @@
-//! Numbers and times from the command line, each checked against its range
-//! before any work starts. A value out of range is a usage error that names
-//! the flag and the range; it must never reach a conversion that panics
+//! Numbers, times and lists from the command line, each checked against its
+//! range while clap parses it, so a command's `config()` only assembles
+//! typed values. A value out of range is a usage error that names the flag
+//! and the range; it must never reach a conversion that panics
 //! (`Duration::from_secs_f64(1e20)` does) or a run that would last for
 //! ever.
+//!
+//! Two layers: the checks (`whole`, `time`, `real`, …) take the flag's name
+//! and the text; the value parsers (`whole_in`, `time_in`, `real_in`, …) wrap
+//! them for `#[arg(value_parser = …)]`, learning the flag's name from clap,
+//! so each range is written once, beside the flag's help.
 
-use crate::usage::usage;
+use crate::usage::{usage, Usage};
+use clap::builder::TypedValueParser;
+use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
+
+/// A clap value parser made from a check of (flag, text): its error is a
+/// [`Usage`] that `usage::clap_error` prints as toll's own one line.
+#[derive(Clone)]
+pub struct Checked<T>(Arc<dyn Fn(&str, &str) -> anyhow::Result<T> + Send + Sync>);
+
+/// A value parser from a check that is given the flag's name and the text.
+pub fn checked<T>(check: impl Fn(&str, &str) -> anyhow::Result<T> + Send + Sync + 'static) -> Checked<T> {
+    Checked(Arc::new(check))
+}
+
+impl<T: Clone + Send + Sync + 'static> TypedValueParser for Checked<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<T, clap::Error> {
+        let flag = arg.map(flag_name).unwrap_or_default();
+        let check = self.0.clone();
+        // clap's own parser for a closure keeps the Usage as the error's
+        // source (and handles text that is not UTF-8).
+        (move |text: &str| check(&flag, text).map_err(|e| Usage(format!("{e:#}"))))
+            .parse_ref(cmd, arg, value)
+    }
+}
+
+/// `--in-flight`, or `-c` for a flag with only a short name, as a user
+/// types it.
+fn flag_name(arg: &clap::Arg) -> String {
+    match (arg.get_long(), arg.get_short()) {
+        (Some(long), _) => format!("--{long}"),
+        (None, Some(short)) => format!("-{short}"),
+        (None, None) => arg.get_id().to_string(),
+    }
+}
+
+/// A whole number from `min` to `max` (see [`whole`]), as the field's type.
+pub fn whole_in<T>(min: u64, max: u64) -> Checked<T>
+where
+    T: TryFrom<u64> + Clone + Send + Sync + 'static,
+{
+    checked(move |flag, text| {
+        let v = whole(flag, text, min, max)?;
+        // A range wider than the field's type is a mistake in the flag's
+        // definition; say so as the range it is.
+        T::try_from(v).map_err(|_| usage(format!("{flag} must be from {min} to {max}, not {v}")))
+    })
+}
+
+/// A time from `min` to `max` (see [`time`]).
+pub fn time_in(min: Duration, max: Duration) -> Checked<Duration> {
+    checked(move |flag, text| time(flag, text, min, max))
+}
+
+/// A time within (0, `max`] (see [`short_time`]); `longer` says why.
+pub fn short_time_up_to(max: Duration, longer: &'static str) -> Checked<Duration> {
+    checked(move |flag, text| short_time(flag, text, max, longer))
+}
+
+/// A real number from `min` to `max` of `what` (see [`real`]).
+pub fn real_in(min: f64, max: f64, what: &'static str) -> Checked<f64> {
+    checked(move |flag, text| real(flag, text, min, max, what))
+}
+
+/// A comma-separated list of a type that parses itself (see [`list_of`]).
+pub fn comma_list<T>() -> Checked<List<T>>
+where
+    T: FromStr<Err = String> + Clone + Send + Sync + 'static,
+{
+    checked(|flag, text| list_of(text, flag))
+}
+
+/// A list of sizes, values and/or ranges (`0,1k,10k:100k:10k`), in the
+/// flag's name's words when it is wrong.
+pub fn size_list() -> Checked<Sizes> {
+    checked(|flag, text| {
+        toll_families::sizes::parse_sizes(text).map_err(|e| usage(format!("{flag}: {e}")))
+    })
+}
+
+/// A list as a field's type: clap's derive reads a field spelled `Vec` as a
+/// flag given many times, so a flag whose one value is a list is typed
+/// through this name.
+pub type List<T> = Vec<T>;
+
+/// Sizes or counts, one flag's list.
+pub type Sizes = List<u64>;
+
+/// The items of a comma-separated list, blanks dropped; an empty list is
+/// an error naming the flag.
+pub fn list<'a>(text: &'a str, flag: &str) -> anyhow::Result<Vec<&'a str>> {
+    let items: Vec<&str> = text
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    if items.is_empty() {
+        return Err(usage(format!(
+            "{flag} is empty: give a comma-separated list"
+        )));
+    }
+    Ok(items)
+}
+
+/// A comma-separated list of a type that parses itself; its error says in
+/// which flag the bad item is.
+pub fn list_of<T: FromStr<Err = String>>(text: &str, flag: &str) -> anyhow::Result<Vec<T>> {
+    list(text, flag)?
+        .into_iter()
+        .map(|s| s.parse::<T>().map_err(|e| usage(format!("{e} (in {flag})"))))
+        .collect()
+}
 
 /// A whole number from `min` to `max`, or a usage error naming the range.
 pub fn whole(flag: &str, text: &str, min: u64, max: u64) -> anyhow::Result<u64> {

@@ -1,0 +1,214 @@
+//! The flags of the commands over stored results: replicate, runs, show,
+//! report, export, import, rm, compare, predict, board and push.
+
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct ReplicateArgs {
+    /// Which experiments: E1, E2, E3, E4, E5, all, or a comma-separated list (E1,E5).
+    #[arg(value_name = "E1|E2|E3|E4|E5|all")]
+    pub experiments: String,
+    /// Smaller sizes and fewer trials: all five in about 5 minutes on a 2-vCPU machine.
+    #[arg(long)]
+    pub quick: bool,
+    /// The tests' preset: the smallest run that still fills every row.
+    #[arg(long, hide = true, conflicts_with = "quick")]
+    pub test_preset: bool,
+    /// Print the stored tables as JSON on stdout instead of the text tables.
+    #[arg(long)]
+    pub json: bool,
+    /// E5's servers listen on 127.0.0.1 from this port up, one port each
+    /// (default: free ports the system picks).
+    #[arg(long, value_name = "PORT")]
+    pub port: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    /// Print the list as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// Run id (default: the newest run).
+    pub run: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Run ids, or `last` (default: the newest run).
+    #[arg(value_name = "RUN")]
+    pub runs: Vec<String>,
+    /// Write to this file (whole or not at all) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// html (one self-contained page, plots inline) or md (GitHub Markdown,
+    /// no plots). Default: md for an -o FILE.md, html otherwise.
+    #[arg(long, value_name = "FORMAT", value_parser = ["html", "md"])]
+    pub format: Option<String>,
+    /// The plots' axes: log where the values span decades (auto), or
+    /// linear or log throughout.
+    #[arg(long, default_value = "auto", value_name = "SCALE",
+          value_parser = ["auto", "linear", "log"])]
+    pub plot_scale: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Run id, or `last`.
+    pub run: String,
+    /// json or csv.
+    #[arg(long, default_value = "json")]
+    pub format: String,
+    /// Write to this file instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct BoardArgs {
+    #[command(subcommand)]
+    pub command: Option<BoardCommand>,
+    /// Address to listen on: loopback unless told otherwise (port 0: any
+    /// free port; the board prints its URL).
+    #[arg(long, default_value = "127.0.0.1:8080", value_name = "HOST:PORT")]
+    pub listen: String,
+    /// The largest run a push may send, e.g. 32Mi.
+    #[arg(long, default_value = "32Mi", value_name = "SIZE")]
+    pub max_body: String,
+    /// Pushes a token may make a minute (after a burst of up to 10).
+    #[arg(long, default_value_t = 60, value_name = "N")]
+    pub writes_per_minute: u32,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BoardCommand {
+    /// Write tokens: who may push runs to the board.
+    #[command(subcommand)]
+    Token(TokenCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TokenCommand {
+    /// Make a token for NAME and print it once (only its hash is stored).
+    Add { name: String },
+    /// Revoke NAME's token.
+    Rm { name: String },
+    /// List the tokens' names.
+    List,
+}
+
+#[derive(Debug, Args)]
+pub struct PushArgs {
+    /// Run id, or `last`.
+    pub run: String,
+    /// The board's URL, as `toll board` printed it: http://HOST:PORT.
+    #[arg(long, value_name = "URL")]
+    pub to: String,
+    /// The write token (default: $TOLL_TOKEN).
+    #[arg(long, env = "TOLL_TOKEN", hide_env_values = true, value_name = "TOKEN")]
+    pub token: Option<String>,
+}
+
+/// Exit status of `toll compare`, for a CI job to gate on.
+const COMPARE_EXIT: &str =
+    "Exit status: 0 the comparison ran and --fail-on (if given) found nothing; \
+3 --fail-on found what it names; 2 a mistake in the arguments (a bad run id, \
+runs of two families); 1 any other error (no such run, an unreadable database).";
+
+#[derive(Debug, Args)]
+#[command(after_help = COMPARE_EXIT)]
+pub struct RunCompareArgs {
+    /// The base run: a run id from `toll runs`, or `last`.
+    #[arg(value_name = "RUN_A")]
+    pub a: String,
+    /// The run compared with it (changes are B against A).
+    #[arg(value_name = "RUN_B")]
+    pub b: String,
+    /// Significance level of the Mann–Whitney test: a point whose p is not
+    /// below it is "~".
+    #[arg(long, default_value = "0.05", value_name = "P")]
+    pub alpha: String,
+    /// Smallest change of a median that counts as slower or faster, e.g. 5%.
+    #[arg(long, default_value = "0%", value_name = "PCT")]
+    pub threshold: String,
+    /// Exit with status 3 when some point is slower (regression), faster
+    /// (improvement) or either (change), beyond --threshold.
+    #[arg(long, value_name = "WHAT")]
+    pub fail_on: Option<String>,
+    /// Print the comparison as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PredictArgs {
+    /// The family: transfer, spawn, ring, exec, file or rpc.
+    pub family: String,
+    /// The n to predict t(n) at (items, units, bytes, iterations: the family's n), e.g. 100000 or 100k.
+    #[arg(short = 'n', value_name = "N", allow_hyphen_values = true)]
+    pub n: String,
+    /// The run to answer from (default: the newest complete run with the series).
+    #[arg(long, value_name = "RUN")]
+    pub run: Option<String>,
+    /// The series by its label, as `toll show` prints it (rust/pipe, go/goroutine, …).
+    #[arg(long, value_name = "LABEL")]
+    pub series: Option<String>,
+    /// transfer: the peer (rust, c, python, …).
+    #[arg(long)]
+    pub peer: Option<String>,
+    /// transfer: the transport (pipe, unix, tcp, shm).
+    #[arg(long)]
+    pub via: Option<String>,
+    /// transfer: the placement (same, split, none).
+    #[arg(long)]
+    pub pin: Option<String>,
+    /// spawn, ring, file: the runtime (rust, go, java, …).
+    #[arg(long)]
+    pub runtime: Option<String>,
+    /// spawn, ring: the unit (thread, process, goroutine, …).
+    #[arg(long)]
+    pub unit: Option<String>,
+    /// file: the read method (read, pread, mmap-slice, …).
+    #[arg(long)]
+    pub method: Option<String>,
+    /// file: the pattern (seq, random).
+    #[arg(long)]
+    pub pattern: Option<String>,
+    /// file: the cache state (cold, warm).
+    #[arg(long)]
+    pub cache: Option<String>,
+    /// exec: the command as written.
+    #[arg(long)]
+    pub command: Option<String>,
+    /// rpc: the stack (raw, http1, h2, grpc).
+    #[arg(long)]
+    pub stack: Option<String>,
+    /// rpc: the path (direct, broker-per-call, broker-once, haproxy, nginx).
+    #[arg(long)]
+    pub path: Option<String>,
+    /// rpc: the call style (blocking, pipelined).
+    #[arg(long)]
+    pub mode: Option<String>,
+    /// Print the answer as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// JSON files, each one run as `toll export RUN --format json` writes it.
+    #[arg(required = true, value_name = "FILE.json")]
+    pub files: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct RmArgs {
+    /// Run ids to delete.
+    #[arg(required = true)]
+    pub runs: Vec<String>,
+}
