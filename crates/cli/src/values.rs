@@ -82,6 +82,33 @@ pub fn real_in(min: f64, max: f64, what: &'static str) -> Checked<f64> {
     checked(move |flag, text| real(flag, text, min, max, what))
 }
 
+/// One value of a type that parses itself, its own message the error.
+pub fn parsed<T>() -> Checked<T>
+where
+    T: FromStr<Err = String> + Clone + Send + Sync + 'static,
+{
+    checked(|_, text| text.parse::<T>().map_err(usage))
+}
+
+/// A CI target, `--ci 2%` (or `2`), as a share, 0.02: more than 0 and less
+/// than 50%.
+pub fn ci_share() -> Checked<f64> {
+    checked(|flag, text| {
+        text.trim()
+            .trim_end_matches('%')
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v > 0.0 && *v < 50.0)
+            .map(|v| v / 100.0)
+            .ok_or_else(|| {
+                usage(format!(
+                    "{flag} `{text}` is out of range: give the CI half-width wanted as a percentage above 0 and below 50, e.g. {flag} 2%"
+                ))
+            })
+    })
+}
+
 /// A comma-separated list of a type that parses itself (see [`list_of`]).
 pub fn comma_list<T>() -> Checked<List<T>>
 where

@@ -1,8 +1,15 @@
 //! `toll file`'s flags (E4): which file, which readers, which reads, which
 //! cache state.
 
+use crate::usage::usage;
+use crate::values::{checked, list, whole_in, List, Sizes};
 use clap::Args;
 use std::path::PathBuf;
+use toll_families::file::cache::Cache;
+use toll_families::file::plan::{self, Pattern};
+
+/// The largest file toll makes: 1 TiB (the free-space check comes first).
+const MAX_FILE_SIZE: u64 = 1 << 40;
 
 /// `toll file`: which file, which readers, which reads, which cache state.
 #[derive(Debug, Args)]
@@ -15,8 +22,8 @@ pub struct FileArgs {
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
     /// Size of toll's own file, e.g. 100M (E4's), 4Mi.
-    #[arg(long, value_name = "BYTES", default_value = "100M")]
-    pub file_size: String,
+    #[arg(long, value_name = "BYTES", default_value = "100M", value_parser = checked(file_size))]
+    pub file_size: u64,
     /// Runtimes, comma-separated: rust (in toll), c, python, or all (every
     /// one of them this machine has).
     #[arg(long, default_value = "all", value_name = "LIST")]
@@ -29,25 +36,26 @@ pub struct FileArgs {
     pub method: Option<String>,
     /// Patterns, comma-separated: seq (E4: 50- and 450-byte reads in turn
     /// through the file), random (E4: 450-byte reads at seeded random offsets).
-    #[arg(long, default_value = "seq,random", value_name = "LIST")]
-    pub pattern: String,
+    #[arg(long, default_value = "seq,random", value_name = "LIST", value_parser = checked(patterns))]
+    pub pattern: List<Pattern>,
     /// Sweep the read size instead of E4's reads, e.g. 64,512,4Ki,64Ki:
     /// fits α (per read) and β (per byte) for each method.
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub sizes: Option<String>,
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = checked(read_sizes))]
+    pub sizes: Option<Sizes>,
     /// Random reads per trial (E4: 200000); with --sizes, also the most
     /// sequential reads per trial (1 to 100000000).
     #[arg(
         long,
         default_value = "200000",
         value_name = "N",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = whole_in::<u64>(1, 100_000_000)
     )]
-    pub reads: String,
+    pub reads: u64,
     /// Cache state before each trial: cold (the file's pages evicted, as
     /// E4), warm (read once first), or both.
-    #[arg(long, default_value = "both", value_name = "STATE")]
-    pub cache: String,
+    #[arg(long, default_value = "both", value_name = "STATE", value_parser = checked(caches))]
+    pub cache: List<Cache>,
     /// Cold trials also drop the machine's whole page cache (root only).
     #[arg(long)]
     pub drop_caches: bool,
@@ -56,9 +64,10 @@ pub struct FileArgs {
         long,
         default_value = "5",
         value_name = "N",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = whole_in::<u32>(1, 1000)
     )]
-    pub trials: String,
+    pub trials: u32,
     /// Seed of the random offsets (the same offsets for every method).
     #[arg(long, default_value = "2010", value_name = "N")]
     pub seed: u64,
@@ -73,4 +82,45 @@ pub struct FileArgs {
     #[arg(long, default_value = "auto", value_name = "SCALE",
           value_parser = ["auto", "linear", "log"])]
     pub plot_scale: String,
+}
+
+/// --file-size: bytes, more than none and at most [`MAX_FILE_SIZE`].
+fn file_size(flag: &str, text: &str) -> anyhow::Result<u64> {
+    plan::parse_bytes(flag, text, MAX_FILE_SIZE).map_err(|e| match e {
+        plan::BytesError::Zero { .. } => usage(format!(
+            "{flag} 0 makes an empty file: give a size such as 100M (E4's) or 4Mi"
+        )),
+        e => usage(e.to_string()),
+    })
+}
+
+/// --sizes: read sizes, a list and/or ranges.
+fn read_sizes(flag: &str, text: &str) -> anyhow::Result<Sizes> {
+    plan::parse_read_sizes(flag, text).map_err(|e| usage(e.to_string()))
+}
+
+/// --pattern: each named once, in the order given.
+fn patterns(flag: &str, text: &str) -> anyhow::Result<List<Pattern>> {
+    let mut out = vec![];
+    for p in list(text, flag)? {
+        let p = Pattern::parse(p).ok_or_else(|| {
+            usage(format!(
+                "unknown pattern `{p}` in {flag}: give seq, random or both (seq,random)"
+            ))
+        })?;
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    Ok(out)
+}
+
+/// --cache: cold, warm or both.
+fn caches(flag: &str, text: &str) -> anyhow::Result<List<Cache>> {
+    match text.trim() {
+        "cold" => Ok(vec![Cache::Cold]),
+        "warm" => Ok(vec![Cache::Warm]),
+        "both" => Ok(vec![Cache::Cold, Cache::Warm]),
+        other => Err(usage(format!("{flag} `{other}`: give cold, warm or both"))),
+    }
 }

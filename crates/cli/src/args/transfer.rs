@@ -1,8 +1,14 @@
 //! `toll transfer`'s flags (E1): sizes, peers, transports, placement,
 //! rounds, each checked as it is parsed.
 
+use crate::usage::usage;
+use crate::values::{checked, ci_share, comma_list, parsed, time_in, List, Sizes};
 use clap::Args;
 use std::path::PathBuf;
+use std::time::Duration;
+use toll_families::placement::Pin;
+use toll_families::sizes::parse_sizes;
+use toll_peers::Transport;
 
 #[derive(Debug, Args)]
 pub struct TransferArgs {
@@ -13,35 +19,37 @@ pub struct TransferArgs {
         long,
         default_value = "0,1,10,100,1k,4k,10k:100k:10k",
         value_name = "LIST",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = checked(sizes)
     )]
-    pub sizes: String,
+    pub sizes: Sizes,
     /// Peers, comma-separated: rust, c, python, node, go, java, erlang, haskell,
     /// or all (every one this machine has; `toll doctor` lists them).
     #[arg(long, default_value = "rust", value_name = "LIST")]
     pub peer: String,
     /// Transports, comma-separated: pipe, unix, tcp, shm (default: all the peer supports).
-    #[arg(long, value_name = "LIST")]
-    pub via: Option<String>,
+    #[arg(long, value_name = "LIST", value_parser = comma_list::<Transport>())]
+    pub via: Option<List<Transport>>,
     /// Placement: same (one core), split (two cores) or none (the scheduler's choice).
-    #[arg(long, default_value = "split", value_name = "WHERE")]
-    pub pin: String,
+    #[arg(long, default_value = "split", value_name = "WHERE", value_parser = parsed::<Pin>())]
+    pub pin: Pin,
     /// Busy-wait instead of sleeping on a futex in the shm transport.
     #[arg(long)]
     pub spin: bool,
     /// Keep adding rounds until every size's 95% CI half-width is within
     /// this share of its median, e.g. 2% (more than 0, less than 50%), or
     /// until --max-time.
-    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
-    pub ci: Option<String>,
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true, value_parser = ci_share())]
+    pub ci: Option<f64>,
     /// With --ci: the most one series may spend on rounds, e.g. 30s, 2m.
     #[arg(
         long,
         value_name = "TIME",
         default_value = "60s",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = time_in(Duration::from_millis(1), Duration::from_secs(86_400))
     )]
-    pub max_time: String,
+    pub max_time: Duration,
     /// Rounds per size, every size once a round (1 to 100000): the least
     /// number with --ci.
     #[arg(long, default_value_t = 10, value_name = "N",
@@ -84,4 +92,13 @@ pub struct TransferArgs {
     #[arg(long, default_value = "auto", value_name = "SCALE",
           value_parser = ["auto", "linear", "log"])]
     pub plot_scale: String,
+}
+
+/// --sizes: a list and/or ranges, or `e1`, E1's own.
+fn sizes(_flag: &str, text: &str) -> anyhow::Result<Sizes> {
+    match text.trim() {
+        "e1" | "E1" => parse_sizes(toll_families::transfer::E1_SIZES),
+        other => parse_sizes(other),
+    }
+    .map_err(|e| usage(e.to_string()))
 }

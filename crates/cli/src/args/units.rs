@@ -1,8 +1,20 @@
 //! `toll spawn` and `toll ring` (E2): the counts, the runtimes and units,
 //! and the ceilings a point may not pass.
 
+use crate::usage::usage;
+use crate::values::{checked, Checked};
 use clap::Args;
 use std::path::PathBuf;
+use std::time::Duration;
+use toll_families::sizes::parse_counts;
+
+/// E2's own sizes (`-n e2`): the defaults are smaller, so a default run
+/// takes about a minute.
+const E2_SPAWN_NS: &str = "1000,10000,100000,300000";
+const E2_RING_NS: &str = "100,1000,10000";
+
+/// The longest --max-time accepted, in seconds.
+const MAX_TIME_CEILING: f64 = 86_400.0;
 
 /// What `toll spawn` and `toll ring` share.
 #[derive(Debug, Args)]
@@ -25,9 +37,10 @@ pub struct UnitArgs {
         long,
         default_value = "60",
         value_name = "SECONDS",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = checked(max_time)
     )]
-    pub max_time: String,
+    pub max_time: Duration,
     /// Memory ceiling per point, in MiB of the machine's memory (1 to
     /// 16777216): a point that takes more is stopped and failed.
     #[arg(long, default_value_t = 4096, value_name = "MIB",
@@ -58,9 +71,10 @@ pub struct SpawnArgs {
         long = "n",
         default_value = "100,1000,10000",
         value_name = "LIST",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = counts(1, E2_SPAWN_NS)
     )]
-    pub n: String,
+    pub n: Counts,
     #[command(flatten)]
     pub common: UnitArgs,
 }
@@ -74,15 +88,61 @@ pub struct RingArgs {
         long = "n",
         default_value = "10,100,1000",
         value_name = "LIST",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = counts(2, E2_RING_NS)
     )]
-    pub n: String,
+    pub n: Counts,
     /// Times the token goes round the ring (default 100; 1000 with -n e2).
-    #[arg(short = 'm', long = "m", value_name = "M", allow_hyphen_values = true)]
-    pub m: Option<String>,
+    #[arg(short = 'm', long = "m", value_name = "M", allow_hyphen_values = true, value_parser = checked(rounds))]
+    pub m: Option<u64>,
     /// The largest M accepted.
     #[arg(long, default_value_t = 1_000_000, value_name = "M")]
     pub max_rounds: u64,
     #[command(flatten)]
     pub common: UnitArgs,
+}
+
+/// The N of each point, and whether they are E2's own (`-n e2`).
+#[derive(Debug, Clone)]
+pub struct Counts {
+    pub ns: Vec<u64>,
+    pub e2: bool,
+}
+
+/// -n: counts of at least `min`, or `e2` for E2's own (`e2_ns`); `e1`, a
+/// preset of another family, is named as such.
+fn counts(min: u64, e2_ns: &'static str) -> Checked<Counts> {
+    checked(move |flag, text| {
+        let t = text.trim();
+        if t.eq_ignore_ascii_case("e1") {
+            return Err(usage(format!(
+                "{flag} e1: `e1` is a preset of `toll transfer --sizes`; spawn and ring take `{flag} e2`, E2's own sizes"
+            )));
+        }
+        let e2 = t.eq_ignore_ascii_case("e2");
+        let ns = parse_counts(if e2 { e2_ns } else { text }, flag, min).map_err(usage)?;
+        Ok(Counts { ns, e2 })
+    })
+}
+
+/// -m: one number of rounds.
+fn rounds(flag: &str, text: &str) -> anyhow::Result<u64> {
+    match parse_counts(text, flag, 1).map_err(usage)?[..] {
+        [m] => Ok(m),
+        _ => Err(usage(format!("{flag} takes one number of rounds"))),
+    }
+}
+
+/// --max-time: seconds above 0, at most a day.
+fn max_time(flag: &str, text: &str) -> anyhow::Result<Duration> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|t| t.is_finite() && *t > 0.0 && *t <= MAX_TIME_CEILING)
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| {
+            usage(format!(
+                "{flag} {text} is out of range: give seconds above 0 and at most {MAX_TIME_CEILING} (a day)"
+            ))
+        })
 }
