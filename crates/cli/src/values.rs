@@ -117,12 +117,10 @@ where
     checked(|flag, text| list_of(text, flag))
 }
 
-/// A list of sizes, values and/or ranges (`0,1k,10k:100k:10k`), in the
-/// flag's name's words when it is wrong.
-pub fn size_list() -> Checked<Sizes> {
-    checked(|flag, text| {
-        toll_families::sizes::parse_sizes(text).map_err(|e| usage(format!("{flag}: {e}")))
-    })
+/// A list of sizes, values and/or ranges (`0,1k,10k:100k:10k`); a mistake
+/// names the flag.
+pub fn sizes(flag: &str, text: &str) -> anyhow::Result<Sizes> {
+    toll_families::sizes::parse_sizes(text).map_err(|e| usage(format!("{flag}: {e}")))
 }
 
 /// A list as a field's type: clap's derive reads a field spelled `Vec` as a

@@ -1,7 +1,14 @@
 //! `toll exec CMD…`: hyperfine's flags with hyperfine's meaning.
 
+use crate::usage::usage;
+use crate::values::{checked, ci_share, time_in, whole_in};
 use clap::Args;
 use std::path::PathBuf;
+use std::time::Duration;
+use toll_families::exec::{Order, Output};
+
+/// The most runs of one command.
+pub const MOST_RUNS: u64 = 1_000_000;
 
 /// `toll exec CMD…`: hyperfine's flags with hyperfine's meaning.
 #[derive(Debug, Args)]
@@ -10,29 +17,30 @@ pub struct ExecArgs {
     #[arg(value_name = "CMD", required = true)]
     pub commands: Vec<String>,
     /// Untimed runs of each command before the timed ones.
-    #[arg(short = 'w', long, value_name = "N", default_value = "0")]
-    pub warmup: String,
+    #[arg(short = 'w', long, value_name = "N", default_value = "0", value_parser = whole_in::<usize>(0, 100_000))]
+    pub warmup: usize,
     /// Timed runs of each command, exactly (default: at least --min-runs, and enough for 3 s).
-    #[arg(short = 'r', long, value_name = "N")]
-    pub runs: Option<String>,
+    #[arg(short = 'r', long, value_name = "N", value_parser = whole_in::<usize>(1, MOST_RUNS))]
+    pub runs: Option<usize>,
     /// The fewest timed runs of each command.
-    #[arg(short = 'm', long, value_name = "N", default_value = "10")]
-    pub min_runs: String,
+    #[arg(short = 'm', long, value_name = "N", default_value = "10", value_parser = whole_in::<usize>(1, MOST_RUNS))]
+    pub min_runs: usize,
     /// The most timed runs of each command.
-    #[arg(short = 'M', long, value_name = "N")]
-    pub max_runs: Option<String>,
+    #[arg(short = 'M', long, value_name = "N", value_parser = whole_in::<usize>(1, MOST_RUNS))]
+    pub max_runs: Option<usize>,
     /// Bound on the whole measurement, e.g. 30s, 10m: a run still going then is killed.
     #[arg(
         long,
         value_name = "TIME",
         default_value = "10m",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = time_in(Duration::from_millis(1), Duration::from_secs(86_400))
     )]
-    pub max_time: String,
+    pub max_time: Duration,
     /// Keep adding runs until every command's median has a 95% CI within
     /// this share of it, e.g. 2% (or until --max-time).
-    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
-    pub ci: Option<String>,
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true, value_parser = ci_share())]
+    pub ci: Option<f64>,
     /// Run this before each timed run, untimed (e.g. to clear a cache).
     #[arg(short = 'p', long, value_name = "CMD")]
     pub prepare: Option<String>,
@@ -70,14 +78,14 @@ pub struct ExecArgs {
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
     /// Where each run's stdout goes: null (default), pipe, inherit, or a file.
-    #[arg(long, value_name = "WHERE", default_value = "null")]
-    pub output: String,
+    #[arg(long, value_name = "WHERE", default_value = "null", value_parser = checked(output))]
+    pub output: Output,
     /// Run toll and the commands on this CPU.
-    #[arg(long, value_name = "CPU")]
-    pub pin: Option<String>,
+    #[arg(long, value_name = "CPU", value_parser = whole_in::<usize>(0, 4095))]
+    pub pin: Option<usize>,
     /// The order of each round: alternate (A B, B A, …) or shuffle.
-    #[arg(long, value_name = "ORDER", default_value = "alternate")]
-    pub order: String,
+    #[arg(long, value_name = "ORDER", default_value = "alternate", value_parser = checked(order))]
+    pub order: Order,
     /// Names for the commands in the report, in order.
     #[arg(short = 'n', long = "command-name", value_name = "NAME")]
     pub command_names: Vec<String>,
@@ -104,4 +112,30 @@ pub struct ExecArgs {
     /// Print the stored run as JSON instead of the report.
     #[arg(long)]
     pub json: bool,
+}
+
+/// --output: null, pipe, inherit, or a file.
+fn output(flag: &str, text: &str) -> anyhow::Result<Output> {
+    Ok(match text {
+        "null" => Output::Null,
+        "pipe" => Output::Pipe,
+        "inherit" => Output::Inherit,
+        "" => {
+            return Err(usage(format!(
+                "{flag} is empty: give null, pipe, inherit or a file"
+            )))
+        }
+        file => Output::File(file.into()),
+    })
+}
+
+/// --order: alternate or shuffle.
+fn order(_flag: &str, text: &str) -> anyhow::Result<Order> {
+    match text {
+        "alternate" => Ok(Order::Alternate),
+        "shuffle" => Ok(Order::Shuffle),
+        o => Err(usage(format!(
+            "unknown order `{o}`: valid orders are alternate, shuffle"
+        ))),
+    }
 }

@@ -12,7 +12,7 @@ mod rpc;
 mod transfer;
 mod units;
 
-pub use exec::ExecArgs;
+pub use exec::{ExecArgs, MOST_RUNS};
 pub use file::FileArgs;
 pub use http::{CompareArgs, HttpArgs, HttpCommand, LoadArgs, LoadPlotArgs};
 pub use results::{

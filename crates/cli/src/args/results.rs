@@ -1,6 +1,8 @@
 //! The flags of the commands over stored results: replicate, runs, show,
 //! report, export, import, rm, compare, predict, board and push.
 
+use crate::usage::usage;
+use crate::values::{checked, whole_in};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -20,8 +22,8 @@ pub struct ReplicateArgs {
     pub json: bool,
     /// E5's servers listen on 127.0.0.1 from this port up, one port each
     /// (default: free ports the system picks).
-    #[arg(long, value_name = "PORT")]
-    pub port: Option<String>,
+    #[arg(long, value_name = "PORT", value_parser = whole_in::<u16>(1, 65_535))]
+    pub port: Option<u16>,
 }
 
 #[derive(Debug, Args)]
@@ -78,8 +80,8 @@ pub struct BoardArgs {
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "HOST:PORT")]
     pub listen: String,
     /// The largest run a push may send, e.g. 32Mi.
-    #[arg(long, default_value = "32Mi", value_name = "SIZE")]
-    pub max_body: String,
+    #[arg(long, default_value = "32Mi", value_name = "SIZE", value_parser = checked(max_body))]
+    pub max_body: usize,
     /// Pushes a token may make a minute (after a burst of up to 10).
     #[arg(long, default_value_t = 60, value_name = "N")]
     pub writes_per_minute: u32,
@@ -131,11 +133,11 @@ pub struct RunCompareArgs {
     pub b: String,
     /// Significance level of the Mann–Whitney test: a point whose p is not
     /// below it is "~".
-    #[arg(long, default_value = "0.05", value_name = "P")]
-    pub alpha: String,
+    #[arg(long, default_value = "0.05", value_name = "P", value_parser = checked(alpha))]
+    pub alpha: f64,
     /// Smallest change of a median that counts as slower or faster, e.g. 5%.
-    #[arg(long, default_value = "0%", value_name = "PCT")]
-    pub threshold: String,
+    #[arg(long, default_value = "0%", value_name = "PCT", value_parser = checked(threshold))]
+    pub threshold: f64,
     /// Exit with status 3 when some point is slower (regression), faster
     /// (improvement) or either (change), beyond --threshold.
     #[arg(long, value_name = "WHAT")]
@@ -150,8 +152,8 @@ pub struct PredictArgs {
     /// The family: transfer, spawn, ring, exec, file or rpc.
     pub family: String,
     /// The n to predict t(n) at (items, units, bytes, iterations: the family's n), e.g. 100000 or 100k.
-    #[arg(short = 'n', value_name = "N", allow_hyphen_values = true)]
-    pub n: String,
+    #[arg(short = 'n', value_name = "N", allow_hyphen_values = true, value_parser = checked(one_n))]
+    pub n: u64,
     /// The run to answer from (default: the newest complete run with the series).
     #[arg(long, value_name = "RUN")]
     pub run: Option<String>,
@@ -211,4 +213,54 @@ pub struct RmArgs {
     /// Run ids to delete.
     #[arg(required = true)]
     pub runs: Vec<String>,
+}
+
+/// --max-body: one size from 1Ki to 4Gi.
+fn max_body(flag: &str, text: &str) -> anyhow::Result<usize> {
+    match toll_families::sizes::parse_sizes(text).as_deref() {
+        Ok([n]) if *n >= 1024 && *n <= (1 << 32) => Ok(*n as usize),
+        _ => Err(usage(format!(
+            "{flag} `{text}` is not one size from 1Ki to 4Gi: e.g. {flag} 32Mi"
+        ))),
+    }
+}
+
+/// compare's --alpha: above 0 and below 1.
+fn alpha(flag: &str, text: &str) -> anyhow::Result<f64> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| *v > 0.0 && *v < 1.0)
+        .ok_or_else(|| {
+            usage(format!(
+                "{flag} `{text}` is not a significance level above 0 and below 1: e.g. {flag} 0.05"
+            ))
+        })
+}
+
+/// compare's --threshold, `5%` (or `5`), as a share, 0.05: from 0 to 100%.
+fn threshold(flag: &str, text: &str) -> anyhow::Result<f64> {
+    text.trim()
+        .trim_end_matches('%')
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && (0.0..=100.0).contains(v))
+        .map(|v| v / 100.0)
+        .ok_or_else(|| {
+            usage(format!(
+                "{flag} `{text}` is not a percentage from 0 to 100: give the smallest change that counts, e.g. {flag} 5%"
+            ))
+        })
+}
+
+/// predict's -n: one count.
+fn one_n(flag: &str, text: &str) -> anyhow::Result<u64> {
+    let ns = toll_families::sizes::parse_counts(text, flag, 0).map_err(usage)?;
+    match ns.as_slice() {
+        [n] => Ok(*n),
+        _ => Err(usage(format!(
+            "{flag} {text}: give one n to predict at, e.g. {flag} 100000"
+        ))),
+    }
 }

@@ -2,7 +2,7 @@
 //! of a run, each checked against its range as it is parsed.
 
 use crate::usage::usage;
-use crate::values::{checked, time_in, whole_in, List};
+use crate::values::{checked, sizes, time_in, whole_in, List};
 use clap::Args;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -164,19 +164,19 @@ fn server(flag: &str, text: &str) -> anyhow::Result<SocketAddr> {
 
 /// --sizes: payloads a call may carry (one frame, 64 MiB), at least one.
 fn payloads(flag: &str, text: &str) -> anyhow::Result<List<u32>> {
-    let mut sizes = vec![];
-    for n in toll_families::sizes::parse_sizes(text).map_err(|e| usage(format!("{flag}: {e}")))? {
+    let mut out = vec![];
+    for n in sizes(flag, text)? {
         if n > u64::from(MAX_FRAME) {
             return Err(usage(format!(
                 "{flag}: {n} bytes is past the 64 MiB a call may carry: give smaller sizes"
             )));
         }
-        sizes.push(n as u32);
+        out.push(n as u32);
     }
-    if sizes.is_empty() {
+    if out.is_empty() {
         return Err(usage(format!(
             "{flag} is empty: give 0 (E3's null call) or a list"
         )));
     }
-    Ok(sizes)
+    Ok(out)
 }

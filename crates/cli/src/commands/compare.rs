@@ -12,42 +12,13 @@ use toll_report::run_compare::{self, FailOn, Rules, RunComparison};
 /// The exit status when `--fail-on` finds what it names.
 pub const GATE_FAILED: u8 = 3;
 
-/// `--threshold 5%` (or `5`) as a share, 0.05: from 0 to 100%.
-fn threshold(text: &str) -> anyhow::Result<f64> {
-    text.trim()
-        .trim_end_matches('%')
-        .trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite() && (0.0..=100.0).contains(v))
-        .map(|v| v / 100.0)
-        .ok_or_else(|| {
-            usage(format!(
-                "--threshold `{text}` is not a percentage from 0 to 100: give the smallest change that counts, e.g. --threshold 5%"
-            ))
-        })
-}
-
-/// `--alpha 0.05`: above 0 and below 1.
-fn alpha(text: &str) -> anyhow::Result<f64> {
-    text.trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|v| *v > 0.0 && *v < 1.0)
-        .ok_or_else(|| {
-            usage(format!(
-                "--alpha `{text}` is not a significance level above 0 and below 1: e.g. --alpha 0.05"
-            ))
-        })
-}
-
 /// `toll compare`.
 pub fn run(args: RunCompareArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     db::check_run_ref(Some(&args.a))?;
     db::check_run_ref(Some(&args.b))?;
     let rules = Rules {
-        alpha: alpha(&args.alpha)?,
-        threshold: threshold(&args.threshold)?,
+        alpha: args.alpha,
+        threshold: args.threshold,
     };
     let fail_on = args
         .fail_on

@@ -36,16 +36,6 @@ fn selector(args: &PredictArgs) -> Selector {
 }
 
 /// The one n asked about.
-fn one_n(text: &str) -> anyhow::Result<u64> {
-    let ns = toll_families::sizes::parse_counts(text, "-n", 0).map_err(usage)?;
-    match ns.as_slice() {
-        [n] => Ok(*n),
-        _ => Err(usage(format!(
-            "-n {text}: give one n to predict at, e.g. -n 100000"
-        ))),
-    }
-}
-
 /// A selector flag that no series of these runs carries: it does not
 /// apply to the family (`--peer` for spawn).
 fn foreign_flag(sel: &Selector, family: &str, seen: &[Series]) -> Option<anyhow::Error> {
@@ -99,7 +89,7 @@ pub fn run(args: PredictArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
             FITTED_FAMILIES.join(", ")
         )));
     }
-    let n = one_n(&args.n)?;
+    let n = args.n;
     if let Some(r) = &args.run {
         db::check_run_ref(Some(r))?;
     }
