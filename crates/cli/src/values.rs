@@ -167,7 +167,11 @@ pub fn whole(flag: &str, text: &str, min: u64, max: u64) -> anyhow::Result<u64> 
         Err(_) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => {
             return Err(out_of_range(t))
         }
-        Err(_) => return Err(usage(format!("{flag} `{text}` is not a whole number"))),
+        Err(_) => {
+            return Err(usage(format!(
+                "{flag} `{text}` is not a whole number: give {min} to {max}"
+            )))
+        }
     };
     if !(min..=max).contains(&v) {
         return Err(out_of_range(&v.to_string()));
@@ -205,7 +209,8 @@ pub fn seconds(flag: &str, text: &str) -> anyhow::Result<f64> {
 
 /// A time from `min` to `max`, or a usage error naming the range.
 pub fn time(flag: &str, text: &str, min: Duration, max: Duration) -> anyhow::Result<Duration> {
-    let s = seconds(flag, text)?;
+    let s = seconds(flag, text)
+        .map_err(|e| usage(format!("{e:#}: give {} to {}", show(min), show(max))))?;
     if s < min.as_secs_f64() || s > max.as_secs_f64() {
         return Err(usage(format!(
             "{flag} {} is out of range: give {} to {}",
@@ -220,7 +225,7 @@ pub fn time(flag: &str, text: &str, min: Duration, max: Duration) -> anyhow::Res
 /// A time within (0, `max`]; past it, `longer` is the error (what the flag
 /// is for, so the user sees why the bound is there).
 pub fn short_time(flag: &str, text: &str, max: Duration, longer: &str) -> anyhow::Result<Duration> {
-    let s = seconds(flag, text)?;
+    let s = seconds(flag, text).map_err(|e| usage(format!("{e:#}: give at most {}", show(max))))?;
     if s > max.as_secs_f64() {
         return Err(usage(format!(
             "{flag} {} is longer than {}: {longer}",
@@ -251,7 +256,7 @@ pub fn real(flag: &str, text: &str, min: f64, max: f64, what: &str) -> anyhow::R
         .filter(|v| v.is_finite() && *v > 0.0)
         .ok_or_else(|| {
             usage(format!(
-                "{flag} `{text}` is not a positive number of {what}"
+                "{flag} `{text}` is not a positive number of {what}: give {min} to {max}"
             ))
         })?;
     if !(min..=max).contains(&v) {
@@ -402,5 +407,141 @@ mod tests {
         assert_eq!(show(Duration::from_secs(120)), "2m");
         assert_eq!(show(Duration::from_millis(100)), "100ms");
         assert_eq!(show(Duration::from_micros(1500)), "1500us");
+    }
+
+    /// `value` through `parser` as clap runs it for `--flag` (long) or
+    /// `-f` (short only): the value, or the message toll would print.
+    fn through<T: Clone + Send + Sync + 'static>(
+        parser: Checked<T>,
+        long: bool,
+        value: &str,
+    ) -> Result<T, String> {
+        let arg = clap::Arg::new("x")
+            .value_parser(parser)
+            .allow_hyphen_values(true);
+        let (arg, flag) = if long {
+            (arg.long("flag"), "--flag")
+        } else {
+            (arg.short('f'), "-f")
+        };
+        let cmd = clap::Command::new("toll").arg(arg);
+        match cmd.try_get_matches_from(["toll", flag, value]) {
+            Ok(m) => Ok(m.get_one::<T>("x").expect("given").clone()),
+            Err(e) => Err(std::error::Error::source(&e)
+                .and_then(|s| s.downcast_ref::<Usage>())
+                .map(|u| u.0.clone())
+                .unwrap_or_else(|| panic!("not toll's own error: {e}"))),
+        }
+    }
+
+    #[test]
+    fn whole_in_takes_its_bounds_and_names_its_range() {
+        let p = || whole_in::<u32>(1, 1024);
+        assert_eq!(through(p(), true, "1"), Ok(1));
+        assert_eq!(through(p(), true, "1024"), Ok(1024));
+        assert_eq!(
+            through(p(), true, "0"),
+            Err("--flag must be from 1 to 1024, not 0".into())
+        );
+        assert_eq!(
+            through(p(), true, "1025"),
+            Err("--flag must be from 1 to 1024, not 1025".into())
+        );
+        for bad in ["lots", "-3", "1.5", ""] {
+            let e = through(p(), true, bad).unwrap_err();
+            assert!(e.contains("give 1 to 1024"), "{bad}: {e}");
+        }
+        // A flag with only a short name is named by it.
+        assert_eq!(
+            through(whole_in::<u16>(1, 65_535), false, "65536"),
+            Err("-f must be from 1 to 65535, not 65536".into())
+        );
+    }
+
+    #[test]
+    fn time_in_takes_its_bounds_and_names_its_range() {
+        let (ms, h) = (Duration::from_millis(1), Duration::from_secs(3600));
+        let p = || time_in(ms, h);
+        assert_eq!(through(p(), true, "1ms"), Ok(ms));
+        assert_eq!(through(p(), true, "1h"), Ok(h));
+        assert_eq!(
+            through(p(), true, "999us"),
+            Err("--flag 999us is out of range: give 1ms to 1h".into())
+        );
+        assert_eq!(
+            through(p(), true, "3601"),
+            Err("--flag 3601 is out of range: give 1ms to 1h".into())
+        );
+        let e = through(p(), true, "soon").unwrap_err();
+        assert_eq!(
+            e,
+            "--flag `soon` is not a positive time such as 10s, 500ms or 2m: give 1ms to 1h"
+        );
+    }
+
+    #[test]
+    fn short_times_keep_below_their_bound() {
+        let p = || short_time_up_to(Duration::from_millis(10), "why");
+        assert_eq!(through(p(), true, "10ms"), Ok(Duration::from_millis(10)));
+        assert_eq!(through(p(), true, "1us"), Ok(Duration::from_micros(1)));
+        assert_eq!(
+            through(p(), true, "10001us"),
+            Err("--flag 10001us is longer than 10ms: why".into())
+        );
+        assert!(through(p(), true, "x")
+            .unwrap_err()
+            .contains("give at most 10ms"));
+    }
+
+    #[test]
+    fn real_in_takes_its_bounds_and_names_its_range() {
+        let p = || real_in(0.01, 1e7, "requests per second");
+        assert_eq!(through(p(), true, "0.01"), Ok(0.01));
+        assert_eq!(through(p(), true, "1e7"), Ok(1e7));
+        for past in ["0.0099", "10000001"] {
+            assert_eq!(
+                through(p(), true, past),
+                Err(format!(
+                    "--flag {past} is out of range: give 0.01 to 10000000 requests per second"
+                ))
+            );
+        }
+        assert_eq!(
+            through(p(), true, "fast"),
+            Err("--flag `fast` is not a positive number of requests per second: give 0.01 to 10000000".into())
+        );
+    }
+
+    #[test]
+    fn ci_shares_are_above_0_and_below_half() {
+        assert_eq!(through(ci_share(), true, "2%"), Ok(0.02));
+        assert_eq!(through(ci_share(), true, "49.9"), Ok(0.499));
+        for bad in ["0", "50%", "-1", "lots"] {
+            let e = through(ci_share(), true, bad).unwrap_err();
+            assert!(
+                e.starts_with(&format!("--flag `{bad}` is out of range"))
+                    && e.contains("above 0 and below 50"),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn comma_lists_parse_each_item_and_name_the_flag() {
+        let p = || comma_list::<toll_peers::Transport>();
+        assert_eq!(through(p(), true, "pipe, tcp").unwrap().len(), 2);
+        assert_eq!(
+            through(p(), true, " , "),
+            Err("--flag is empty: give a comma-separated list".into())
+        );
+        let e = through(p(), true, "pipe,smoke").unwrap_err();
+        assert!(e.starts_with("unknown transport `smoke`"), "{e}");
+        assert!(e.ends_with("(in --flag)"), "{e}");
+    }
+
+    #[test]
+    fn size_lists_name_the_flag() {
+        assert_eq!(sizes("--sizes", "0,1k").unwrap(), vec![0, 1000]);
+        assert!(err(sizes("--sizes", "10,abc")).starts_with("--sizes: "));
     }
 }

@@ -264,3 +264,34 @@ fn one_n(flag: &str, text: &str) -> anyhow::Result<u64> {
         ))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thresholds_and_levels_are_checked() {
+        let threshold = |t| threshold("--threshold", t);
+        let alpha = |t| alpha("--alpha", t);
+        assert_eq!(threshold("5%").unwrap(), 0.05);
+        assert_eq!(threshold("0").unwrap(), 0.0);
+        assert_eq!(threshold(" 12.5 % ").unwrap(), 0.125);
+        for bad in ["-1%", "101%", "five", "NaN%", ""] {
+            assert!(threshold(bad).is_err(), "{bad}");
+        }
+        assert_eq!(alpha("0.01").unwrap(), 0.01);
+        for bad in ["0", "1", "-0.5", "x"] {
+            assert!(alpha(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn one_n_in_the_sizes_syntax() {
+        let one_n = |t| one_n("-n", t);
+        assert_eq!(one_n("100k").unwrap(), 100_000);
+        assert_eq!(one_n("0").unwrap(), 0);
+        assert!(one_n("1,2").is_err());
+        assert!(one_n("x").is_err());
+        assert!(one_n("-5").is_err());
+    }
+}

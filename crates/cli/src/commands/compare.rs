@@ -57,22 +57,3 @@ pub fn run(args: RunCompareArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> 
         _ => Ok(ExitCode::SUCCESS),
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn thresholds_and_levels_are_checked() {
-        assert_eq!(threshold("5%").unwrap(), 0.05);
-        assert_eq!(threshold("0").unwrap(), 0.0);
-        assert_eq!(threshold(" 12.5 % ").unwrap(), 0.125);
-        for bad in ["-1%", "101%", "five", "NaN%", ""] {
-            assert!(threshold(bad).is_err(), "{bad}");
-        }
-        assert_eq!(alpha("0.01").unwrap(), 0.01);
-        for bad in ["0", "1", "-0.5", "x"] {
-            assert!(alpha(bad).is_err(), "{bad}");
-        }
-    }
-}

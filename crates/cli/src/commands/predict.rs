@@ -188,17 +188,3 @@ fn newest(
         if labels.is_empty() { "none stored".into() } else { labels.join(", ") }
     ))
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn one_n_in_the_sizes_syntax() {
-        assert_eq!(one_n("100k").unwrap(), 100_000);
-        assert_eq!(one_n("0").unwrap(), 0);
-        assert!(one_n("1,2").is_err());
-        assert!(one_n("x").is_err());
-        assert!(one_n("-5").is_err());
-    }
-}
