@@ -22,7 +22,9 @@ use std::time::Duration;
 pub struct Checked<T>(Arc<dyn Fn(&str, &str) -> anyhow::Result<T> + Send + Sync>);
 
 /// A value parser from a check that is given the flag's name and the text.
-pub fn checked<T>(check: impl Fn(&str, &str) -> anyhow::Result<T> + Send + Sync + 'static) -> Checked<T> {
+pub fn checked<T>(
+    check: impl Fn(&str, &str) -> anyhow::Result<T> + Send + Sync + 'static,
+) -> Checked<T> {
     Checked(Arc::new(check))
 }
 
@@ -152,7 +154,10 @@ pub fn list<'a>(text: &'a str, flag: &str) -> anyhow::Result<Vec<&'a str>> {
 pub fn list_of<T: FromStr<Err = String>>(text: &str, flag: &str) -> anyhow::Result<Vec<T>> {
     list(text, flag)?
         .into_iter()
-        .map(|s| s.parse::<T>().map_err(|e| usage(format!("{e} (in {flag})"))))
+        .map(|s| {
+            s.parse::<T>()
+                .map_err(|e| usage(format!("{e} (in {flag})")))
+        })
         .collect()
 }
 

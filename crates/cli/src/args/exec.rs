@@ -17,13 +17,15 @@ pub struct ExecArgs {
     #[arg(value_name = "CMD", required = true)]
     pub commands: Vec<String>,
     /// Untimed runs of each command before the timed ones.
-    #[arg(short = 'w', long, value_name = "N", default_value = "0", value_parser = whole_in::<usize>(0, 100_000))]
+    #[arg(short = 'w', long, value_name = "N", default_value = "0",
+          value_parser = whole_in::<usize>(0, 100_000))]
     pub warmup: usize,
     /// Timed runs of each command, exactly (default: at least --min-runs, and enough for 3 s).
     #[arg(short = 'r', long, value_name = "N", value_parser = whole_in::<usize>(1, MOST_RUNS))]
     pub runs: Option<usize>,
     /// The fewest timed runs of each command.
-    #[arg(short = 'm', long, value_name = "N", default_value = "10", value_parser = whole_in::<usize>(1, MOST_RUNS))]
+    #[arg(short = 'm', long, value_name = "N", default_value = "10",
+          value_parser = whole_in::<usize>(1, MOST_RUNS))]
     pub min_runs: usize,
     /// The most timed runs of each command.
     #[arg(short = 'M', long, value_name = "N", value_parser = whole_in::<usize>(1, MOST_RUNS))]

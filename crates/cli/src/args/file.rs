@@ -36,11 +36,13 @@ pub struct FileArgs {
     pub method: Option<String>,
     /// Patterns, comma-separated: seq (E4: 50- and 450-byte reads in turn
     /// through the file), random (E4: 450-byte reads at seeded random offsets).
-    #[arg(long, default_value = "seq,random", value_name = "LIST", value_parser = checked(patterns))]
+    #[arg(long, default_value = "seq,random", value_name = "LIST",
+          value_parser = checked(patterns))]
     pub pattern: List<Pattern>,
     /// Sweep the read size instead of E4's reads, e.g. 64,512,4Ki,64Ki:
     /// fits α (per read) and β (per byte) for each method.
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = checked(read_sizes))]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true,
+          value_parser = checked(read_sizes))]
     pub sizes: Option<Sizes>,
     /// Random reads per trial (E4: 200000); with --sizes, also the most
     /// sequential reads per trial (1 to 100000000).

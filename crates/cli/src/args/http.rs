@@ -18,6 +18,8 @@ const MOST_REQUESTS: u64 = 1_000_000_000_000;
 const MOST_CONNECTIONS: u64 = 100_000;
 const MOST_THREADS: u64 = 1024;
 const MOST_STREAMS: u64 = 1000;
+/// Why --spin stops at 10ms.
+const SPIN_IS_SHORT: &str = "spinning is for the microseconds between answers";
 /// The most rounds of any kind (compare).
 const MOST_ROUNDS: u64 = 1000;
 
@@ -143,7 +145,8 @@ pub struct CompareArgs {
 #[derive(Debug, Args)]
 pub struct LoadArgs {
     /// Number of requests (ab's -n; default 1, or 50000 with -t, or no limit with --duration).
-    #[arg(short = 'n', value_name = "REQUESTS", allow_hyphen_values = true, value_parser = whole_in::<u64>(1, MOST_REQUESTS))]
+    #[arg(short = 'n', value_name = "REQUESTS", allow_hyphen_values = true,
+          value_parser = whole_in::<u64>(1, MOST_REQUESTS))]
     pub requests: Option<u64>,
     /// Concurrency: requests in flight at once (ab's -c), one connection each unless --streams.
     #[arg(
@@ -173,7 +176,8 @@ pub struct LoadArgs {
     #[arg(short = 'T', value_name = "TYPE")]
     pub content_type: Option<String>,
     /// Seconds to wait for each request before counting it failed (ab's -s).
-    #[arg(short = 's', value_name = "SECONDS", default_value = "30", value_parser = time_in(SHORTEST, LONGEST_WAIT))]
+    #[arg(short = 's', value_name = "SECONDS", default_value = "30",
+          value_parser = time_in(SHORTEST, LONGEST_WAIT))]
     pub timeout: Duration,
     /// Accept responses of varying length instead of counting them failed (ab's -l).
     #[arg(short = 'l')]
@@ -186,14 +190,16 @@ pub struct LoadArgs {
     pub threads: Option<usize>,
     /// Constant arrival rate (requests/s): an open model, latency timed from
     /// each request's intended start (coordinated omission corrected, as wrk2).
-    #[arg(long, value_name = "PER_SECOND", allow_hyphen_values = true, value_parser = real_in(0.01, 1e7, "requests per second"))]
+    #[arg(long, value_name = "PER_SECOND", allow_hyphen_values = true,
+          value_parser = real_in(0.01, 1e7, "requests per second"))]
     pub rate: Option<f64>,
     /// Speak HTTP/2: h2c with prior knowledge on http://, h2 by ALPN on https://.
     #[arg(long)]
     pub http2: bool,
     /// Streams in flight on each HTTP/2 connection (-c counts streams; default 1,
     /// a connection per stream; more needs -k).
-    #[arg(long, value_name = "N", requires = "http2", value_parser = whole_in::<usize>(1, MOST_STREAMS))]
+    #[arg(long, value_name = "N", requires = "http2",
+          value_parser = whole_in::<usize>(1, MOST_STREAMS))]
     pub streams: Option<usize>,
     /// https: accept any certificate (self-signed, wrong name, expired).
     #[arg(long)]
@@ -202,7 +208,8 @@ pub struct LoadArgs {
     /// http:// only). With the server on the same host, every wake-up of an
     /// idle toll is work on the server's core; spinning saves it at the cost
     /// of toll's CPU.
-    #[arg(long, value_name = "TIME", value_parser = short_time_up_to(Duration::from_millis(10), "spinning is for the microseconds between answers"))]
+    #[arg(long, value_name = "TIME",
+          value_parser = short_time_up_to(Duration::from_millis(10), SPIN_IS_SHORT))]
     pub spin: Option<Duration>,
     /// With requests in flight and none answered yet, nap on a timer for up
     /// to this long (default 10us; at most an eighth of the recent latency)

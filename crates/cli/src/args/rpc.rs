@@ -50,10 +50,12 @@ pub struct RpcArgs {
     )]
     pub connections: u32,
     /// The server's runtime: rust (built into toll), go or python.
-    #[arg(long, value_name = "RUNTIME", default_value = "rust", value_parser = checked(server_runtime))]
+    #[arg(long, value_name = "RUNTIME", default_value = "rust",
+          value_parser = checked(server_runtime))]
     pub runtime: ServerRuntime,
     /// Call a server already running at HOST:PORT (one --stack, direct) instead of starting one.
-    #[arg(long, value_name = "HOST:PORT", conflicts_with_all = ["remote", "remote_cmd", "link"], value_parser = checked(server))]
+    #[arg(long, value_name = "HOST:PORT", conflicts_with_all = ["remote", "remote_cmd", "link"],
+          value_parser = checked(server))]
     pub server: Option<SocketAddr>,
     /// Run the servers on another host, started there by `ssh HOST toll
     /// agent` (toll must be on that host's PATH); the calls cross the network.

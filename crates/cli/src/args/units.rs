@@ -93,7 +93,8 @@ pub struct RingArgs {
     )]
     pub n: Counts,
     /// Times the token goes round the ring (default 100; 1000 with -n e2).
-    #[arg(short = 'm', long = "m", value_name = "M", allow_hyphen_values = true, value_parser = checked(rounds))]
+    #[arg(short = 'm', long = "m", value_name = "M", allow_hyphen_values = true,
+          value_parser = checked(rounds))]
     pub m: Option<u64>,
     /// The largest M accepted.
     #[arg(long, default_value_t = 1_000_000, value_name = "M")]

@@ -32,9 +32,7 @@ pub fn spawn(args: SpawnArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Resul
 /// `toll ring`.
 pub fn ring(args: RingArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
     let ns = below_ceiling(args.n.ns.clone(), &args.common)?;
-    let m = args
-        .m
-        .unwrap_or(if args.n.e2 { E2_ROUNDS } else { ROUNDS });
+    let m = args.m.unwrap_or(if args.n.e2 { E2_ROUNDS } else { ROUNDS });
     if m > args.max_rounds {
         return Err(usage(format!(
             "--m {m} is above the ceiling of {} rounds: raise it with --max-rounds",
