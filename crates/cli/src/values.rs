@@ -19,7 +19,10 @@ use std::time::Duration;
 /// A clap value parser made from a check of (flag, text): its error is a
 /// [`Usage`] that `usage::clap_error` prints as toll's own one line.
 #[derive(Clone)]
-pub struct Checked<T>(Arc<dyn Fn(&str, &str) -> anyhow::Result<T> + Send + Sync>);
+pub struct Checked<T>(Arc<Check<T>>);
+
+/// A check of one flag's text: (flag, text) to the value or a usage error.
+type Check<T> = dyn Fn(&str, &str) -> anyhow::Result<T> + Send + Sync;
 
 /// A value parser from a check that is given the flag's name and the text.
 pub fn checked<T>(

@@ -138,6 +138,45 @@ mod tests {
             }
         }
     }
+
+    /// A range in a flag's help ("(1 to 1024)") is the range its parser
+    /// keeps: both ends taken, one past either refused.
+    #[test]
+    fn ranges_in_the_help_are_the_ranges_parsed() {
+        use clap::Parser;
+        let cli = Cli::command();
+        let mut checked = 0;
+        for sub in ["transfer", "spawn", "ring", "file", "rpc"] {
+            let cmd = cli.find_subcommand(sub).unwrap();
+            for arg in cmd.get_arguments() {
+                let (Some(long), Some(help)) = (arg.get_long(), arg.get_help()) else {
+                    continue;
+                };
+                let help = help.to_string();
+                let words: Vec<&str> = help
+                    .split(|c: char| c.is_whitespace() || "(),;:.".contains(c))
+                    .filter(|w| !w.is_empty())
+                    .collect();
+                let Some((lo, hi)) = words.windows(3).find_map(|w| match w {
+                    [lo, "to", hi] => Some((lo.parse::<u64>().ok()?, hi.parse::<u64>().ok()?)),
+                    _ => None,
+                }) else {
+                    continue;
+                };
+                let parses = |v: u64| {
+                    Cli::try_parse_from(["toll", sub, &format!("--{long}"), &v.to_string()]).is_ok()
+                };
+                assert!(parses(lo) && parses(hi), "{sub} --{long}: {help}");
+                assert!(!parses(hi + 1), "{sub} --{long} takes {}: {help}", hi + 1);
+                if lo > 0 {
+                    assert!(!parses(lo - 1), "{sub} --{long} takes {}: {help}", lo - 1);
+                }
+                checked += 1;
+            }
+        }
+        // transfer 3, spawn 2, ring 2, file 2, rpc 4.
+        assert!(checked >= 13, "only {checked} ranges found");
+    }
 }
 
 #[derive(Debug, Args)]
