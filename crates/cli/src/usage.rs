@@ -20,10 +20,21 @@ pub fn usage(msg: impl Into<String>) -> anyhow::Error {
     Usage(msg.into()).into()
 }
 
+/// The usage error a value parser of toll's own gave clap, if this is one.
+fn own(e: &clap::Error) -> Option<&Usage> {
+    std::error::Error::source(e)?.downcast_ref::<Usage>()
+}
+
 /// Print a clap error: help and version as clap renders them; every other
 /// error as one line that points at `--help`.
 pub fn clap_error(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
+    // A value toll's own parsers refused (crate::values): the message names
+    // the flag, the range and the fix already, as one line.
+    if let Some(u) = own(&e) {
+        eprintln!("toll: {u}");
+        return ExitCode::from(2);
+    }
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             let _ = e.print();

@@ -17,15 +17,6 @@ pub fn run(args: BoardArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
 }
 
 fn serve(args: BoardArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let max_body = match toll_families::sizes::parse_sizes(&args.max_body).as_deref() {
-        Ok([n]) if *n >= 1024 && *n <= (1 << 32) => *n as usize,
-        _ => {
-            return Err(usage(format!(
-                "--max-body `{}` is not one size from 1Ki to 4Gi: e.g. --max-body 32Mi",
-                args.max_body
-            )))
-        }
-    };
     if args.listen.parse::<std::net::SocketAddr>().is_err() {
         return Err(usage(format!(
             "--listen `{}` is not an address to listen on: give HOST:PORT, e.g. 127.0.0.1:8080",
@@ -38,7 +29,7 @@ fn serve(args: BoardArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
         store,
         toll_board::Options {
             listen: args.listen,
-            max_body,
+            max_body: args.max_body,
             writes_per_minute: args.writes_per_minute.max(1),
             db_name,
         },

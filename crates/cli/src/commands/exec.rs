@@ -4,22 +4,18 @@
 //! exports and the plot, and compares with a stored baseline.
 
 use super::db;
-use crate::args::ExecArgs;
+use crate::args::{ExecArgs, MOST_RUNS};
 use crate::usage::usage;
-use crate::values::{time, whole};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
-use toll_families::exec::{self, stats, ExecConfig, ExecError, Order, Output, Parameter, RunCount};
+use toll_families::exec::{self, stats, ExecConfig, ExecError, Parameter, RunCount};
 use toll_families::Observer;
 use toll_measure::decision::MIN_SIZES;
 use toll_report::exec::ExecReport;
 use toll_store::{RunStatus, Store};
-
-/// The most runs of one command.
-const MOST_RUNS: u64 = 1_000_000;
 
 fn family_error(e: ExecError) -> anyhow::Error {
     match e {
@@ -30,20 +26,16 @@ fn family_error(e: ExecError) -> anyhow::Error {
 }
 
 fn config(a: &ExecArgs) -> anyhow::Result<ExecConfig> {
-    let warmup = whole("--warmup", &a.warmup, 0, 100_000)? as usize;
-    let min = whole("--min-runs", &a.min_runs, 1, MOST_RUNS)? as usize;
-    let runs = match (&a.runs, &a.max_runs) {
-        (Some(r), None) => RunCount::Exact(whole("--runs", r, 1, MOST_RUNS)? as usize),
+    let min = a.min_runs;
+    let runs = match (a.runs, a.max_runs) {
+        (Some(r), None) => RunCount::Exact(r),
         (Some(_), Some(_)) => {
             return Err(usage(
                 "--runs fixes the count, so --max-runs has no say: give one of them",
             ))
         }
         (None, max) => {
-            let max = match max {
-                Some(m) => whole("--max-runs", m, 1, MOST_RUNS)? as usize,
-                None => MOST_RUNS as usize,
-            };
+            let max = max.unwrap_or(MOST_RUNS as usize);
             if max < min {
                 return Err(usage(format!(
                     "--max-runs {max} is below --min-runs {min}: raise --max-runs"
@@ -52,13 +44,6 @@ fn config(a: &ExecArgs) -> anyhow::Result<ExecConfig> {
             RunCount::Auto { min, max }
         }
     };
-    let max_time = time(
-        "--max-time",
-        &a.max_time,
-        Duration::from_millis(1),
-        Duration::from_secs(86_400),
-    )?;
-    let ci_target = a.ci.as_deref().map(ci_share).transpose()?;
     let mut params = Vec::new();
     for pair in a.parameter_list.chunks(2) {
         params.push(Parameter::list(&pair[0], &pair[1]).map_err(family_error)?);
@@ -66,17 +51,6 @@ fn config(a: &ExecArgs) -> anyhow::Result<ExecConfig> {
     if let [name, lo, hi] = a.parameter_scan.as_slice() {
         params.push(Parameter::scan(name, lo, hi, a.step.as_deref()).map_err(family_error)?);
     }
-    let output = match a.output.as_str() {
-        "null" => Output::Null,
-        "pipe" => Output::Pipe,
-        "inherit" => Output::Inherit,
-        "" => {
-            return Err(usage(
-                "--output is empty: give null, pipe, inherit or a file",
-            ))
-        }
-        file => Output::File(file.into()),
-    };
     if let Some(p) = &a.input {
         if !p.is_file() {
             return Err(usage(format!(
@@ -85,23 +59,9 @@ fn config(a: &ExecArgs) -> anyhow::Result<ExecConfig> {
             )));
         }
     }
-    let pin = a
-        .pin
-        .as_deref()
-        .map(|p| whole("--pin", p, 0, 4095).map(|v| v as usize))
-        .transpose()?;
-    if let Some(cpu) = pin {
+    if let Some(cpu) = a.pin {
         exec::check_pin(cpu).map_err(family_error)?;
     }
-    let order = match a.order.as_str() {
-        "alternate" => Order::Alternate,
-        "shuffle" => Order::Shuffle,
-        o => {
-            return Err(usage(format!(
-                "unknown order `{o}`: valid orders are alternate, shuffle"
-            )))
-        }
-    };
     if a.command_names.len() > a.commands.len() {
         return Err(usage(format!(
             "{} --command-name for {} commands: give at most one name per command",
@@ -121,35 +81,19 @@ fn config(a: &ExecArgs) -> anyhow::Result<ExecConfig> {
             .collect(),
         params,
         shell: (!a.no_shell).then(|| a.shell.clone()),
-        warmup,
+        warmup: a.warmup,
         runs,
-        ci_target,
-        max_time,
+        ci_target: a.ci,
+        max_time: a.max_time,
         prepare: a.prepare.clone(),
         setup: a.setup.clone(),
         cleanup: a.cleanup.clone(),
         ignore_failure: a.ignore_failure,
         input: a.input.clone(),
-        output,
-        pin,
-        order,
+        output: a.output.clone(),
+        pin: a.pin,
+        order: a.order,
     })
-}
-
-/// `--ci 2%` (or `2`) as a share; more than 0 and less than 50%.
-fn ci_share(text: &str) -> anyhow::Result<f64> {
-    text.trim()
-        .trim_end_matches('%')
-        .trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite() && *v > 0.0 && *v < 50.0)
-        .map(|v| v / 100.0)
-        .ok_or_else(|| {
-            usage(format!(
-                "--ci `{text}` is out of range: give the CI half-width wanted as a percentage above 0 and below 50, e.g. --ci 2%"
-            ))
-        })
 }
 
 /// A spinner with the round count (hidden when stderr is not a terminal).

@@ -6,7 +6,7 @@ use super::{db, runtimes};
 use crate::args::FileArgs;
 use crate::progress::Progress;
 use crate::usage::usage;
-use crate::values;
+use crate::values::list;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -20,9 +20,6 @@ use toll_families::file::{
 use toll_peers::Runtime;
 use toll_report::table::Table;
 use toll_store::RunStatus;
-
-/// The largest file toll makes: 1 TiB (the free-space check comes first).
-const MAX_FILE_SIZE: u64 = 1 << 40;
 
 /// `toll file`.
 pub fn run(args: FileArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
@@ -47,23 +44,7 @@ fn config(a: &FileArgs) -> anyhow::Result<FileConfig> {
             chosen.retain(|m| m.name != "io_uring");
         }
     }
-    let mut patterns = vec![];
-    for p in list(&a.pattern, "--pattern")? {
-        let p = Pattern::parse(p).ok_or_else(|| {
-            usage(format!(
-                "unknown pattern `{p}` in --pattern: give seq, random or both (seq,random)"
-            ))
-        })?;
-        if !patterns.contains(&p) {
-            patterns.push(p);
-        }
-    }
-    let caches = match a.cache.trim() {
-        "cold" => vec![Cache::Cold],
-        "warm" => vec![Cache::Warm],
-        "both" => vec![Cache::Cold, Cache::Warm],
-        other => return Err(usage(format!("--cache `{other}`: give cold, warm or both"))),
-    };
+    let caches = a.cache.clone();
     if a.drop_caches && !caches.contains(&Cache::Cold) {
         return Err(usage(
             "--drop-caches applies to cold trials: add --cache cold or both, or leave it out",
@@ -74,26 +55,12 @@ fn config(a: &FileArgs) -> anyhow::Result<FileConfig> {
             "--drop-caches needs root (it writes /proc/sys/vm/drop_caches): run as root, or leave it out (posix_fadvise evicts the file without it)",
         ));
     }
-    let sizes = a
-        .sizes
-        .as_deref()
-        .map(|s| plan::parse_read_sizes("--sizes", s))
-        .transpose()
-        .map_err(|e| usage(e.to_string()))?;
-    let reads = values::whole("--reads", &a.reads, 1, 100_000_000)?;
-    let trials = values::whole("--trials", &a.trials, 1, 1000)? as u32;
+    let sizes = a.sizes.clone();
     let source = match &a.file {
         Some(p) => Source::User(p.clone()),
         None => Source::Own {
             dir: a.dir.clone().unwrap_or_else(data::default_dir),
-            size: plan::parse_bytes("--file-size", &a.file_size, MAX_FILE_SIZE).map_err(
-                |e| match e {
-                    plan::BytesError::Zero { .. } => usage(
-                        "--file-size 0 makes an empty file: give a size such as 100M (E4's) or 4Mi",
-                    ),
-                    e => usage(e.to_string()),
-                },
-            )?,
+            size: a.file_size,
         },
     };
     let longest = match &sizes {
@@ -104,28 +71,14 @@ fn config(a: &FileArgs) -> anyhow::Result<FileConfig> {
     Ok(FileConfig {
         file,
         methods: chosen,
-        patterns,
+        patterns: a.pattern.clone(),
         sizes,
         caches,
-        trials,
-        reads,
+        trials: a.trials,
+        reads: a.reads,
         seed: a.seed,
         drop_caches: a.drop_caches,
     })
-}
-
-fn list<'a>(text: &'a str, flag: &str) -> anyhow::Result<Vec<&'a str>> {
-    let items: Vec<&str> = text
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .collect();
-    if items.is_empty() {
-        return Err(usage(format!(
-            "{flag} is empty: give a comma-separated list"
-        )));
-    }
-    Ok(items)
 }
 
 /// `all`: rust, c and python where this machine has them; or those named.

@@ -4,7 +4,6 @@
 use super::db;
 use crate::args::{HttpArgs, LoadArgs, LoadPlotArgs};
 use crate::usage::usage;
-use crate::values::{real, short_time, time, whole};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -22,19 +21,6 @@ const DEFAULT_COALESCE: Duration = Duration::from_micros(10);
 /// toll as about the server.
 const LAG_WARNING_MS: f64 = 1.0;
 
-/// The shortest time any flag takes.
-pub const SHORTEST: Duration = Duration::from_millis(1);
-/// The longest run (-t, --duration, compare's --max-time).
-pub const LONGEST_RUN: Duration = Duration::from_secs(24 * 3600);
-/// The longest wait for one answer (-s): the latency histograms end there.
-const LONGEST_WAIT: Duration = Duration::from_secs(3600);
-const MOST_REQUESTS: u64 = 1_000_000_000_000;
-/// More connections would run out of sockets.
-const MOST_CONNECTIONS: u64 = 100_000;
-const MOST_THREADS: u64 = 1024;
-const MOST_STREAMS: u64 = 1000;
-/// --rate: requests per second.
-const RATE_RANGE: (f64, f64) = (0.01, 1e7);
 /// The fewest requests --plot draws: with fewer the percentile curve ends
 /// before 99%, the tail it is drawn for.
 const FEWEST_TO_PLOT: u64 = 100;
@@ -46,16 +32,13 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
         HttpError::BadUrl { .. } | HttpError::Unsupported(_) => usage(e.to_string()),
         other => other.into(),
     })?;
-    let concurrency = whole("-c", &a.concurrency, 1, MOST_CONNECTIONS)? as usize;
-    let time_limit = match (&a.time_limit, &a.duration) {
+    let concurrency = a.concurrency;
+    let time_limit = match (a.time_limit, a.duration) {
         (Some(_), Some(_)) => return Err(usage("give -t or --duration, not both")),
-        (Some(t), None) => Some(time("-t", t, SHORTEST, LONGEST_RUN)?),
-        (None, Some(d)) => Some(time("--duration", d, SHORTEST, LONGEST_RUN)?),
-        (None, None) => None,
+        (t, d) => t.or(d),
     };
-    let timeout = time("-s", &a.timeout, SHORTEST, LONGEST_WAIT)?;
-    let requests = match &a.requests {
-        Some(n) => Some(whole("-n", n, 1, MOST_REQUESTS)?),
+    let requests = match a.requests {
+        Some(n) => Some(n),
         // ab: -t implies -n 50000; --duration (wrk) runs until the time is up.
         None if a.time_limit.is_some() => Some(50_000),
         None if a.duration.is_some() => None,
@@ -69,41 +52,13 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
         }
     }
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = match &a.threads {
-        Some(t) => whole("--threads", t, 1, MOST_THREADS)? as usize,
-        None => cpus,
-    }
-    .min(concurrency);
-    let rate = match &a.rate {
-        Some(r) => Some(real(
-            "--rate",
-            r,
-            RATE_RANGE.0,
-            RATE_RANGE.1,
-            "requests per second",
-        )?),
-        None => None,
-    };
-    let streams = match &a.streams {
-        Some(s) => whole("--streams", s, 1, MOST_STREAMS)? as usize,
-        None => 1,
-    };
+    let threads = a.threads.unwrap_or(cpus).min(concurrency);
+    let rate = a.rate;
+    let streams = a.streams.unwrap_or(1);
     if streams > 1 && !a.keep_alive {
         return Err(usage(
             "--streams above 1 shares connections: add -k to keep them alive",
         ));
-    }
-    let mut headers = Vec::new();
-    for h in &a.headers {
-        let (name, value) = h
-            .split_once(':')
-            .filter(|(n, _)| !n.trim().is_empty() && !n.contains(char::is_whitespace))
-            .ok_or_else(|| {
-                usage(format!(
-                    "-H `{h}` is not a header: write it as \"Name: value\""
-                ))
-            })?;
-        headers.push((name.trim().to_string(), value.trim().to_string()));
     }
     let body = match &a.post_file {
         Some(p) => Some(std::fs::read(p).map_err(|e| {
@@ -114,15 +69,7 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
         })?),
         None => None,
     };
-    let spin = match &a.spin {
-        Some(s) => short_time(
-            "--spin",
-            s,
-            Duration::from_millis(10),
-            "spinning is for the microseconds between answers",
-        )?,
-        None => Duration::ZERO,
-    };
+    let spin = a.spin.unwrap_or(Duration::ZERO);
     if !spin.is_zero() && (target.tls || a.http2) {
         return Err(usage(
             "--spin works on plain HTTP/1.1 (http:// without --http2): drop it",
@@ -132,18 +79,11 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
     if a.content_type.is_some() && body.is_none() {
         return Err(usage("-T sets the body's type: give the body with -p FILE"));
     }
-    if let Some(m) = &a.method {
-        if m.is_empty() || !m.bytes().all(|b| b.is_ascii_alphabetic()) {
-            return Err(usage(format!(
-                "-m `{m}` is not an HTTP method such as GET, HEAD or POST"
-            )));
-        }
-    }
     Ok(HttpConfig {
         target,
         spec: RequestSpec {
-            method: a.method.as_ref().map(|m| m.to_ascii_uppercase()),
-            headers,
+            method: a.method.clone(),
+            headers: a.headers.clone(),
             body,
             content_type: a.content_type.clone(),
             keep_alive: a.keep_alive,
@@ -152,7 +92,7 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
         requests,
         time_limit,
         threads,
-        timeout,
+        timeout: a.timeout,
         variable_length: a.variable_length,
         rate,
         http2: a.http2,
@@ -167,22 +107,16 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
 /// error where the user asked for them there.
 fn coalesce(a: &LoadArgs, target: &Target, rate: bool, spin: Duration) -> anyhow::Result<Duration> {
     let applies = !(target.tls || a.http2 || rate || !spin.is_zero());
-    let Some(text) = &a.coalesce else {
+    let Some(d) = a.coalesce else {
         return Ok(if applies {
             DEFAULT_COALESCE
         } else {
             Duration::ZERO
         });
     };
-    if matches!(text.trim(), "0" | "off") {
+    if d.is_zero() {
         return Ok(Duration::ZERO);
     }
-    let d = short_time(
-        "--coalesce",
-        text,
-        Duration::from_millis(1),
-        "a nap is for the microseconds between answers",
-    )?;
     if !applies {
         return Err(usage(
             "--coalesce works on plain HTTP/1.1 without --rate or --spin (http://, no --http2): drop it",

@@ -5,15 +5,13 @@
 //! stores the run and prints the report.
 
 use super::db;
-use super::http::{config, draw, plot_target, print_run, stop_flag, LONGEST_RUN, SHORTEST};
+use super::http::{config, draw, plot_target, print_run, stop_flag};
 use crate::args::CompareArgs;
 use crate::usage::usage;
-use crate::values::{time, whole};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 use toll_families::http::compare::{self, label, Comparison, Phase, Round, Rules};
 use toll_families::http::compare_rounds::{self, Rounds};
 use toll_families::http::{self, HttpConfig};
@@ -24,37 +22,11 @@ use toll_store::RunStatus;
 const WARMUP_WINDOW: usize = 3;
 const WARMUP_TOLERANCE: f64 = 0.05;
 
-/// The most rounds of any kind.
-const MOST_ROUNDS: usize = 1000;
-
-fn count(flag: &str, text: &str, min: usize) -> anyhow::Result<usize> {
-    Ok(whole(flag, text, min as u64, MOST_ROUNDS as u64)? as usize)
-}
-
 /// The rules from the flags, and one validated load per URL whose length is
 /// a round.
 fn validate(a: &mut CompareArgs) -> anyhow::Result<(Rules, Vec<HttpConfig>)> {
-    let round = time("--round", &a.round, SHORTEST, Duration::from_secs(3600))?;
-    if round < Duration::from_millis(100) {
-        return Err(usage(format!(
-            "--round {} is too short: give at least 100ms, so a round measures the server more than its connection set-up",
-            a.round
-        )));
-    }
-    let ci = a.ci.trim().trim_end_matches('%');
-    let ci_target = ci
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite() && *v > 0.0 && *v < 100.0)
-        .ok_or_else(|| {
-            usage(format!(
-                "--ci `{}` is not a percentage between 0 and 100 (the CI's half-width, e.g. 2)",
-                a.ci
-            ))
-        })?
-        / 100.0;
-    let min_rounds = count("--min-rounds", &a.min_rounds, 3)?;
-    let max_rounds = count("--max-rounds", &a.max_rounds, 1)?;
+    let round = a.round;
+    let (min_rounds, max_rounds) = (a.min_rounds, a.max_rounds);
     if max_rounds < min_rounds {
         return Err(usage(format!(
             "--max-rounds {max_rounds} is below --min-rounds {min_rounds}: raise --max-rounds"
@@ -64,11 +36,11 @@ fn validate(a: &mut CompareArgs) -> anyhow::Result<(Rules, Vec<HttpConfig>)> {
         round,
         window: WARMUP_WINDOW,
         tolerance: WARMUP_TOLERANCE,
-        warmup_max: count("--warmup-max", &a.warmup_max, 0)?,
+        warmup_max: a.warmup_max,
         min_rounds,
         max_rounds,
-        ci_target,
-        max_time: time("--max-time", &a.max_time, SHORTEST, LONGEST_RUN)?,
+        ci_target: a.ci,
+        max_time: a.max_time,
     };
     // Rounds are timed, so the flags that end a load some other way have no place.
     let l = &mut a.load;
@@ -87,7 +59,7 @@ fn validate(a: &mut CompareArgs) -> anyhow::Result<(Rules, Vec<HttpConfig>)> {
             "--rate fixes every server's request rate, so their ratio would say nothing: compare without --rate",
         ));
     }
-    l.duration = Some(a.round.clone());
+    l.duration = Some(round);
     let mut cfgs = Vec::new();
     for url in &a.urls {
         let mut cfg = config(url, l)?;

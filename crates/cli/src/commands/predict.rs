@@ -36,16 +36,6 @@ fn selector(args: &PredictArgs) -> Selector {
 }
 
 /// The one n asked about.
-fn one_n(text: &str) -> anyhow::Result<u64> {
-    let ns = toll_families::sizes::parse_counts(text, "-n", 0).map_err(usage)?;
-    match ns.as_slice() {
-        [n] => Ok(*n),
-        _ => Err(usage(format!(
-            "-n {text}: give one n to predict at, e.g. -n 100000"
-        ))),
-    }
-}
-
 /// A selector flag that no series of these runs carries: it does not
 /// apply to the family (`--peer` for spawn).
 fn foreign_flag(sel: &Selector, family: &str, seen: &[Series]) -> Option<anyhow::Error> {
@@ -99,7 +89,7 @@ pub fn run(args: PredictArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
             FITTED_FAMILIES.join(", ")
         )));
     }
-    let n = one_n(&args.n)?;
+    let n = args.n;
     if let Some(r) = &args.run {
         db::check_run_ref(Some(r))?;
     }
@@ -197,18 +187,4 @@ fn newest(
         measuring.concat(),
         if labels.is_empty() { "none stored".into() } else { labels.join(", ") }
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn one_n_in_the_sizes_syntax() {
-        assert_eq!(one_n("100k").unwrap(), 100_000);
-        assert_eq!(one_n("0").unwrap(), 0);
-        assert!(one_n("1,2").is_err());
-        assert!(one_n("x").is_err());
-        assert!(one_n("-5").is_err());
-    }
 }

@@ -6,7 +6,6 @@
 use super::db;
 use crate::args::ReplicateArgs;
 use crate::usage::usage;
-use crate::values::whole;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::Write;
 use std::path::Path;
@@ -54,11 +53,7 @@ pub fn run(a: ReplicateArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::R
         (true, false) => Preset::Quick,
         (false, false) => Preset::Full,
     };
-    let port = a
-        .port
-        .as_deref()
-        .map(|t| whole("--port", t, 1, u16::MAX as u64).map(|p| p as u16))
-        .transpose()?;
+    let port = a.port;
     // E5's servers take one port each from --port: all must be free.
     if let (Some(first), true) = (port, experiments.contains(&Experiment::E5)) {
         replicate::web::check_ports(first, replicate::e5::servers_needed(preset)).map_err(usage)?;

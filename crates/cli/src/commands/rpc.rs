@@ -8,15 +8,13 @@ use super::db;
 use crate::args::RpcArgs;
 use crate::progress::Progress;
 use crate::usage::usage;
-use crate::values;
+use crate::values::list;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
-use std::time::Duration;
-use toll_families::rpc::frame::MAX_FRAME;
 use toll_families::rpc::{
     self as family, Lookup, Mode, PathKind, ProxyKind, RpcConfig, RpcOutcome, RpcSeries,
-    SeriesSpec, ServerRuntime, Stack, Via,
+    SeriesSpec, Stack, Via,
 };
 use toll_measure::mean_ci::mean_diff_ci;
 use toll_report::table::Table;
@@ -48,66 +46,10 @@ pub fn run(args: RpcArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<Ex
     measure(cfg, &args, db)
 }
 
-fn list<'a>(text: &'a str, flag: &str) -> anyhow::Result<Vec<&'a str>> {
-    let items: Vec<&str> = text
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .collect();
-    if items.is_empty() {
-        return Err(usage(format!(
-            "{flag} is empty: give a comma-separated list"
-        )));
-    }
-    Ok(items)
-}
-
 fn config(a: &RpcArgs) -> anyhow::Result<RpcConfig> {
     let ladder = a.stack.is_none() && a.via.is_none() && a.path.is_none() && a.mode.is_none();
-    let in_flight = values::whole("--in-flight", &a.in_flight, 1, 1024)? as u32;
-    let connections = values::whole("--connections", &a.connections, 1, 1024)? as u32;
-    let calls = values::whole("--calls", &a.calls, 1, 10_000_000)?;
-    let trials = values::whole("--trials", &a.trials, 1, 10_000)? as u32;
-    let warmup = values::whole("--warmup", &a.warmup, 0, 10_000_000)?;
-    let timeout = values::time(
-        "--timeout",
-        &a.timeout,
-        Duration::from_millis(1),
-        Duration::from_secs(3600),
-    )?;
-    let runtime = match a.runtime.trim() {
-        "rust" => ServerRuntime::Rust,
-        "go" => ServerRuntime::Go,
-        "python" => ServerRuntime::Python,
-        other => {
-            return Err(usage(format!(
-                "unknown runtime `{other}` in --runtime: give rust, go or python"
-            )))
-        }
-    };
-    let mut sizes = vec![];
-    for n in
-        toll_families::sizes::parse_sizes(&a.sizes).map_err(|e| usage(format!("--sizes: {e}")))?
-    {
-        if n > u64::from(MAX_FRAME) {
-            return Err(usage(format!(
-                "--sizes: {n} bytes is past the 64 MiB a call may carry: give smaller sizes"
-            )));
-        }
-        sizes.push(n as u32);
-    }
-    if sizes.is_empty() {
-        return Err(usage("--sizes is empty: give 0 (E3's null call) or a list"));
-    }
-    let lookup = match a.lookup.trim() {
-        "per-call" => Lookup::PerCall,
-        "once" => Lookup::Once,
-        other => {
-            return Err(usage(format!(
-                "--lookup `{other}`: give per-call (E3's) or once"
-            )))
-        }
-    };
+    let in_flight = a.in_flight;
+    let lookup = a.lookup;
     let far = super::far::parse(
         a.remote.as_deref(),
         a.remote_cmd.as_deref(),
@@ -196,14 +138,9 @@ fn config(a: &RpcArgs) -> anyhow::Result<RpcConfig> {
         }
         out
     };
-    let external = match &a.server {
+    let external = match a.server {
         None => None,
-        Some(text) => {
-            let addr: std::net::SocketAddr = text.trim().parse().map_err(|_| {
-                usage(format!(
-                    "--server `{text}` is not HOST:PORT with an IP address, e.g. 127.0.0.1:50051"
-                ))
-            })?;
+        Some(addr) => {
             let one = series.len() == 1
                 || series
                     .iter()
@@ -217,15 +154,15 @@ fn config(a: &RpcArgs) -> anyhow::Result<RpcConfig> {
         }
     };
     Ok(RpcConfig {
-        runtime,
+        runtime: a.runtime,
         external,
         series,
-        connections,
-        sizes,
-        calls,
-        trials,
-        warmup,
-        timeout,
+        connections: a.connections,
+        sizes: a.sizes.clone(),
+        calls: a.calls,
+        trials: a.trials,
+        warmup: a.warmup,
+        timeout: a.timeout,
         seed: a.seed,
         ladder,
         far,

@@ -10,32 +10,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 use toll_families::far::Far;
 use toll_families::placement::Pin;
-use toll_families::sizes::parse_sizes;
 use toll_families::transfer::{self, SeriesResult, TransferConfig, TransferOutcome, ITEM_BYTES};
 use toll_measure::decision::{Sign, Verdict};
 use toll_measure::EngineConfig;
 use toll_peers::{Runtime, Transport};
 use toll_report::table::Table;
-
-fn list<T: std::str::FromStr<Err = String>>(text: &str, flag: &str) -> anyhow::Result<Vec<T>> {
-    let items: Vec<&str> = text
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .collect();
-    if items.is_empty() {
-        return Err(usage(format!(
-            "{flag} is empty: give a comma-separated list"
-        )));
-    }
-    items
-        .iter()
-        .map(|s| {
-            s.parse::<T>()
-                .map_err(|e| usage(format!("{e} (in {flag})")))
-        })
-        .collect()
-}
 
 /// The peers `--peer` names, less the runtimes whose worker does not
 /// transfer (Squeak's): `all` leaves them out, naming one is an error.
@@ -52,25 +31,7 @@ fn peers(text: &str) -> anyhow::Result<Vec<Runtime>> {
 }
 
 fn config(args: &TransferArgs) -> anyhow::Result<TransferConfig> {
-    let sizes = match args.sizes.trim() {
-        "e1" | "E1" => parse_sizes(transfer::E1_SIZES),
-        other => parse_sizes(other),
-    }
-    .map_err(|e| usage(e.to_string()))?;
-    let ci_target = args.ci.as_deref().map(ci_share).transpose()?;
-    let max_time = crate::values::time(
-        "--max-time",
-        &args.max_time,
-        Duration::from_millis(1),
-        Duration::from_secs(86_400),
-    )?;
     let peers = peers(&args.peer)?;
-    let transports = args
-        .via
-        .as_deref()
-        .map(|v| list::<Transport>(v, "--via"))
-        .transpose()?;
-    let pin: Pin = args.pin.parse().map_err(usage)?;
     let far = super::far::parse(
         args.remote.as_deref(),
         args.remote_cmd.as_deref(),
@@ -78,10 +39,10 @@ fn config(args: &TransferArgs) -> anyhow::Result<TransferConfig> {
         args.link.as_deref(),
     )?;
     Ok(TransferConfig {
-        sizes,
+        sizes: args.sizes.clone(),
         peers,
-        transports,
-        pin,
+        transports: args.via.clone(),
+        pin: args.pin,
         spin: args.spin,
         engine: EngineConfig {
             trials: args.trials,
@@ -89,26 +50,10 @@ fn config(args: &TransferArgs) -> anyhow::Result<TransferConfig> {
             batch_time: Duration::from_millis(args.batch_ms),
             ..EngineConfig::default()
         },
-        ci_target,
-        max_time,
+        ci_target: args.ci,
+        max_time: args.max_time,
         far,
     })
-}
-
-/// `--ci 2%` (or `2`) as a share, 0.02; more than 0 and less than 50%.
-fn ci_share(text: &str) -> anyhow::Result<f64> {
-    text.trim()
-        .trim_end_matches('%')
-        .trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite() && *v > 0.0 && *v < 50.0)
-        .map(|v| v / 100.0)
-        .ok_or_else(|| {
-            usage(format!(
-                "--ci `{text}` is out of range: give the CI half-width wanted as a percentage above 0 and below 50, e.g. --ci 2%"
-            ))
-        })
 }
 
 /// `toll transfer`.

@@ -8,8 +8,6 @@ use crate::usage::usage;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
-use std::time::Duration;
-use toll_families::sizes::parse_counts;
 use toll_families::units::select;
 use toll_families::units::{self, UnitOp, UnitSeries, UnitsConfig, UnitsOutcome};
 use toll_measure::decision::{Sign, Verdict};
@@ -17,23 +15,13 @@ use toll_peers::Ceiling;
 use toll_report::table::Table;
 use toll_store::RunStatus;
 
-/// E2's own sizes (`-n e2`): the defaults are smaller, so a default run
-/// takes about a minute.
-const E2_SPAWN_NS: &str = "1000,10000,100000,300000";
-const E2_RING_NS: &str = "100,1000,10000";
-const E2_ROUNDS: &str = "1000";
-
-/// The longest --max-time accepted, in seconds.
-const MAX_TIME_CEILING: f64 = 86_400.0;
+/// -m without -n e2 (E2's is 1000).
+const ROUNDS: u64 = 100;
+const E2_ROUNDS: u64 = 1000;
 
 /// `toll spawn`.
 pub fn spawn(args: SpawnArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
-    let n_text = if args.n.trim().eq_ignore_ascii_case("e2") {
-        E2_SPAWN_NS
-    } else {
-        args.n.as_str()
-    };
-    let ns = counts(n_text, "--n", 1, &args.common)?;
+    let ns = below_ceiling(args.n.ns.clone(), &args.common)?;
     let cfg = config(UnitOp::Spawn, ns, &args.common)?;
     if dry_run {
         return dry(&cfg, db);
@@ -43,17 +31,8 @@ pub fn spawn(args: SpawnArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Resul
 
 /// `toll ring`.
 pub fn ring(args: RingArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
-    let e2 = args.n.trim().eq_ignore_ascii_case("e2");
-    let n_text = if e2 { E2_RING_NS } else { args.n.as_str() };
-    let ns = counts(n_text, "--n", 2, &args.common)?;
-    let m_text = args
-        .m
-        .as_deref()
-        .unwrap_or(if e2 { E2_ROUNDS } else { "100" });
-    let m = parse_counts(m_text, "--m", 1).map_err(usage)?;
-    let [m] = m[..] else {
-        return Err(usage("--m takes one number of rounds"));
-    };
+    let ns = below_ceiling(args.n.ns.clone(), &args.common)?;
+    let m = args.m.unwrap_or(if args.n.e2 { E2_ROUNDS } else { ROUNDS });
     if m > args.max_rounds {
         return Err(usage(format!(
             "--m {m} is above the ceiling of {} rounds: raise it with --max-rounds",
@@ -67,17 +46,12 @@ pub fn ring(args: RingArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<
     measure(cfg, &args.common, db)
 }
 
-fn counts(text: &str, flag: &str, min: u64, common: &UnitArgs) -> anyhow::Result<Vec<u64>> {
-    if text.trim().eq_ignore_ascii_case("e1") {
-        return Err(usage(format!(
-            "{flag} e1: `e1` is a preset of `toll transfer --sizes`; spawn and ring take `{flag} e2`, E2's own sizes"
-        )));
-    }
-    let ns = parse_counts(text, flag, min).map_err(usage)?;
+/// -n within --max-units: two flags, so checked here.
+fn below_ceiling(ns: Vec<u64>, common: &UnitArgs) -> anyhow::Result<Vec<u64>> {
     let top = ns[ns.len() - 1];
     if top > common.max_units {
         return Err(usage(format!(
-            "{flag} {top} is above the ceiling of {} units: raise it with --max-units",
+            "--n {top} is above the ceiling of {} units: raise it with --max-units",
             common.max_units
         )));
     }
@@ -88,18 +62,6 @@ fn config(op: UnitOp, ns: Vec<u64>, a: &UnitArgs) -> anyhow::Result<UnitsConfig>
     if a.trials == 0 {
         return Err(usage("--trials must be at least 1"));
     }
-    let max_time = a
-        .max_time
-        .trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|t| t.is_finite() && *t > 0.0 && *t <= MAX_TIME_CEILING)
-        .ok_or_else(|| {
-            usage(format!(
-                "--max-time {} is out of range: give seconds above 0 and at most {MAX_TIME_CEILING} (a day)",
-                a.max_time
-            ))
-        })?;
     let runtimes = runtimes::parse(&a.runtime, "--runtime", "runtime")?;
     let filters: Option<Vec<String>> = a.unit.as_deref().map(|u| {
         u.split(',')
@@ -117,7 +79,7 @@ fn config(op: UnitOp, ns: Vec<u64>, a: &UnitArgs) -> anyhow::Result<UnitsConfig>
         targets,
         trials: a.trials,
         ceiling: Ceiling {
-            time: Duration::from_secs_f64(max_time),
+            time: a.max_time,
             mem_kb: a.max_mem * 1024,
         },
     })
