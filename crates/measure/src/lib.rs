@@ -13,7 +13,6 @@
 
 pub mod bootstrap;
 pub mod change;
-mod choice;
 pub mod clock;
 pub mod decision;
 pub mod duration_ns;
@@ -25,11 +24,9 @@ pub mod mean_ci;
 pub mod median_ci;
 pub mod model;
 pub mod outliers;
-mod piecewise;
 pub mod predict;
 pub mod quantile;
 pub mod ratio;
-mod resample;
 pub mod rounds;
 pub mod run_to_run;
 pub mod sample;
