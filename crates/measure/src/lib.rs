@@ -30,13 +30,14 @@ pub mod ratio;
 pub mod rounds;
 pub mod run_to_run;
 pub mod sample;
+mod series;
 pub mod summary;
 pub mod wakeup;
 
 pub use clock::Clock;
 pub use engine::{Engine, EngineConfig};
 pub use env::Fingerprint;
-pub use fit::{Fit, FitMethod, SeriesFit};
 pub use model::ModelCheck;
 pub use sample::Sample;
+pub use series::{Fit, FitMethod, SeriesFit};
 pub use summary::Summary;

@@ -15,8 +15,9 @@
 //! (the estimators), `resample` (the round bootstrap), `variance`,
 //! `interval` (an estimate's CI from its resamples), `check` (the small
 //! end and lack of fit), `piecewise` (the two-segment model), `choice`
-//! (the model each resample chooses), `knee` (the knee rule) and `series`
-//! (what a fitted series holds). This module is the orchestrator:
+//! (the model each resample chooses) and `knee` (the knee rule). What a
+//! fitted series holds is the crate's `series` module, below this one and the
+//! modules that widen and decide it. This module is the orchestrator:
 //! [`fit_series`] runs them in order over one series.
 
 mod check;
@@ -26,22 +27,24 @@ mod knee;
 mod line;
 mod piecewise;
 mod resample;
-mod series;
 mod variance;
 
+pub use crate::series::{Fit, FitMethod, SeriesFit};
 pub use choice::SPLIT_CHOICE;
 pub use interval::t_quantile_95;
 pub use knee::{cost_knee, is_nonlinear, KNEE_P, NONLINEAR_MIN_POINTS};
 pub use resample::{resamples_for, FIT_RESAMPLES};
-pub use series::{Fit, FitMethod, SeriesFit};
 
-use crate::decision::record::MIN_SIZES;
 use check::model_check;
 use interval::ci;
 use line::{least_squares, r2, theil_sen, weighted_least_squares, Line};
 use piecewise::best_split;
 use resample::{centre, groups, Replicates};
 use variance::{pooled_variances, replicate_variances};
+
+/// Fewest sizes a line is fitted through: two sizes fix a line exactly and
+/// leave nothing to check it against.
+pub const MIN_SIZES: usize = 3;
 
 /// Fit a series: `points` holds, for each `n`, the per-op times of its
 /// trials, trial i of every `n` measured in round i (the engine measures
@@ -68,7 +71,7 @@ use variance::{pooled_variances, replicate_variances};
 /// than the others draws the missing ones from its own trials. With a single
 /// round there is nothing to resample across rounds, so whole points are
 /// resampled instead (a case bootstrap). Seeded: the same points always give
-/// the same intervals. The same resamples give the [`ModelCheck`].
+/// the same intervals. The same resamples give the [`ModelCheck`](crate::model::ModelCheck).
 pub fn fit_series(points: &[(f64, Vec<f64>)]) -> Option<SeriesFit> {
     let groups = groups(points);
     if groups.len() < MIN_SIZES {

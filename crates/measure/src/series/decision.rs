@@ -6,10 +6,6 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Fewest sizes a line is fitted through: two sizes fix a line exactly and
-/// leave nothing to check it against.
-pub const MIN_SIZES: usize = 3;
-
 /// The level of the fits' intervals (the round bootstrap's percentiles).
 pub const FIT_LEVEL: f64 = 0.95;
 
@@ -67,7 +63,7 @@ pub struct Figure {
 }
 
 impl Figure {
-    pub(super) fn new(value: f64, ci: (f64, f64), within: (f64, f64)) -> Figure {
+    pub(crate) fn new(value: f64, ci: (f64, f64), within: (f64, f64)) -> Figure {
         let sign = if ci.1 < 0.0 {
             Sign::BelowZero
         } else if ci.0 <= 0.0 || value <= 0.0 {

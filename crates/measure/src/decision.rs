@@ -17,12 +17,11 @@
 //! and is printed `≈ 0`; where all of it lies below 0 the line does not
 //! reach the small end ([`Sign::BelowZero`]) and no figure is printed.
 
-pub(crate) mod record;
+pub use crate::fit::MIN_SIZES;
+pub use crate::series::decision::{Decision, Figure, ModelKind, Sign, Verdict, FIT_LEVEL};
 
-pub use record::{Decision, Figure, ModelKind, Sign, Verdict, FIT_LEVEL, MIN_SIZES};
-
-use crate::fit::SeriesFit;
-use crate::run_to_run::record::RunToRun;
+use crate::series::run_to_run::RunToRun;
+use crate::series::SeriesFit;
 use crate::summary::Summary;
 
 /// What a series was measured under, beside its fit.

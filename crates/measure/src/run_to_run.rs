@@ -44,12 +44,10 @@
 //! is left (it is an assumption, not an estimate) k is 1.96. The run's
 //! own intervals are kept beside (`alpha_ci_within`, `beta_ci_within`).
 
-pub(crate) mod record;
+pub use crate::series::run_to_run::{MachineShare, RunToRun, Source};
 
-pub use record::{MachineShare, RunToRun, Source};
-
-use crate::fit::SeriesFit;
 use crate::mean_ci::t975;
+use crate::series::SeriesFit;
 
 /// The least between-run standard deviation, as a share of the estimate.
 pub const FLOOR: f64 = 0.01;
@@ -474,8 +472,8 @@ mod tests {
     /// A fit whose weighted line is `alpha` ± `half` (β 2 ± 0.02), as a
     /// run's own interval.
     fn synthetic(alpha: f64, half: f64) -> SeriesFit {
-        let f = crate::fit::Fit {
-            method: crate::fit::FitMethod::WeightedLeastSquares,
+        let f = crate::series::Fit {
+            method: crate::series::FitMethod::WeightedLeastSquares,
             alpha,
             alpha_ci: (alpha - half, alpha + half),
             beta: 2.0,

@@ -1,13 +1,21 @@
 //! What a fitted series holds: the lines ([`Fit`], by [`FitMethod`]) and the
-//! whole [`SeriesFit`] as stored, with its checks, its between-run term and
-//! its decision.
+//! whole [`SeriesFit`] as stored, with its checks ([`crate::model`]), its
+//! between-run term (`run_to_run`) and its decision (`decision`).
 //!
 //! Plain data with the two readings every view shares (the primary line,
-//! whether the line fits); the fitting itself is [`crate::fit::fit_series`].
+//! whether the line fits), below the code that makes it
+//! ([`crate::fit::fit_series`]), widens it ([`crate::run_to_run::widen`])
+//! and decides it ([`crate::decision::decide`]); each of those imports this
+//! module and none is imported by it. Its public items are reached where
+//! they always were: `toll_measure::fit::…` (and the crate's root),
+//! `toll_measure::decision::…` and `toll_measure::run_to_run::…`.
 
-use crate::decision::record::Decision;
+pub(crate) mod decision;
+pub(crate) mod run_to_run;
+
 use crate::model::ModelCheck;
-use crate::run_to_run::record::RunToRun;
+use decision::Decision;
+use run_to_run::RunToRun;
 use serde::{Deserialize, Serialize};
 
 /// How a line was fitted.
