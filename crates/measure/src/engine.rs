@@ -1,6 +1,7 @@
 //! Warm-up, batch sizing and trials for one point of a sweep.
 
-use crate::{Clock, Sample};
+use crate::clock::Clock;
+use crate::sample::Sample;
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 

@@ -25,7 +25,6 @@
 
 pub mod bootstrap;
 pub mod change;
-mod choice;
 pub mod clock;
 pub mod decision;
 pub mod duration_ns;
@@ -37,21 +36,20 @@ pub mod mean_ci;
 pub mod median_ci;
 pub mod model;
 pub mod outliers;
-mod piecewise;
 pub mod predict;
 pub mod quantile;
 pub mod ratio;
-mod resample;
 pub mod rounds;
 pub mod run_to_run;
 pub mod sample;
+mod series;
 pub mod summary;
 pub mod wakeup;
 
 pub use clock::Clock;
 pub use engine::{Engine, EngineConfig};
 pub use env::Fingerprint;
-pub use fit::{Fit, FitMethod, SeriesFit};
 pub use model::ModelCheck;
 pub use sample::Sample;
+pub use series::{Fit, FitMethod, SeriesFit};
 pub use summary::Summary;

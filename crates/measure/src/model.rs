@@ -25,11 +25,11 @@
 //!   over the per-`n` medians (weighted by their replicate error), split
 //!   where the residual is smallest — α from the small-size segment, β from
 //!   the large one, and the break between them (a pipe's buffer size, a
-//!   cache's) — with CIs from the same bootstrap (see [`crate::piecewise`]).
+//!   cache's) — with CIs from the same bootstrap (see [`crate::fit`]'s `piecewise`).
 //!
 //! Which of the two a table shows is itself an estimate; every resample of
 //! the bootstrap makes the choice afresh, and the shown model's intervals
-//! count it (see [`crate::choice`]).
+//! count it (see [`crate::fit`]'s `choice`).
 
 use serde::{Deserialize, Serialize};
 
@@ -52,7 +52,7 @@ pub struct ModelCheck {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub piecewise: Option<Piecewise>,
     /// The share of the bootstrap's resamples whose own checks kept the
-    /// line (see [`crate::choice`]): 1 or 0 where every resample chose
+    /// line (see [`crate::fit`]'s `choice`): 1 or 0 where every resample chose
     /// alike; between, the shown model's intervals span both choices.
     /// Absent for one round (nothing to resample) and in older runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -7,7 +7,27 @@
 //! ([`crate::quantile::quantile`]). Outliers are counted, never dropped.
 
 use crate::quantile::quantile;
-use crate::summary::Outliers;
+use serde::{Deserialize, Serialize};
+
+/// Counts of Tukey outliers (mild: beyond 1.5 IQR; severe: beyond 3 IQR).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outliers {
+    /// Below Q1 − 3·IQR.
+    pub low_severe: u32,
+    /// Between Q1 − 3·IQR and Q1 − 1.5·IQR.
+    pub low_mild: u32,
+    /// Between Q3 + 1.5·IQR and Q3 + 3·IQR.
+    pub high_mild: u32,
+    /// Above Q3 + 3·IQR.
+    pub high_severe: u32,
+}
+
+impl Outliers {
+    /// All outliers, mild and severe, on both sides.
+    pub fn total(&self) -> u32 {
+        self.low_severe + self.low_mild + self.high_mild + self.high_severe
+    }
+}
 
 /// The four fences computed from the quartiles of a sample.
 #[derive(Debug, Clone, Copy, PartialEq)]

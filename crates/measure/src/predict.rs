@@ -13,7 +13,7 @@
 //! comes from the segment `n` falls in; the small segment's slope has no
 //! stored interval, so its share of the interval is α's alone.
 
-use crate::SeriesFit;
+use crate::series::SeriesFit;
 use serde::{Deserialize, Serialize};
 
 /// Which model a prediction came from.
@@ -98,7 +98,7 @@ pub fn predict(fit: &SeriesFit, n: f64) -> Prediction {
 mod tests {
     use super::*;
     use crate::model::{LackOfFit, ModelCheck, Piecewise, SmallEnd};
-    use crate::{Fit, FitMethod};
+    use crate::series::{Fit, FitMethod};
 
     fn line(alpha: f64, alpha_ci: (f64, f64), beta: f64, beta_ci: (f64, f64)) -> Fit {
         Fit {

@@ -15,7 +15,7 @@
 //! 95% CI half-width is within the target share of its median, or the time
 //! runs out ([`Stop`]).
 
-use crate::Summary;
+use crate::summary::Summary;
 use fastrand::Rng;
 use std::time::Duration;
 

@@ -44,9 +44,10 @@
 //! is left (it is an assumption, not an estimate) k is 1.96. The run's
 //! own intervals are kept beside (`alpha_ci_within`, `beta_ci_within`).
 
-use crate::fit::SeriesFit;
+pub use crate::series::run_to_run::{MachineShare, RunToRun, Source};
+
 use crate::mean_ci::t975;
-use serde::{Deserialize, Serialize};
+use crate::series::SeriesFit;
 
 /// The least between-run standard deviation, as a share of the estimate.
 pub const FLOOR: f64 = 0.01;
@@ -58,60 +59,6 @@ pub const PRIOR_DF: f64 = 4.0;
 /// history when the machine's share is not known: a second run's single
 /// difference is pooled with it rather than trusted alone.
 pub const FLOOR_DF: f64 = 2.0;
-
-/// Where a between-run term came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Source {
-    /// Earlier runs of the series on this machine (with the machine's share
-    /// when there is one, and the floor beneath).
-    History,
-    /// No earlier runs of the series: the machine's share, learnt from the
-    /// family's other series here (and the floor beneath).
-    Machine,
-    /// The floor alone: no earlier runs to learn from.
-    Floor,
-}
-
-/// How far this machine moves between runs, as a share of an estimate:
-/// the between-run standard deviation of α and of β over their means,
-/// pooled over other series' earlier runs here.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct MachineShare {
-    /// α's between-run standard deviation over its mean.
-    pub alpha: f64,
-    /// β's between-run standard deviation over its mean.
-    pub beta: f64,
-    /// Series it pools, each with two runs or more.
-    pub series: usize,
-    /// Degrees of freedom behind it: Σ (runs − 1) over those series.
-    pub df: usize,
-}
-
-/// The between-run term of one fitted series.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunToRun {
-    /// Where it came from.
-    pub source: Source,
-    /// Earlier runs behind it (0 with the floor alone).
-    pub earlier_runs: usize,
-    /// Between-run standard deviation of α, ns.
-    pub alpha_sd: f64,
-    /// Between-run standard deviation of β, ns per unit.
-    pub beta_sd: f64,
-    /// Degrees of freedom behind the standard deviations: each interval
-    /// half grew by t₀.₉₇₅(df)·sd, or by 1.96·sd where sd is the floor
-    /// (0 for runs stored before it was kept: 1.96 throughout).
-    #[serde(default)]
-    pub df: usize,
-    /// α's 95% CI from this run alone.
-    pub alpha_ci_within: (f64, f64),
-    /// β's 95% CI from this run alone.
-    pub beta_ci_within: (f64, f64),
-    /// The machine's share it drew on, when the store had one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub machine: Option<MachineShare>,
-}
 
 /// The model a table shows for a series, as a point of its history: α and
 /// β with their within-run 95% CIs.
@@ -525,8 +472,8 @@ mod tests {
     /// A fit whose weighted line is `alpha` ± `half` (β 2 ± 0.02), as a
     /// run's own interval.
     fn synthetic(alpha: f64, half: f64) -> SeriesFit {
-        let f = crate::Fit {
-            method: crate::FitMethod::WeightedLeastSquares,
+        let f = crate::series::Fit {
+            method: crate::series::FitMethod::WeightedLeastSquares,
             alpha,
             alpha_ci: (alpha - half, alpha + half),
             beta: 2.0,

@@ -4,25 +4,8 @@ use crate::quantile::{median_in_place, quantile, sorted};
 use crate::{median_ci, outliers};
 use serde::{Deserialize, Serialize};
 
-/// Counts of Tukey outliers (mild: beyond 1.5 IQR; severe: beyond 3 IQR).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Outliers {
-    /// Below Q1 − 3·IQR.
-    pub low_severe: u32,
-    /// Between Q1 − 3·IQR and Q1 − 1.5·IQR.
-    pub low_mild: u32,
-    /// Between Q3 + 1.5·IQR and Q3 + 3·IQR.
-    pub high_mild: u32,
-    /// Above Q3 + 3·IQR.
-    pub high_severe: u32,
-}
-
-impl Outliers {
-    /// All outliers, mild and severe, on both sides.
-    pub fn total(&self) -> u32 {
-        self.low_severe + self.low_mild + self.high_mild + self.high_severe
-    }
-}
+// Counted in every summary; also reachable here, where it was first defined.
+pub use crate::outliers::Outliers;
 
 /// Noise threshold on the confidence interval: its half-width as a share of
 /// the median.

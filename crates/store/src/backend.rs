@@ -3,7 +3,8 @@
 //! JSON inside those rows is written and read by store.rs, once for both,
 //! so a run reads back the same from either.
 
-use crate::{Point, RunRow, StoreError};
+use crate::error::StoreError;
+use crate::model::{Point, RunRow};
 
 /// One row of `runs` as stored.
 pub(crate) struct RunFields {

@@ -25,6 +25,16 @@ impl RunStatus {
             RunStatus::Failed => "failed",
         }
     }
+
+    /// The status a stored word names; an unknown word reads as failed.
+    pub(crate) fn parse(s: &str) -> RunStatus {
+        match s {
+            "running" => RunStatus::Running,
+            "complete" => RunStatus::Complete,
+            "partial" => RunStatus::Partial,
+            _ => RunStatus::Failed,
+        }
+    }
 }
 
 /// Whether a point was measured.

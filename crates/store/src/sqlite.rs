@@ -6,8 +6,9 @@ use crate::backend::{
     Backend, EarlierRow, PointFields, PointInsert, RunFields, RunInsert, RunRows, SeriesFields,
     SeriesInsert,
 };
+use crate::error::StoreError;
 use crate::migrate::{self, Dialect, APPLICATION_ID};
-use crate::{RunRow, StoreError};
+use crate::model::{RunRow, RunStatus};
 use rusqlite::{
     params, Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior,
 };
@@ -330,7 +331,7 @@ impl Backend for Sqlite {
                     id: r.get(0)?,
                     family: r.get(1)?,
                     started_at: r.get(2)?,
-                    status: crate::store::parse_status(&r.get::<_, String>(3)?),
+                    status: RunStatus::parse(&r.get::<_, String>(3)?),
                     summary: r.get(4)?,
                     host: r.get(5)?,
                 })

@@ -3,9 +3,10 @@
 //! team's shared PostgreSQL. Callers never see which.
 
 use crate::backend::{Backend, PointInsert, RunFields, RunInsert, SeriesInsert};
+use crate::error::StoreError;
+use crate::model::{EarlierFit, NewRun, Point, PointStatus, Run, RunRow, RunStatus, Series};
 use crate::pg::Postgres;
 use crate::sqlite::Sqlite;
-use crate::{EarlierFit, NewRun, Point, PointStatus, Run, RunRow, RunStatus, Series, StoreError};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use toll_measure::{Sample, SeriesFit};
@@ -18,15 +19,6 @@ pub struct Store {
     /// Keys merged into the config of every run begun from now on (`toll
     /// replicate` tags each family's runs with its experiment).
     tags: Mutex<serde_json::Map<String, serde_json::Value>>,
-}
-
-pub(crate) fn parse_status(s: &str) -> RunStatus {
-    match s {
-        "running" => RunStatus::Running,
-        "complete" => RunStatus::Complete,
-        "partial" => RunStatus::Partial,
-        _ => RunStatus::Failed,
-    }
 }
 
 fn point_status(p: &Point) -> &'static str {
@@ -415,7 +407,7 @@ impl Store {
             family: r.family,
             started_at: r.started_at,
             finished_at: r.finished_at,
-            status: parse_status(&r.status),
+            status: RunStatus::parse(&r.status),
             summary: r.summary,
             error: r.error,
             config: {

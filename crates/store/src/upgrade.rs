@@ -99,7 +99,7 @@ pub fn point_extra(extra: &mut Value) {
 /// stored or exported before decisions existed), from what the run kept:
 /// its points' summaries and the share of the CPUs others used. A stored
 /// decision is never remade.
-pub fn decide(run: &mut crate::Run) {
+pub fn decide(run: &mut crate::model::Run) {
     let per_unit = matches!(run.family.as_str(), "spawn" | "ring");
     for s in &mut run.series {
         let Some(fit) = s.fit.as_mut().filter(|f| f.decision.is_none()) else {

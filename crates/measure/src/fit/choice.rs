@@ -12,17 +12,21 @@
 //! against the points' replicate errors, the small end (the resample's
 //! difference between measured and predicted, carried with the width of
 //! the whole run's interval), and where the line is rejected the split
-//! searched afresh ([`crate::piecewise`]). The intervals of the model the
+//! searched afresh ([`super::piecewise`]). The intervals of the model the
 //! table shows are taken over the α and β that each resample chose — the
 //! bootstrap after model selection (B. Efron, "Estimation and accuracy
 //! after model selection", JASA 109, 2014). Where every resample chooses
 //! alike they are the chosen model's own intervals; where the resamples
 //! disagree they span both choices, as wide as the choice is uncertain.
 
-use crate::fit::weighted_least_squares;
+use super::line::weighted_least_squares;
+use super::piecewise::best_split;
+use super::resample::Replicates;
 use crate::model::{lack_of_fit, SmallEnd};
-use crate::piecewise::best_split;
-use crate::resample::Replicates;
+
+/// The share of resamples choosing the other model from which the model
+/// choice counts as split (see [`crate::fit::fit_series`]).
+pub const SPLIT_CHOICE: f64 = 0.1;
 
 /// What each resample chose.
 pub(crate) struct Choices {

@@ -4,14 +4,14 @@
 //! The split is the one with the least total weighted residual over the
 //! per-`n` medians, found in one pass with running sums, so the bootstrap
 //! can search it afresh on every resample whatever the number of sizes
-//! (see [`crate::choice`]). Each segment holds two sizes at least, and the
+//! (see [`super::choice`]). Each segment holds two sizes at least, and the
 //! large one starts at or below the middle of the range of `n`: β is the
 //! cost per unit over the large sizes, and a segment narrower than half the
 //! sweep is a staircase's last tread — a socket buffer's final fill, flat
 //! until its next step — whose slope says nothing of the cost per unit at
 //! scale, and which one run finds and the next does not.
 
-use crate::fit::{weighted_least_squares, Line};
+use super::line::{weighted_least_squares, Line};
 use crate::model::Piecewise;
 
 /// Weighted sums over a run of points, for least squares in O(1) a split.

@@ -4,13 +4,46 @@
 //! bounded by the sizes of the sweep (see [`crate::fit::fit_series`]).
 
 use crate::bootstrap;
-use crate::fit::resamples_for;
 use fastrand::Rng;
+
+/// Bootstrap resamples behind every CI of a fit (fewer for very long sweeps:
+/// see [`resamples_for`]).
+pub const FIT_RESAMPLES: usize = 1000;
+
+/// A fit's bootstrap does about this many pairwise slopes at most, so a
+/// sweep of a thousand sizes still fits in a second or two.
+const SLOPE_BUDGET: usize = 200_000_000;
+
+/// Resamples for a series of `k` sizes: [`FIT_RESAMPLES`], fewer (at least
+/// 200) when Theil–Sen's k²/2 slopes per resample would pass the budget.
+pub fn resamples_for(k: usize) -> usize {
+    let pairs = (k * k.saturating_sub(1) / 2).max(1);
+    (SLOPE_BUDGET / pairs).clamp(200, FIT_RESAMPLES)
+}
 
 /// The trials of one `n`, in round order.
 pub(crate) struct Group {
     pub(crate) n: f64,
     pub(crate) trials: Vec<f64>,
+}
+
+/// Finite samples grouped by `n`, ascending, equal `n` merged.
+pub(crate) fn groups(points: &[(f64, Vec<f64>)]) -> Vec<Group> {
+    let mut sorted: Vec<&(f64, Vec<f64>)> = points.iter().filter(|(n, _)| n.is_finite()).collect();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut groups: Vec<Group> = Vec::new();
+    for (n, trials) in sorted {
+        let finite = trials.iter().copied().filter(|t| t.is_finite());
+        match groups.last_mut() {
+            Some(g) if g.n == *n => g.trials.extend(finite),
+            _ => groups.push(Group {
+                n: *n,
+                trials: finite.collect(),
+            }),
+        }
+    }
+    groups.retain(|g| !g.trials.is_empty());
+    groups
 }
 
 /// A point's centre: the 20% trimmed mean of its trials (the mean of the

@@ -1,0 +1,61 @@
+//! The between-run term as it is stored inside a series' fit: where it came
+//! from, its standard deviations and the run's own intervals beside.
+//!
+//! Plain data, below both the fit that holds it ([`crate::fit::SeriesFit`])
+//! and the code that computes it ([`crate::run_to_run::widen`]).
+
+use serde::{Deserialize, Serialize};
+
+/// Where a between-run term came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// Earlier runs of the series on this machine (with the machine's share
+    /// when there is one, and the floor beneath).
+    History,
+    /// No earlier runs of the series: the machine's share, learnt from the
+    /// family's other series here (and the floor beneath).
+    Machine,
+    /// The floor alone: no earlier runs to learn from.
+    Floor,
+}
+
+/// How far this machine moves between runs, as a share of an estimate:
+/// the between-run standard deviation of α and of β over their means,
+/// pooled over other series' earlier runs here.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MachineShare {
+    /// α's between-run standard deviation over its mean.
+    pub alpha: f64,
+    /// β's between-run standard deviation over its mean.
+    pub beta: f64,
+    /// Series it pools, each with two runs or more.
+    pub series: usize,
+    /// Degrees of freedom behind it: Σ (runs − 1) over those series.
+    pub df: usize,
+}
+
+/// The between-run term of one fitted series.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunToRun {
+    /// Where it came from.
+    pub source: Source,
+    /// Earlier runs behind it (0 with the floor alone).
+    pub earlier_runs: usize,
+    /// Between-run standard deviation of α, ns.
+    pub alpha_sd: f64,
+    /// Between-run standard deviation of β, ns per unit.
+    pub beta_sd: f64,
+    /// Degrees of freedom behind the standard deviations: each interval
+    /// half grew by t₀.₉₇₅(df)·sd, or by 1.96·sd where sd is the floor
+    /// (0 for runs stored before it was kept: 1.96 throughout).
+    #[serde(default)]
+    pub df: usize,
+    /// α's 95% CI from this run alone.
+    pub alpha_ci_within: (f64, f64),
+    /// β's 95% CI from this run alone.
+    pub beta_ci_within: (f64, f64),
+    /// The machine's share it drew on, when the store had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<MachineShare>,
+}
