@@ -4,9 +4,10 @@
 //! memory against TCP). One `toll transfer` run per peer, so a peer that
 //! cannot be built loses its own rows only.
 
+use super::experiment::{Ctx, Experiment, Preset, INTERRUPTED};
 use super::findings::{self, Claim, Figure};
 use super::originals::{self as o};
-use super::{of_summary, Ctx, Experiment, Preset, Report, INTERRUPTED};
+use super::report::{of_summary, Report};
 use crate::placement::Pin;
 use crate::sizes::parse_sizes;
 use crate::transfer::{self, SeriesResult, TransferConfig};

@@ -26,8 +26,9 @@
 //! refute it, whatever the link. The lan link is not used for counts: its
 //! 0.2 ms round trip is of the order of the relay's own cost.
 
+use super::experiment::{Ctx, Experiment, INTERRUPTED};
 use super::findings::{self, Claim, Figure};
-use super::{Ctx, Experiment, Report, INTERRUPTED};
+use super::report::Report;
 use crate::far::Far;
 use crate::link::LinkSpec;
 use crate::rpc::{

@@ -6,9 +6,10 @@
 //! Sequential passes are scaled to E4's 100,000,000 bytes when the preset's
 //! file is smaller.
 
+use super::experiment::{Ctx, Experiment, INTERRUPTED};
 use super::findings::{self, Claim, Figure};
 use super::originals::{self as o, Original};
-use super::{of_summary, Ctx, Experiment, Report, INTERRUPTED};
+use super::report::{of_summary, Report};
 use crate::file::cache::Cache;
 use crate::file::data::{self, Source};
 use crate::file::plan::{Pattern, E4_FILE_SIZE, E4_RANDOM_LEN};

@@ -22,11 +22,12 @@
 
 use super::e5_server_load::{self, warmup_gain, Compared, Loads, WARM_TOLERANCE};
 use super::e5_start_up_loop;
+use super::experiment::{Ctx, Experiment, Preset, INTERRUPTED};
 use super::findings::{self, Claim, Figure, Finding};
 use super::originals::{self as o, Original};
+use super::report::Report;
 use super::web::apache::{self, Mpm, Setup, Tuning};
 use super::web::{self, nginx, tomcat, Ports, Server};
-use super::{Ctx, Experiment, Preset, Report, INTERRUPTED};
 
 /// One of E5's servers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,8 +7,9 @@
 //! (its first warm-up rounds against its warm ones, [`warmup_gain`]) and
 //! its tail, p99 ÷ p50, paired round by round ([`tail_ratio`]).
 
+use super::experiment::{Ctx, INTERRUPTED};
 use super::findings::Figure;
-use super::{Ctx, Report, INTERRUPTED};
+use super::report::Report;
 use crate::http::compare::{self, Rules};
 use crate::http::compare_rounds::{self, Progress, Rounds};
 use crate::http::request::RequestSpec;

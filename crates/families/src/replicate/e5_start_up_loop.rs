@@ -9,9 +9,10 @@
 
 mod build;
 
+use super::experiment::{Ctx, Preset, INTERRUPTED};
 use super::findings::{self, Claim, Figure};
 use super::originals::{self as o, Original};
-use super::{Ctx, Preset, Report, INTERRUPTED};
+use super::report::Report;
 use crate::exec::{self, ExecConfig, Order, Output, Parameter, RunCount};
 use build::{Lang, Missing};
 use std::time::Duration;
@@ -452,8 +453,8 @@ fn findings(report: &mut Report, lp: &LoopFits) {
 #[cfg(test)]
 mod tests {
     use super::super::findings::Verdict;
-    use super::super::Experiment;
     use super::*;
+    use crate::replicate::experiment::Experiment;
 
     fn line(alpha: f64, beta: f64) -> Fit {
         Fit {

@@ -2,9 +2,10 @@
 //! original figure nearest a measured N, shared by E2's runtimes and its
 //! Squeak rows.
 
+use crate::replicate::experiment::{Ctx, INTERRUPTED};
 use crate::replicate::findings::Figure;
 use crate::replicate::originals::Original;
-use crate::replicate::{of_summary, Ctx, Report, INTERRUPTED};
+use crate::replicate::report::{of_summary, Report};
 use crate::units::Target;
 use crate::units::{self, UnitOp, UnitsConfig, UnitsOutcome};
 use toll_peers::Ceiling;

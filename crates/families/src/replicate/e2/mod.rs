@@ -7,9 +7,10 @@
 mod measure;
 mod squeak;
 
+use crate::replicate::experiment::{Ctx, Experiment};
 use crate::replicate::findings::{self, Claim};
 use crate::replicate::originals::{self as o, Original};
-use crate::replicate::{Ctx, Experiment, Report};
+use crate::replicate::report::Report;
 use crate::units::Target;
 use crate::units::{self, UnitOp};
 use measure::{measure, original_at};

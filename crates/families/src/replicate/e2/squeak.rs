@@ -4,9 +4,10 @@
 //! in the Squeak VM Debian ships with Scratch's image.
 
 use super::measure::{measure, original_at};
+use crate::replicate::experiment::{Ctx, Preset};
 use crate::replicate::findings::{self, Claim};
 use crate::replicate::originals as o;
-use crate::replicate::{Ctx, Preset, Report};
+use crate::replicate::report::Report;
 use crate::units::Target;
 use crate::units::{self, UnitOp};
 use toll_peers::{Ceiling, Runtime};
