@@ -12,13 +12,11 @@ use std::path::Path;
 use std::process::ExitCode;
 use toll_families::file::cache::Cache;
 use toll_families::file::data::{self, Source};
-use toll_families::file::plan::{self, Pattern};
+use toll_families::file::plan::{self};
 use toll_families::file::{
-    self as family, describe_file, e4_figure, methods, native, FileConfig, FileOutcome, Method,
-    RUNTIMES,
+    self as family, describe_file, methods, native, FileConfig, Method, RUNTIMES,
 };
 use toll_peers::Runtime;
-use toll_report::table::Table;
 use toll_store::RunStatus;
 
 /// `toll file`.
@@ -157,49 +155,6 @@ fn chosen_methods(runtimes: &[Runtime], text: Option<&str>) -> anyhow::Result<Ve
     Ok(out)
 }
 
-/// What a trial reads, in words.
-fn describe_reads(cfg: &FileConfig) -> String {
-    let mut parts = vec![];
-    for &p in &cfg.patterns {
-        let points = cfg.points(p);
-        let text = match (&cfg.sizes, p) {
-            (None, Pattern::Seq) => format!(
-                "seq = {} reads of 50 and 450 bytes in turn through the file",
-                points[0].count
-            ),
-            (None, Pattern::Random) => format!(
-                "random = {} reads of 450 bytes at random offsets (seed {})",
-                points[0].count, cfg.seed
-            ),
-            (Some(ns), _) => format!(
-                "{p} = {}{} reads of each of {} bytes{}",
-                if p == Pattern::Seq { "up to " } else { "" },
-                cfg.reads,
-                ns.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
-                if p == Pattern::Random {
-                    format!(" (seed {})", cfg.seed)
-                } else {
-                    String::new()
-                }
-            ),
-        };
-        parts.push(text);
-    }
-    parts.join("; ")
-}
-
-fn describe_cache(cfg: &FileConfig) -> String {
-    cfg.caches
-        .iter()
-        .map(|c| match c {
-            Cache::Cold if cfg.drop_caches => "cold = the page cache dropped before each trial",
-            Cache::Cold => "cold = the file's pages evicted (posix_fadvise) before each trial",
-            Cache::Warm => "warm = the file read once first",
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// `--dry-run`: what would be measured; nothing is made, read or stored.
 fn dry(cfg: &FileConfig, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     if let Some(p) = db {
@@ -228,8 +183,8 @@ fn dry(cfg: &FileConfig, db: Option<&Path>) -> anyhow::Result<ExitCode> {
             .join(", "),
         cfg.trials
     );
-    crate::say!("reads: {}", describe_reads(cfg));
-    crate::say!("cache: {}", describe_cache(cfg));
+    crate::say!("reads: {}", family::report::describe_reads(cfg));
+    crate::say!("cache: {}", family::report::describe_cache(cfg));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -251,8 +206,12 @@ fn measure(cfg: FileConfig, a: &FileArgs, db: Option<&Path>) -> anyhow::Result<E
         toll_report::export::exporter(toll_report::export::Format::Json).export(&run, &mut out)
     } else {
         let id = outcome.run_id;
-        write!(out, "{}", render(&cfg, &outcome))
-            .and_then(|_| writeln!(out, "{}", db::stored_line(&store, id, outcome.status)))
+        write!(
+            out,
+            "{}",
+            toll_report::file::render(&family::report::view(&cfg, &outcome))
+        )
+        .and_then(|_| writeln!(out, "{}", db::stored_line(&store, id, outcome.status)))
     };
     match printed {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
@@ -275,184 +234,4 @@ fn measure(cfg: FileConfig, a: &FileArgs, db: Option<&Path>) -> anyhow::Result<E
         )),
         (None, _) => Ok(ExitCode::SUCCESS),
     }
-}
-
-/// The heading, the table of cells, and for a sweep the model per series.
-fn render(cfg: &FileConfig, outcome: &FileOutcome) -> String {
-    let mut file = cfg.file.clone();
-    file.to_make = false;
-    let mut s = format!(
-        "toll file: {}{} on {}\n",
-        describe_file(&file),
-        if outcome.made_file { ", made now" } else { "" },
-        outcome.storage.describe()
-    );
-    s.push_str(&format!(
-        "reads: {}; {} trial{} each\ncache: {}, checked by mincore before every trial\n\n",
-        describe_reads(cfg),
-        cfg.trials,
-        if cfg.trials == 1 { "" } else { "s" },
-        describe_cache(cfg)
-    ));
-    if cfg.sizes.is_some() {
-        s.push_str(&sweep_table(outcome));
-        s.push_str(&models(outcome));
-    } else {
-        s.push_str(&e4_table(cfg, outcome));
-    }
-    for series in &outcome.series {
-        for p in &series.points {
-            if let Err(why) = &p.result {
-                s.push_str(&format!(
-                    "note: {} at {} B: {why}\n",
-                    series.label(),
-                    p.reads.mean_len()
-                ));
-            }
-        }
-    }
-    s
-}
-
-/// A median's 95% CI in µs, or a dash for a single trial.
-fn ci_us(m: &toll_measure::Summary) -> String {
-    if m.count < 2 {
-        return "–".into();
-    }
-    format!("[{:.3}, {:.3}]", m.ci_low / 1e3, m.ci_high / 1e3)
-}
-
-/// The resident share before the trials: one figure, or the range.
-fn resident(r: &[f64]) -> String {
-    let lo = r.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = r.iter().copied().fold(0.0, f64::max);
-    if r.is_empty() {
-        "–".into()
-    } else if (hi - lo) * 100.0 < 0.5 {
-        format!("{:.0}%", hi * 100.0)
-    } else {
-        format!("{:.0}–{:.0}%", lo * 100.0, hi * 100.0)
-    }
-}
-
-fn e4_table(cfg: &FileConfig, outcome: &FileOutcome) -> String {
-    let mut t = Table::new(&[
-        "runtime", "method", "pattern", "cache", "resident", "µs/read", "95% CI", "total ms",
-        "MB/s", "E4 2010",
-    ]);
-    let mut any_e4 = false;
-    for series in &outcome.series {
-        let p = &series.points[0];
-        let m = series.method;
-        let mut cells = vec![
-            m.runtime.to_string(),
-            m.name.to_string(),
-            series.pattern.to_string(),
-            series.cache.to_string(),
-        ];
-        match &p.result {
-            Ok(f) => cells.extend([
-                resident(&f.resident),
-                format!("{:.3}", f.per_read.median / 1e3),
-                ci_us(&f.per_read),
-                format!("{:.1}", f.total.median / 1e6),
-                format!("{:.0}", f.mb_per_s()),
-            ]),
-            Err(_) => cells.extend(["failed", "–", "–", "–", "–"].map(String::from)),
-        }
-        let e4 = e4_figure(&m, series.pattern, series.cache, &p.reads, cfg.file.size);
-        any_e4 |= e4.is_some();
-        cells.push(match e4 {
-            Some((v, unit)) => format!("{v} {unit}"),
-            None => String::new(),
-        });
-        t.row(cells);
-    }
-    let mut s = t.render();
-    if any_e4 {
-        s.push_str("E4 2010: Python 2.6.6 on an SSD, the page cache dropped before each test; seq: the whole pass (against total ms), random: per read (against µs/read)\n");
-    }
-    s
-}
-
-fn sweep_table(outcome: &FileOutcome) -> String {
-    let mut t = Table::new(&[
-        "runtime", "method", "pattern", "cache", "bytes", "reads", "resident", "µs/read", "95% CI",
-        "MB/s",
-    ]);
-    for series in &outcome.series {
-        for p in &series.points {
-            let m = series.method;
-            let mut cells = vec![
-                m.runtime.to_string(),
-                m.name.to_string(),
-                series.pattern.to_string(),
-                series.cache.to_string(),
-                p.reads.mean_len().to_string(),
-                p.reads.count.to_string(),
-            ];
-            match &p.result {
-                Ok(f) => cells.extend([
-                    resident(&f.resident),
-                    format!("{:.3}", f.per_read.median / 1e3),
-                    ci_us(&f.per_read),
-                    format!("{:.0}", f.mb_per_s()),
-                ]),
-                Err(_) => cells.extend(["failed", "–", "–", "–"].map(String::from)),
-            }
-            t.row(cells);
-        }
-    }
-    t.render()
-}
-
-/// t(n) = α + β·n per read, for each series of a sweep: the stored
-/// decision of each.
-fn models(outcome: &FileOutcome) -> String {
-    use toll_report::decided;
-    let decisions: Vec<_> = outcome
-        .series
-        .iter()
-        .filter_map(|s| Some((s, s.fit.as_ref()?.decision.as_ref()?)))
-        .collect();
-    if decisions.is_empty() {
-        return String::new();
-    }
-    let widened = decisions.iter().any(|(_, d)| d.widened);
-    let (a_ci, b_ci) = decided::ci_headings(widened);
-    let mut t = Table::new(&[
-        "runtime",
-        "method",
-        "pattern",
-        "cache",
-        "α µs/read",
-        &a_ci,
-        "β ns/byte",
-        &b_ci,
-        "MB/s",
-        "fit",
-    ]);
-    for (s, d) in &decisions {
-        let (alpha, alpha_ci) = decided::cells(&d.alpha, |v| format!("{:.3}", v / 1e3));
-        let (beta, beta_ci) = decided::cells(&d.beta, |v| format!("{v:.4}"));
-        t.row(vec![
-            s.method.runtime.to_string(),
-            s.method.name.to_string(),
-            s.pattern.to_string(),
-            s.cache.to_string(),
-            alpha,
-            alpha_ci,
-            beta,
-            beta_ci,
-            d.beta
-                .shown()
-                .map_or_else(|| "–".into(), |b| format!("{:.0}", 1e3 / b)),
-            d.words(),
-        ]);
-    }
-    format!(
-        "\nmodel t(n) = α + β·n per read of n bytes (MB/s = 1/β):\n{}{}",
-        t.render(),
-        decided::legend(widened)
-    )
 }

@@ -13,11 +13,8 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 use toll_families::rpc::{
-    self as family, Lookup, Mode, PathKind, ProxyKind, RpcConfig, RpcOutcome, RpcSeries,
-    SeriesSpec, Stack, Via,
+    self as family, Lookup, Mode, PathKind, ProxyKind, RpcConfig, SeriesSpec, Stack, Via,
 };
-use toll_measure::mean_ci::mean_diff_ci;
-use toll_report::table::Table;
 use toll_store::RunStatus;
 
 /// `toll rpc`.
@@ -211,8 +208,12 @@ fn measure(cfg: RpcConfig, a: &RpcArgs, db: Option<&Path>) -> anyhow::Result<Exi
         toll_report::export::exporter(toll_report::export::Format::Json).export(&run, &mut out)
     } else {
         let id = outcome.run_id;
-        write!(out, "{}", render(&cfg, &outcome))
-            .and_then(|_| writeln!(out, "{}", db::stored_line(&store, id, outcome.status)))
+        write!(
+            out,
+            "{}",
+            toll_report::rpc::render(&family::report::view(&cfg, &outcome))
+        )
+        .and_then(|_| writeln!(out, "{}", db::stored_line(&store, id, outcome.status)))
     };
     match printed {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
@@ -235,194 +236,4 @@ fn measure(cfg: RpcConfig, a: &RpcArgs, db: Option<&Path>) -> anyhow::Result<Exi
         )),
         (None, _) => Ok(ExitCode::SUCCESS),
     }
-}
-
-fn us(ns: f64) -> String {
-    if ns >= 100_000.0 {
-        format!("{:.0}", ns / 1e3)
-    } else {
-        format!("{:.2}", ns / 1e3)
-    }
-}
-
-fn ci(lo: f64, hi: f64) -> String {
-    if lo.is_nan() || hi.is_nan() || lo == hi {
-        return "–".into();
-    }
-    format!("[{}, {}]", us(lo), us(hi))
-}
-
-/// The heading, one row per (series, size), the ladder's differences, and
-/// for a sweep the model per series.
-fn render(cfg: &RpcConfig, outcome: &RpcOutcome) -> String {
-    let mut s = format!(
-        "toll rpc: {}\n{} trial{} of {} calls per point, {} connection{} per series, E3's figure: mean µs per call\n\n",
-        outcome.server,
-        cfg.trials,
-        if cfg.trials == 1 { "" } else { "s" },
-        cfg.calls,
-        cfg.connections,
-        if cfg.connections == 1 { "" } else { "s" },
-    );
-    let mut headers = vec![
-        "stack",
-        "path",
-        "mode",
-        "bytes",
-        "µs/call",
-        "95% CI",
-        "median µs",
-        "p99 µs",
-        "calls/s",
-        "client CPU µs",
-        "server CPU µs",
-        "round trips",
-    ];
-    // The ladder: each row over the one above; paths: each over direct.
-    let over_direct = !cfg.ladder
-        && outcome
-            .series
-            .iter()
-            .any(|s| s.spec.path == PathKind::Direct)
-        && outcome
-            .series
-            .iter()
-            .any(|s| s.spec.path != PathKind::Direct);
-    if cfg.ladder {
-        headers.extend(["+ µs over row above", "95% CI"]);
-    } else if over_direct {
-        headers.extend(["+ µs over direct", "95% CI"]);
-    }
-    let mut t = Table::new(&headers);
-    for (i, series) in outcome.series.iter().enumerate() {
-        for p in &series.points {
-            let mode = match series.spec.mode {
-                Mode::Blocking => "blocking".to_string(),
-                Mode::Pipelined(k) => format!("pipelined ×{k}"),
-            };
-            let mut cells = vec![
-                series.spec.stack_label(),
-                series.spec.path.name().to_string(),
-                mode,
-                p.n.to_string(),
-            ];
-            match &p.result {
-                Ok(f) => {
-                    cells.extend([
-                        us(f.mean()),
-                        ci(f.mean_ci.0, f.mean_ci.1),
-                        us(f.latency_p50_ns),
-                        us(f.latency_p99_ns),
-                        format!("{:.0}", f.calls_per_s),
-                        us(f.client_cpu_ns),
-                        f.server_cpu_ns.map_or("–".into(), us),
-                        format!("{:.2}", f.round_trips),
-                    ]);
-                    if cfg.ladder {
-                        let above = (i > 0 && outcome.series[i - 1].spec.mode == series.spec.mode)
-                            .then(|| i - 1);
-                        cells.extend(difference(&outcome.series, above, i, p.n));
-                    } else if over_direct {
-                        let direct = outcome.series.iter().position(|d| {
-                            d.spec.path == PathKind::Direct
-                                && series.spec.path != PathKind::Direct
-                                && d.spec.stack == series.spec.stack
-                                && d.spec.via == series.spec.via
-                                && d.spec.mode == series.spec.mode
-                        });
-                        cells.extend(difference(&outcome.series, direct, i, p.n));
-                    }
-                }
-                Err(_) => {
-                    let dashes = if cfg.ladder || over_direct { 10 } else { 8 };
-                    cells.extend(std::iter::repeat_n("–".to_string(), dashes));
-                    cells[4] = "failed".into();
-                }
-            }
-            t.row(cells);
-        }
-    }
-    s.push_str(&t.render());
-    s.push_str("µs/call: a trial's time over its calls (E3's figure), its 95% CI from the trials; median and p99: each call's own latency; CPU: per call, from getrusage on each side\n");
-    if cfg.ladder {
-        s.push_str("+ over row above: the difference of two means with its 95% CI (Welch); round trips: the client's per call (a per-call broker look-up is one more)\n");
-    } else if over_direct {
-        s.push_str("+ over direct: what the path adds to the same stack and mode called directly, a difference of two means with its 95% CI (Welch)\n");
-    }
-    s.push_str(&models(&outcome.series));
-    for series in &outcome.series {
-        for p in &series.points {
-            if let Err(why) = &p.result {
-                s.push_str(&format!("note: {} at {} B: {why}\n", series.label, p.n));
-            }
-        }
-    }
-    s
-}
-
-/// Row `i`'s mean minus row `base`'s at size `n` (blank without a base).
-fn difference(series: &[RpcSeries], base: Option<usize>, i: usize, n: u32) -> [String; 2] {
-    let none = || ["".to_string(), "".to_string()];
-    let Some(base) = base else {
-        return none();
-    };
-    let trials = |s: &RpcSeries| {
-        s.points
-            .iter()
-            .find(|p| p.n == n)
-            .and_then(|p| p.result.as_ref().ok())
-            .map(|f| f.per_call_trials.clone())
-    };
-    let (Some(a), Some(b)) = (trials(&series[base]), trials(&series[i])) else {
-        return none();
-    };
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    let d = mean(&b) - mean(&a);
-    let (lo, hi) = mean_diff_ci(&a, &b);
-    let sign = |v: f64| {
-        if v >= 0.0 {
-            format!("+{}", us(v))
-        } else {
-            format!("−{}", us(-v))
-        }
-    };
-    let ci = if lo.is_nan() {
-        "–".into()
-    } else {
-        format!("[{}, {}]", sign(lo), sign(hi))
-    };
-    [sign(d), ci]
-}
-
-/// t(n) = α + β·n per call, for each series of a payload sweep: the
-/// stored decision of each.
-fn models(series: &[RpcSeries]) -> String {
-    use toll_report::decided;
-    let decisions: Vec<_> = series
-        .iter()
-        .filter_map(|s| Some((s, s.fit.as_ref()?.decision.as_ref()?)))
-        .collect();
-    if decisions.is_empty() {
-        return String::new();
-    }
-    let widened = decisions.iter().any(|(_, d)| d.widened);
-    let (a_ci, b_ci) = decided::ci_headings(widened);
-    let mut t = Table::new(&["series", "α µs/call", &a_ci, "β ns/byte", &b_ci, "fit"]);
-    for (s, d) in &decisions {
-        let (alpha, alpha_ci) = decided::cells(&d.alpha, |v| format!("{:.3}", v / 1e3));
-        let (beta, beta_ci) = decided::cells(&d.beta, |v| format!("{v:.4}"));
-        t.row(vec![
-            s.label.clone(),
-            alpha,
-            alpha_ci,
-            beta,
-            beta_ci,
-            d.words(),
-        ]);
-    }
-    format!(
-        "\nmodel t(n) = α + β·n per call of n payload bytes:\n{}{}",
-        t.render(),
-        decided::legend(widened)
-    )
 }

@@ -18,6 +18,7 @@ mod config;
 pub mod data;
 pub mod native;
 pub mod plan;
+pub mod report;
 pub mod storage;
 mod sweep;
 mod trial;

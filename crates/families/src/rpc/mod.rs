@@ -25,6 +25,7 @@ pub mod place;
 pub mod proto;
 pub mod proxy;
 mod reply;
+pub mod report;
 pub mod server;
 mod setup;
 

@@ -15,6 +15,7 @@ use toll_peers::{Launch, Runtime, Transport};
 use toll_store::{NewRun, RunStatus, Store};
 
 mod config;
+pub mod report;
 pub use config::{
     SeriesResult, TransferConfig, TransferError, TransferOutcome, DEFAULT_SIZES, E1_SIZES,
     ITEM_BYTES,

@@ -18,6 +18,7 @@ use toll_store::{NewRun, RunStatus, Store};
 
 mod config;
 pub mod memory;
+pub mod report;
 mod sweep;
 mod target;
 
