@@ -1,22 +1,12 @@
 //! Exporters behind one trait, one file each (as hyperfine does).
 
 mod csv;
+mod exporter;
 mod json;
 
-use std::io::{self, Write};
 use std::str::FromStr;
-use toll_store::Run;
 
-/// The version of the JSON export's shape (schema.json beside this crate).
-/// 3: durations as whole nanoseconds under `_ns` names (issue 17); 5: a
-/// fit's stored decision and a median interval's level.
-pub const SCHEMA_VERSION: u32 = 5;
-
-/// Writes a stored run in one format.
-pub trait Exporter {
-    /// Write `run` to `out`.
-    fn export(&self, run: &Run, out: &mut dyn Write) -> io::Result<()>;
-}
+pub use exporter::{Exporter, SCHEMA_VERSION};
 
 /// The formats `toll export` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -17,6 +17,9 @@ pub mod target;
 pub mod timer;
 pub mod tls;
 
+mod error;
+pub use error::HttpError;
+
 use client_loop::ClientPlan;
 use event_loop::{Counter, LoopPlan, RateShare};
 use hdrhistogram::Histogram;
@@ -32,27 +35,7 @@ use tls::TlsSetup;
 use toll_measure::duration_ns::ns;
 use toll_measure::{Fingerprint, Sample, Summary};
 use toll_report::http::{Failures, HttpReport, RateSpread, SendLag, TimeRow};
-use toll_store::{NewRun, Point, PointStatus, RunStatus, Store, StoreError};
-
-#[derive(Debug, thiserror::Error)]
-pub enum HttpError {
-    #[error("bad URL `{url}`: {why}")]
-    BadUrl { url: String, why: String },
-    #[error("{0}")]
-    Unsupported(String),
-    #[error("cannot resolve host `{host}`: {why}; check the name, or use an IP address")]
-    Resolve { host: String, why: String },
-    #[error("cannot connect to {addr}: {why}; is the server running and listening there?")]
-    Connect { addr: String, why: String },
-    #[error("{0}")]
-    Tls(String),
-    #[error("{addr} does not speak HTTP/2 without TLS (h2c with prior knowledge): {why}; drop --http2, or give an https:// URL")]
-    NoH2c { addr: String, why: String },
-    #[error("{0}")]
-    Io(String),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
+use toll_store::{NewRun, Point, PointStatus, RunStatus, Store};
 
 /// A validated `toll http` run.
 #[derive(Debug, Clone)]

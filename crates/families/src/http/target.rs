@@ -1,7 +1,7 @@
 //! The URL under test: parsed, checked (http or https), and resolved once
 //! before the run so a bad name is one clear error, not a run of failures.
 
-use super::HttpError;
+use super::error::HttpError;
 use std::net::{SocketAddr, ToSocketAddrs};
 
 /// Where the requests go.

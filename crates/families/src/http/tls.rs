@@ -3,8 +3,8 @@
 //! any certificate; and the preflight handshake that turns a certificate or
 //! ALPN problem into one clear error before the run.
 
+use super::error::HttpError;
 use super::target::Target;
-use super::HttpError;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};

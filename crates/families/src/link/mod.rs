@@ -23,6 +23,9 @@ mod spec;
 
 pub use spec::LinkSpec;
 
+mod error;
+pub use error::LinkError;
+
 use delay::{Connect, Relay};
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, TcpStream};
@@ -34,19 +37,6 @@ use std::time::Duration;
 pub const NEAR_IP: Ipv4Addr = Ipv4Addr::new(10, 77, 0, 1);
 /// The far end's address inside its namespace.
 pub const FAR_IP: Ipv4Addr = Ipv4Addr::new(10, 77, 0, 2);
-
-/// Why a link could not be built.
-#[derive(Debug, thiserror::Error)]
-pub enum LinkError {
-    #[error("network namespaces are not permitted here (need root or CAP_NET_ADMIN): --link loopback still works")]
-    NotPermitted,
-    #[error("building a link needs `{tool}`, which was not found: install iproute2 (apt-get install iproute2)")]
-    MissingTool { tool: String },
-    #[error("building the link failed: `{command}` said: {detail}")]
-    Command { command: String, detail: String },
-    #[error("{context}: {cause}")]
-    Io { context: String, cause: io::Error },
-}
 
 /// The namespaces of an emulated link.
 #[derive(Debug)]

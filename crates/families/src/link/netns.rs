@@ -4,7 +4,7 @@
 //! at a time (`setns` moves only the calling thread, so a socket made there
 //! lives in the namespace while the rest of toll stays where it is).
 
-use super::LinkError;
+use super::error::LinkError;
 use std::fs::File;
 use std::io;
 use std::process::Command;

@@ -1,6 +1,6 @@
 //! One CSV row per sample, with each series' attributes as `attr_*` columns.
 
-use super::Exporter;
+use super::exporter::Exporter;
 use std::collections::BTreeSet;
 use std::io::{self, Write};
 use toll_store::Run;

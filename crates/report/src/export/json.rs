@@ -1,6 +1,6 @@
 //! The whole run as pretty JSON, with `schema_version` at the top.
 
-use super::{Exporter, SCHEMA_VERSION};
+use super::exporter::{Exporter, SCHEMA_VERSION};
 use std::io::{self, Write};
 use toll_store::Run;
 
