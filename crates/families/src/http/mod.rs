@@ -9,6 +9,7 @@ pub mod coalesce;
 pub mod compare;
 pub mod compare_rounds;
 pub mod event_loop;
+pub mod loop_plan;
 pub mod request;
 pub mod response;
 pub mod schedule;
