@@ -367,8 +367,9 @@ fn a_start_up_that_grew_after_three_steady_runs_is_a_significant_change() {
     assert!((150e6..1e9).contains(&rise), "α rose by {rise} ns: {alpha}");
     assert_eq!(alpha["significant"], true, "{alpha}");
     assert!(alpha["difference_ci"][0].as_f64().unwrap() > 0.0, "{alpha}");
-    // β (2 ms per step) did not move.
+    // β (2 ms per step) did not move, and compare does not say it did. (Its
+    // value is not checked: beside a 300 ms sleep, a loaded machine's
+    // oversleeping is larger than the steps' 2–16 ms.)
     let beta = &c["series"][0]["fit"]["beta_ns"];
-    let b = beta["value"][1].as_f64().unwrap();
-    assert!((1.5e6..2.5e6).contains(&b), "{beta}");
+    assert_eq!(beta["significant"], false, "{beta}");
 }
