@@ -24,6 +24,7 @@ pub mod markdown;
 pub mod models;
 pub mod plot;
 pub mod predict;
+pub mod printed;
 pub mod replicate;
 pub mod replicate_page;
 pub mod runs_compare;
