@@ -26,6 +26,7 @@ pub mod plot;
 pub mod predict;
 pub mod printed;
 pub mod replicate;
+pub mod replicate_charts;
 pub mod replicate_page;
 pub mod runs_compare;
 pub mod show;

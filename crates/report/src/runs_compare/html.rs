@@ -129,11 +129,11 @@ fn reach(c: &RunComparison) -> f64 {
 fn series(h: &mut String, c: &RunComparison) {
     h.push_str("<h2>Series</h2>");
     let reach = reach(c);
-    let _ = write!(
+    let _ = writeln!(
         h,
         "<table class=\"compare\"><thead><tr><th>n</th><th>A median</th><th>B median</th><th>change</th>\
-         <th>95% CI</th><th>against 0 (±{})</th><th>p</th><th>verdict</th></tr></thead>\n",
-        escape(&pct(reach).trim_start_matches('+'))
+         <th>95% CI</th><th>against 0 (±{})</th><th>p</th><th>verdict</th></tr></thead>",
+        escape(pct(reach).trim_start_matches('+'))
     );
     for s in &c.series {
         let _ = writeln!(
