@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 use toll_report::html::{escape, STYLE};
+use toll_report::runs_compare::html::STYLE as COMPARE_STYLE;
 
 /// The board's additions to the report's stylesheet.
 const BOARD_STYLE: &str = r#"
@@ -17,11 +18,6 @@ form.filter button { font: inherit; padding: 4px 14px; border: 1px solid var(--a
 th a { color: inherit; text-decoration: none; }
 th a.sorted { color: var(--accent); }
 .pager { margin: 10px 0; display: flex; gap: 16px; }
-table.compare { width: 100%; }
-table.compare tr.group th { background: none; font-family: ui-monospace, "DejaVu Sans Mono", monospace; padding-top: 14px; border-bottom: 2px solid var(--line); white-space: normal; word-break: break-word; }
-table.compare tr.param td { background: var(--band); }
-table.compare td svg { vertical-align: middle; }
-table.differences td { word-break: break-word; }
 table.series th[scope=row] { white-space: normal; word-break: break-word; max-width: 18em; }
 "#;
 
@@ -42,7 +38,7 @@ pub fn page(title: &str, here: &str, body: &str) -> String {
         h,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{} — toll board</title>\n<style>{STYLE}{BOARD_STYLE}</style>\n</head>\n<body>\n\
+         <title>{} — toll board</title>\n<style>{STYLE}{COMPARE_STYLE}{BOARD_STYLE}</style>\n</head>\n<body>\n\
          <nav class=\"board\"><span class=\"brand\">toll board</span>",
         escape(title)
     );

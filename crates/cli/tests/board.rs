@@ -663,8 +663,8 @@ fn every_page_renders_in_chromium_with_its_tables_and_plots() {
         for n in needs {
             assert!(dom.contains(n), "{name}: `{n}` not in the rendered page");
         }
-        if name == "compare" {
-            assert!(!dom.contains("<pre"), "compare: terminal text in a box");
+        if name == "compare" || name == "run" {
+            assert!(!dom.contains("<pre"), "{name}: terminal text in a box");
         }
         let shot = shots.join(format!("{name}.png"));
         let _ = std::fs::remove_file(&shot);

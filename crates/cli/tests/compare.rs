@@ -245,6 +245,45 @@ fn a_pair_from_two_machines_is_flagged_first() {
 }
 
 #[test]
+fn html_writes_the_comparison_as_a_table_with_bars_and_still_gates() {
+    let s = Scratch::new("compare-html");
+    let base = store_run(&s, "transfer", "box", "rust/pipe", 1.0).to_string();
+    let worse = store_run(&s, "transfer", "box", "rust/pipe", 1.10).to_string();
+    let page = s.0.join("cmp.html");
+    let o = s.toll(&[
+        "compare",
+        &base,
+        &worse,
+        "--fail-on",
+        "regression",
+        "--html",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("3 slower"),
+        "the text as without --html"
+    );
+    assert!(stderr(&o).contains("as HTML written to"), "{}", stderr(&o));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("<table class=\"compare\""), "{html}");
+    assert!(!html.contains("<pre") && !html.contains("<script"));
+    // Three points and α, β: a bar each; three slower badges.
+    assert_eq!(html.matches("<svg").count(), 5, "{html}");
+    assert_eq!(html.matches("badge v-busy\">slower").count(), 3);
+    // An unwritable path: one line, nothing half-written.
+    let o = s.toll(&[
+        "compare",
+        &base,
+        &worse,
+        "--html",
+        "/nonexistent/dir/c.html",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_one_line_error(&o, "--html");
+}
+
+#[test]
 fn series_on_one_side_only_are_listed() {
     let s = Scratch::new("compare-one-side");
     let a = store_run(&s, "transfer", "box", "rust/pipe", 1.0).to_string();

@@ -78,6 +78,11 @@ fn assert_face(html: &str) {
         assert!(sec.contains("<table class=\"replicate\""), "{name}'s table");
         assert!(!sec.contains("<h3>Models</h3>"), "{name}: no models table");
     }
+    // E2: spawn µs per unit and ring ns per hop against N, log–log, a
+    // line per runtime.
+    for want in ["µs per unit, log scale", "ns per hop, log scale"] {
+        assert!(secs[1].contains(want), "E2: {want}");
+    }
     // No empty table anywhere: every table has a data row.
     for t in html.split("<table").skip(1) {
         let t = t.split("</table>").next().unwrap();

@@ -13,7 +13,7 @@ use crate::models::{legend, models_table};
 use crate::plot::{is_load, Chart, LoadCharts, Scale};
 use crate::replicate_page;
 use crate::show::{
-    config_row, family_reports, fit_lines, is_table_key, machine_rows, points_table, render_run,
+    config_row, family_reports, fit_lines, is_table_key, machine_rows, points_table,
 };
 use crate::table::Table;
 use std::fmt::Write;
@@ -157,7 +157,8 @@ pub fn render_with(runs: &[Run], behind: &[Run], scale: Scale, version: &str) ->
 }
 
 /// One run's section of the page: its models, plots, points and machine
-/// (the board's run page shows the same); an experiment's table
+/// (the board's run page shows the same), as HTML throughout — no
+/// terminal text; an experiment's table
 /// (`replicate`) as [`replicate_page::section`] draws it, without the
 /// models and plots that belong to its family runs.
 pub fn run_section(h: &mut String, run: &Run, scale: Scale) {
@@ -273,17 +274,18 @@ pub fn run_section(h: &mut String, run: &Run, scale: Scale) {
     show_details(h, run);
 }
 
-/// The run as `toll show` prints it, folded, and the section's end.
+/// The section's end: where the rest of the run is, as commands.
 fn show_details(h: &mut String, run: &Run) {
     let _ = write!(
         h,
-        "<details><summary>The run as <code>toll show {}</code> prints it</summary>\n<pre>{}</pre>\n</details>\n</section>\n",
-        run.id,
-        escape(&render_run(run))
+        "<p class=\"notes\">The run as the terminal shows it: <code>toll show {0}</code>; every sample: <code>toll export {0} --format csv</code>.</p>\n</section>\n",
+        run.id
     );
 }
 
-/// The reports the family's command printed (ab's, the comparison's).
+/// The reports the family's command printed (ab's, the comparison's), as
+/// tables: less the percentiles and a comparison's servers and ratios,
+/// which the section draws itself.
 fn reports_section(h: &mut String, run: &Run) {
     let reports = family_reports(run);
     if !reports.is_empty() {
@@ -294,13 +296,15 @@ fn reports_section(h: &mut String, run: &Run) {
             escape(&run.family.replace('-', " "))
         );
     }
+    let drawn = |first: &str| {
+        first.starts_with("Percentage of the requests")
+            || first.starts_with("Uncorrected")
+            || first == "server"
+            || first == "req/s ratio"
+    };
     for (title, text) in reports {
-        let _ = write!(
-            h,
-            "<h4>{}</h4>\n<pre>{}</pre>\n",
-            escape(&title),
-            escape(&text)
-        );
+        let _ = writeln!(h, "<h4>{}</h4>", escape(&title));
+        crate::printed::render(h, &text, drawn);
     }
 }
 

@@ -14,6 +14,7 @@ use crate::escape::escape;
 use crate::plot::dots::rows_of_run;
 use crate::plot::{Chart, DotChart, DotRow, Scale};
 use crate::replicate::cells;
+use crate::replicate_charts;
 use serde_json::Value;
 use std::fmt::Write;
 use toll_measure::Fingerprint;
@@ -316,6 +317,9 @@ fn family_figures(h: &mut String, run: &Run, behind: &[Run], scale: Scale) {
         }
     }
     let mut undrawn: Vec<&Run> = Vec::new();
+    // `toll http`'s loads, named in one line: their figures are the table's.
+    let mut loads: Vec<&Run> = Vec::new();
+    let names = replicate_charts::server_names(run, behind);
     for (family, runs) in groups {
         let run_ids: Vec<i64> = runs.iter().map(|r| r.id).collect();
         let title = format!(
@@ -327,6 +331,24 @@ fn family_figures(h: &mut String, run: &Run, behind: &[Run], scale: Scale) {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
+        if let Some(c) = replicate_charts::scaling(family, &runs, &title) {
+            if let Ok(svg) = c.svg() {
+                let _ = write!(
+                    h,
+                    "<figure>\n{svg}\n<figcaption>Each runtime's median {} against N with its 95% CI, on log–log axes: a flat line is a cost that does not grow with N. <code>toll report {}</code> shows the fitted models.</figcaption>\n</figure>\n",
+                    escape(&c.y_label),
+                    escape(&list(&run_ids))
+                );
+                continue;
+            }
+        }
+        if family == "http-compare" && compare_figures(h, &runs, &names, scale) {
+            continue;
+        }
+        if family == "http" {
+            loads.extend(runs);
+            continue;
+        }
         let mut chart = Chart::for_run(runs[0]).titled(&title);
         chart.series = Vec::new();
         let mut labels: Vec<String> = Vec::new();
@@ -393,6 +415,16 @@ fn family_figures(h: &mut String, run: &Run, behind: &[Run], scale: Scale) {
             _ => undrawn.extend(runs),
         }
     }
+    if !loads.is_empty() {
+        let ids: Vec<i64> = loads.iter().map(|r| r.id).collect();
+        let _ = writeln!(
+            h,
+            "<p class=\"muted\">{} <code>toll http</code> loads (runs {}): their rates and percentiles are the table's rows; each run's own report draws its latency and rate (<code>toll report {}</code>).</p>",
+            loads.len(),
+            escape(&ranges(&ids)),
+            ids[0]
+        );
+    }
     if !undrawn.is_empty() {
         h.push_str("<ul class=\"behind\">\n");
         for r in undrawn {
@@ -407,6 +439,58 @@ fn family_figures(h: &mut String, run: &Run, behind: &[Run], scale: Scale) {
         }
         h.push_str("</ul>\n");
     }
+}
+
+/// Run ids as ranges: `200–241, 243`.
+fn ranges(ids: &[i64]) -> String {
+    let mut sorted = ids.to_vec();
+    sorted.sort_unstable();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let mut j = i;
+        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j] + 1 {
+            j += 1;
+        }
+        out.push(if j > i {
+            format!("{}–{}", sorted[i], sorted[j])
+        } else {
+            sorted[i].to_string()
+        });
+        i = j + 1;
+    }
+    out.join(", ")
+}
+
+/// A `toll http compare` run's servers (rates with CIs) and latency by
+/// percentile, each server by its name in the table; false when it has
+/// no rates to draw.
+fn compare_figures(
+    h: &mut String,
+    runs: &[&Run],
+    names: &std::collections::HashMap<String, String>,
+    scale: Scale,
+) -> bool {
+    let mut drew = false;
+    for r in runs {
+        let Some((servers, latency)) = replicate_charts::compare(r, names) else {
+            continue;
+        };
+        let Ok(svg) = servers.svg() else { continue };
+        drew = true;
+        let _ = write!(
+            h,
+            "<figure>\n{svg}\n<figcaption>Each server's requests per second: the bar is the median of its measured rounds, the whisker its 95% CI (servers in alternating rounds, so a drift of the machine falls on all alike). <code>toll report {}</code> shows each round.</figcaption>\n</figure>\n",
+            r.id
+        );
+        if let Some(Ok(svg)) = latency.filter(|l| l.drawable()).map(|l| l.svg(scale)) {
+            let _ = write!(
+                h,
+                "<figure>\n{svg}\n<figcaption>Each server's latency by percentile (median over its rounds of each percentile): x is 1/(1 − q) on a log scale, so 90%, 99% and 99.9% sit a decade apart.</figcaption>\n</figure>\n"
+            );
+        }
+    }
+    drew
 }
 
 /// The experiment's table as HTML: fixed columns that wrap, so it fits

@@ -145,6 +145,10 @@ pub struct RunCompareArgs {
     /// Print the comparison as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Also write the comparison as one self-contained HTML page (each
+    /// point's change with its CI as a bar against 0) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -32,6 +32,16 @@ pub fn run(args: RunCompareArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> 
     if let Some(w) = runs_compare::cross_machine_warning(&c) {
         crate::tell!("warning: {w}");
     }
+    if let Some(path) = &args.html {
+        let page = runs_compare::html::page(&c, env!("CARGO_PKG_VERSION"));
+        toll_report::atomic::write(path, page.as_bytes()).map_err(|e| {
+            anyhow::anyhow!(
+                "cannot write {}: {e}: give --html a path in a directory you can write to, e.g. --html ./compare.html",
+                path.display()
+            )
+        })?;
+        crate::tell!("the comparison as HTML written to {}", path.display());
+    }
     let mut out = crate::screen::output(args.json);
     if args.json {
         // Written as text, so that a closed pipe is an io::Error main can tell.

@@ -21,13 +21,18 @@
 //!   second over time ([`rate`]), from the stored run by [`load`].
 //! - **Dot plots** ([`dots`]): figures of different kinds side by side on
 //!   a log axis, the original's beside this machine's (`toll replicate`).
+//! - **Scaling** ([`scaling`]): a cost per unit against N on log–log axes,
+//!   a line per runtime (E2's spawn and ring); **servers** ([`servers`]):
+//!   requests per second per server with CIs (E5's comparison).
 
 pub mod axis;
 pub mod dots;
 pub mod latency;
 pub mod load;
 pub mod rate;
+pub mod scaling;
 mod series;
+pub mod servers;
 mod style;
 pub mod trend;
 

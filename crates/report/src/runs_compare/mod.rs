@@ -9,7 +9,10 @@
 //! median with its interval, the Mann–Whitney p and a verdict (see
 //! `toll_measure::change`), and for fitted series the change of α and β.
 //! Series and points present on one side only are listed, not dropped.
+//! [`render`] writes it as text for the terminal, [`html`] as a table with
+//! change bars (`toll compare --html`, the board's compare page).
 
+pub mod html;
 mod render;
 
 use crate::show::keyed_value;

@@ -5,7 +5,7 @@
 use super::*;
 
 /// A share as a signed percentage: `+9.7%`, `−2.1%`.
-fn pct(x: f64) -> String {
+pub(super) fn pct(x: f64) -> String {
     let v = x * 100.0;
     let s = sig3(v.abs());
     if v >= 0.0 {
@@ -16,11 +16,11 @@ fn pct(x: f64) -> String {
 }
 
 /// A threshold as the user wrote it: `5%`, `2.5%`.
-fn threshold(x: f64) -> String {
+pub(super) fn threshold(x: f64) -> String {
     format!("{}%", (x * 1e4).round() / 1e2)
 }
 
-fn short_time(t: &str) -> String {
+pub(super) fn short_time(t: &str) -> String {
     t.replace('T', " ").trim_end_matches('Z').to_string()
 }
 

@@ -212,3 +212,81 @@ fn three_trials_a_side_are_warned_about() {
     );
     assert!(c.warnings[0].contains("more trials"), "{:?}", c.warnings);
 }
+
+/// The bar's band and tick, px from its left: (band x, band width, tick x).
+fn bar_parts(svg: &str) -> (f64, f64, f64) {
+    let num = |s: &str, key: &str| -> f64 {
+        let v = s.split(key).nth(1).unwrap().split('"').next().unwrap();
+        v.parse().unwrap()
+    };
+    let rects: Vec<&str> = svg.split("<rect").skip(1).collect();
+    (
+        num(rects[0], "x=\""),
+        num(rects[0], "width=\""),
+        num(rects[1], "x=\""),
+    )
+}
+
+#[test]
+fn the_html_page_is_a_table_with_bars_badges_and_no_terminal_text() {
+    let a = run(1, "h", 1.0);
+    let mut b = run(2, "<b>", 1.1);
+    b.series[0].label = "rust/pipe".into();
+    let c = RunComparison::of(&a, &b, rules(0.05)).unwrap();
+    let page = html::page(&c, "9.9.9");
+    assert!(page.starts_with("<!DOCTYPE html>") && page.ends_with("</html>\n"));
+    assert!(
+        !page.contains("<pre") && !page.contains("<script"),
+        "{page}"
+    );
+    // A host name from a run is escaped, and the pair is said loudly.
+    assert!(
+        page.contains("&lt;b&gt;") && !page.contains("<b>h"),
+        "{page}"
+    );
+    assert!(page.contains("<p class=\"warn\">ACROSS MACHINES"), "{page}");
+    // A row per point and one per fit parameter, each with its bar.
+    let rows = page.split("<tbody>").nth(2).expect("the series' rows");
+    for n in ["0", "1000", "10000", "α", "β"] {
+        assert!(rows.contains(&format!("<td class=\"num\">{n}</td>")), "{n}");
+    }
+    assert_eq!(rows.matches("<svg").count(), 5, "{rows}");
+    assert_eq!(rows.matches("badge v-busy\">slower").count(), 3, "{rows}");
+    assert!(rows.contains("+10.0%"), "{rows}");
+    // +10% sits right of 0 (the middle), its band around the tick.
+    let svg = rows.split("<svg").nth(1).unwrap();
+    let (band, width, tick) = bar_parts(svg);
+    assert!(
+        band > html_mid() && tick > band && tick < band + width,
+        "{svg}"
+    );
+    assert!(page.contains("3 slower, 0 faster"), "{page}");
+}
+
+#[test]
+fn a_faster_point_is_drawn_left_of_zero_and_under_the_threshold_says_its_threshold() {
+    let c = RunComparison::of(&run(2, "h", 1.1), &run(1, "h", 1.0), rules(0.05)).unwrap();
+    let mut h = String::new();
+    html::body(&mut h, &c);
+    let svg = h.split("<svg").nth(1).unwrap();
+    let (band, width, _) = bar_parts(svg);
+    assert!(band + width < html_mid(), "{svg}");
+    assert!(h.contains("badge v-ok\">faster"), "{h}");
+    let c = RunComparison::of(&run(1, "h", 1.0), &run(2, "h", 1.02), rules(0.05)).unwrap();
+    let mut h = String::new();
+    html::body(&mut h, &c);
+    assert!(h.contains("badge v-noisy\">under 5%"), "{h}");
+}
+
+/// The bar's 0, px from its left.
+fn html_mid() -> f64 {
+    let svg = html::bar(0.0, (0.0, 0.0), 1.0, Verdict::Same);
+    svg.split("x1=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
