@@ -13,9 +13,10 @@
 //! median over its measured rounds of each percentile, as its table's p50
 //! and p99 are.
 
+use super::axis::Scale;
+use super::canvas::{err, PlotError, FONT, WIDTH};
 use super::latency::{LatencyChart, LatencyCurve};
 use super::rate::{from_intervals, RateChart, RateSeries};
-use super::{err, PlotError, Scale, FONT, WIDTH};
 use crate::http::HttpReport;
 use plotters::prelude::*;
 use serde_json::Value;

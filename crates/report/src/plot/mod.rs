@@ -26,6 +26,8 @@
 //!   requests per second per server with CIs (E5's comparison).
 
 pub mod axis;
+mod canvas;
+mod chart;
 pub mod dots;
 pub mod latency;
 pub mod load;
@@ -37,40 +39,18 @@ mod style;
 pub mod trend;
 
 pub use axis::{Axis, Scale};
+pub use canvas::PlotError;
+use canvas::{err, Ticked, FONT, WIDTH};
+pub use chart::Chart;
 pub use dots::{DotChart, DotGroup, DotRow};
 pub use load::{is_load, LoadCharts};
 pub use series::{plot_series_from_run, Knee, Model, PlotPoint, PlotSeries};
 pub use style::PALETTE;
 
-use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::prelude::*;
 use std::path::Path;
 use style::{draw_legend, draw_marker, legend_label, style_keys, MARKERS};
 use toll_store::Run;
-
-/// A whole plot: its words and its series.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Chart {
-    pub title: String,
-    pub x_label: String,
-    pub y_label: String,
-    /// The points are a cost per unit of n, the model a total: draw it as
-    /// t(n)/n (`toll spawn`, `toll ring`).
-    pub per_unit: bool,
-    pub series: Vec<PlotSeries>,
-}
-
-/// Why a plot could not be drawn.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct PlotError(String);
-
-fn err<E: std::fmt::Display>(e: E) -> PlotError {
-    PlotError(e.to_string())
-}
-
-const WIDTH: u32 = 1000;
-const FONT: &str = "sans-serif";
 
 impl Chart {
     /// The plot of a stored run, as its family's `--plot` draws it: times
@@ -401,40 +381,6 @@ fn draw(out: &mut String, chart: &Chart, scale: Scale) -> Result<(), PlotError> 
     root.present().map_err(err)?;
     drop(cc);
     Ok(())
-}
-
-/// A backend pixel (`backend_coord`) in the terms of `area`, a panel that
-/// may not start at the picture's corner.
-fn on(area: &style::Area, (x, y): (i32, i32)) -> (i32, i32) {
-    let (x0, y0) = area.get_base_pixel();
-    (x - x0, y - y0)
-}
-
-/// An [`Axis`] as plotters' coordinate: linear in plot coordinates, its
-/// own ticks for the labels and bold gridlines, its minor ones faint.
-struct Ticked<'a>(&'a Axis);
-
-impl Ranged for Ticked<'_> {
-    type FormatOption = DefaultFormatting;
-    type ValueType = f64;
-
-    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
-        let a = self.0;
-        let f = (v - a.lo) / (a.hi - a.lo);
-        limit.0 + (f64::from(limit.1 - limit.0) * f).round() as i32
-    }
-
-    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
-        if hint.weight().allow_light_points() {
-            self.0.minor.clone()
-        } else {
-            self.0.major.clone()
-        }
-    }
-
-    fn range(&self) -> std::ops::Range<f64> {
-        self.0.lo..self.0.hi
-    }
 }
 
 /// Runs of consecutive values the axes can show, in plot coordinates.

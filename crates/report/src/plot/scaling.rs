@@ -9,8 +9,9 @@
 //! show and a reader should not have to discount.
 
 use super::axis::Axis;
+use super::canvas::{err, PlotError, Ticked, FONT, WIDTH};
+use super::series::PlotPoint;
 use super::style::{draw_marker, legend_label, MARKERS, PALETTE};
-use super::{err, PlotError, PlotPoint, Ticked, FONT, WIDTH};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 

@@ -4,8 +4,8 @@
 //! times as much", and a bar that starts at 0 shows that by its length.
 
 use super::axis::Axis;
+use super::canvas::{err, PlotError, Ticked, FONT, WIDTH};
 use super::style::PALETTE;
-use super::{err, PlotError, Ticked, FONT, WIDTH};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 

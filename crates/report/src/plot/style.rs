@@ -2,7 +2,8 @@
 //! yellow, a marker shape per series besides its colour, and the legend
 //! beside the plot that names each and keys the line styles.
 
-use super::{err, Chart, PlotError, FONT};
+use super::canvas::{err, PlotError, FONT};
+use super::chart::Chart;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
