@@ -25,6 +25,7 @@ mod session;
 pub mod transport;
 pub mod units;
 pub mod worker;
+mod worker_end;
 
 pub use agent::{Agent, AgentHello};
 pub use error::PeerError;

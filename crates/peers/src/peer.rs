@@ -2,9 +2,11 @@
 //! stops it when it hangs.
 
 use crate::control::{self, Answer};
+use crate::error::PeerError;
 use crate::runtime::{Launch, Runtime};
+use crate::session::Session;
 use crate::transport::{self, Alive, PipePair, Transport};
-use crate::{PeerError, Session};
+use crate::worker_end::WorkerEnd;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
@@ -317,7 +319,7 @@ impl Peer {
         self.child.id()
     }
 
-    pub(crate) fn protocol(&mut self, detail: impl Into<String>) -> PeerError {
+    fn protocol(&mut self, detail: impl Into<String>) -> PeerError {
         if let Some(e) = self.exit_error() {
             return e;
         }
@@ -328,7 +330,7 @@ impl Peer {
     }
 
     /// If the worker has died (or was stopped by the watchdog), the error that says so.
-    pub(crate) fn exit_error(&mut self) -> Option<PeerError> {
+    fn exit_error(&mut self) -> Option<PeerError> {
         let peer = self.runtime.name();
         match (self.watchdog.fired.load(Ordering::Relaxed), self.ceiling) {
             (0, _) => {}
@@ -401,7 +403,7 @@ impl Peer {
     }
 
     /// Read one answer line; `{"ok":false}` becomes an error.
-    pub(crate) fn read_answer(&mut self, op: &str) -> Result<Value, PeerError> {
+    fn read_answer(&mut self, op: &str) -> Result<Value, PeerError> {
         match self.ceiling {
             Some(c) => {
                 self.watchdog.arm(c.time);
@@ -495,14 +497,6 @@ impl Peer {
         Ok(Session::new(self, channel))
     }
 
-    pub(crate) fn arm(&self, timeout: Duration) {
-        self.watchdog.arm(timeout);
-    }
-
-    pub(crate) fn disarm(&self) {
-        self.watchdog.disarm();
-    }
-
     /// Ask the worker to exit and reap it.
     pub fn close(mut self) {
         let _ = self.stdin.write_all(b"{\"op\":\"exit\"}\n");
@@ -514,6 +508,29 @@ impl Peer {
             }
             std::thread::sleep(Duration::from_millis(5));
         }
+    }
+}
+
+/// A transfer session reaches the worker through these; each is the peer's own.
+impl WorkerEnd for Peer {
+    fn arm(&self, timeout: Duration) {
+        self.watchdog.arm(timeout);
+    }
+
+    fn disarm(&self) {
+        self.watchdog.disarm();
+    }
+
+    fn exit_error(&mut self) -> Option<PeerError> {
+        Peer::exit_error(self)
+    }
+
+    fn protocol(&mut self, detail: String) -> PeerError {
+        Peer::protocol(self, detail)
+    }
+
+    fn read_answer(&mut self, op: &str) -> Result<Value, PeerError> {
+        Peer::read_answer(self, op)
     }
 }
 

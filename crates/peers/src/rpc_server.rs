@@ -10,8 +10,8 @@
 
 use crate::agent::AgentHello;
 use crate::control::{self, Answer};
+use crate::error::PeerError;
 use crate::runtime::{Launch, Runtime, GRPCIO_PIN, RPC_SERVER_NAMES};
-use crate::PeerError;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Write};

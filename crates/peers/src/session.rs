@@ -1,8 +1,9 @@
 //! The harness's side of a transfer: timed round trips of DATA frames.
 
+use crate::error::PeerError;
 use crate::frame::{self, DataFrame, Kind, Status, REPLY_LEN};
 use crate::transport::Channel;
-use crate::{Peer, PeerError};
+use crate::worker_end::WorkerEnd;
 use std::io::{self, Read, Write};
 use std::time::{Duration, Instant};
 
@@ -11,7 +12,7 @@ const BATCH_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// An open data channel to a worker.
 pub struct Session<'p> {
-    peer: &'p mut Peer,
+    peer: &'p mut dyn WorkerEnd,
     channel: Channel,
     seq: u32,
     frame: DataFrame,
@@ -19,7 +20,7 @@ pub struct Session<'p> {
 }
 
 impl<'p> Session<'p> {
-    pub(crate) fn new(peer: &'p mut Peer, channel: Channel) -> Session<'p> {
+    pub(crate) fn new(peer: &'p mut dyn WorkerEnd, channel: Channel) -> Session<'p> {
         Session {
             peer,
             channel,

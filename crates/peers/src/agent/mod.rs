@@ -13,8 +13,9 @@
 
 pub mod serve;
 
+use crate::error::PeerError;
+use crate::peer::{Peer, TcpRoute};
 use crate::runtime::{Launch, Runtime};
-use crate::{Peer, PeerError, TcpRoute};
 use serde_json::{json, Value};
 use std::net::{IpAddr, SocketAddr, UdpSocket};
 use std::sync::Arc;

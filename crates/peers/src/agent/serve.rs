@@ -148,7 +148,7 @@ fn rpc_server(cmd: &Value, out: &mut impl Write) -> Result<std::convert::Infalli
         .get("runtime")
         .and_then(Value::as_str)
         .ok_or("`rpc-server` needs a `runtime`")?;
-    let launch = crate::launch_rpc_server(name, &mut |m| eprintln!("toll agent: {m}"))
+    let launch = crate::rpc_server::launch_rpc_server(name, &mut |m| eprintln!("toll agent: {m}"))
         .map_err(|e| e.to_string())?;
     answer(
         out,

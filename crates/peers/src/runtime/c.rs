@@ -1,8 +1,10 @@
 //! The C worker: workers/c, compiled with the machine's C compiler on first
 //! use and cached by source and compiler version.
 
-use super::{find_tool, keyed_dir, write_sources, Launch, Toolchain};
-use crate::PeerError;
+use super::cache::{keyed_dir, write_sources};
+use super::launch::Launch;
+use super::toolchain::{find_tool, Toolchain};
+use crate::error::PeerError;
 use std::process::Command;
 
 pub(super) const INSTALL: &str = "apt-get install gcc";

@@ -1,8 +1,10 @@
 //! The Erlang worker: workers/erlang/toll_worker.erl, compiled with erlc on
 //! first use (cached by source and OTP version) and run by erl.
 
-use super::{find_tool, keyed_dir, output_line, write_sources, Launch, Toolchain};
-use crate::PeerError;
+use super::cache::{keyed_dir, write_sources};
+use super::launch::Launch;
+use super::toolchain::{find_tool, output_line, Toolchain};
+use crate::error::PeerError;
 use std::path::PathBuf;
 use std::process::Command;
 

@@ -1,8 +1,10 @@
 //! The Go worker: workers/go, built with `go build` on first use and cached by
 //! source and Go version.
 
-use super::{find_tool, keyed_dir, write_sources, Launch, Toolchain};
-use crate::PeerError;
+use super::cache::{keyed_dir, write_sources};
+use super::launch::Launch;
+use super::toolchain::{find_tool, output_line, Toolchain};
+use crate::error::PeerError;
 use std::process::Command;
 
 pub(super) const INSTALL: &str = "apt-get install golang-go (or a release from https://go.dev/dl)";
@@ -24,7 +26,7 @@ pub(super) fn detect() -> Result<Toolchain, PeerError> {
             Err(e)
         }
     })?;
-    tool.version = super::output_line(&tool.program, &["version"]);
+    tool.version = output_line(&tool.program, &["version"]);
     Ok(tool)
 }
 

@@ -1,8 +1,10 @@
 //! The Haskell worker (optional): workers/haskell, built with GHC on first use
 //! and cached by source and GHC version. Used when `ghc` is on the machine.
 
-use super::{find_tool, keyed_dir, write_sources, Launch, Toolchain};
-use crate::PeerError;
+use super::cache::{keyed_dir, write_sources};
+use super::launch::Launch;
+use super::toolchain::{find_tool, output_line, Toolchain};
+use crate::error::PeerError;
 use std::process::Command;
 
 pub(super) const INSTALL: &str = "apt-get install ghc";
@@ -33,7 +35,7 @@ const SOURCES: [(&str, &str); 5] = [
 /// `$TOLL_GHC`, else `ghc` on PATH.
 pub(super) fn detect() -> Result<Toolchain, PeerError> {
     let mut ghc = find_tool("haskell", "TOLL_GHC", "ghc", INSTALL)?;
-    ghc.version = super::output_line(&ghc.program, &["--numeric-version"]);
+    ghc.version = output_line(&ghc.program, &["--numeric-version"]);
     ghc.version = format!("ghc {}", ghc.version);
     Ok(ghc)
 }

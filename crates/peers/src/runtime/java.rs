@@ -2,8 +2,10 @@
 //! (21 or newer, for virtual threads; found through JAVA_HOME or
 //! /usr/lib/jvm) on first use, cached by source and JDK version.
 
-use super::{keyed_dir, output_line, write_sources, Launch, Toolchain};
-use crate::PeerError;
+use super::cache::{keyed_dir, write_sources};
+use super::launch::Launch;
+use super::toolchain::{find_in_path, output_line, Toolchain};
+use crate::error::PeerError;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -50,7 +52,7 @@ fn candidates() -> Vec<PathBuf> {
         homes.extend(found);
     }
     let mut javas: Vec<PathBuf> = homes.iter().map(|h| h.join("bin/java")).collect();
-    if let Some(p) = super::find_in_path("java") {
+    if let Some(p) = find_in_path("java") {
         javas.push(std::fs::canonicalize(&p).unwrap_or(p));
     }
     javas

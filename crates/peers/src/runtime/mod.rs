@@ -1,14 +1,27 @@
 //! The registry of runtimes that can be a peer: how to find each toolchain,
 //! build the worker (cached, rebuilt when its source changes) and start it.
 
+use crate::error::PeerError;
 use crate::transport::Transport;
-use crate::PeerError;
-use std::ffi::OsString;
 use std::fmt;
-use std::hash::{Hash, Hasher};
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::str::FromStr;
+
+mod cache;
+mod launch;
+mod toolchain;
+
+mod c;
+mod erlang;
+mod go;
+mod haskell;
+mod java;
+mod node;
+mod python;
+mod squeak;
+
+pub use cache::cache_dir;
+pub use launch::Launch;
+pub use toolchain::{find_in_path, Toolchain};
 
 /// A language runtime with a worker.
 #[derive(
@@ -37,36 +50,6 @@ pub enum Runtime {
     Squeak,
 }
 
-/// How to start a prepared worker.
-#[derive(Debug, Clone)]
-pub struct Launch {
-    pub program: PathBuf,
-    pub args: Vec<OsString>,
-    /// (tool, version) for the environment fingerprint.
-    pub toolchain: (String, String),
-    /// Variables set for the worker on top of toll's own environment.
-    pub env: Vec<(OsString, OsString)>,
-}
-
-impl Launch {
-    /// The command that starts the worker: program, arguments, environment.
-    pub fn command(&self) -> Command {
-        let mut cmd = Command::new(&self.program);
-        cmd.args(&self.args)
-            .envs(self.env.iter().map(|(k, v)| (k, v)));
-        cmd
-    }
-}
-
-mod c;
-mod erlang;
-mod go;
-mod haskell;
-mod java;
-mod node;
-mod python;
-mod squeak;
-
 pub(crate) use python::GRPCIO_PIN;
 
 /// What kind of thing a unit is: the OS's process or thread, or a runtime's
@@ -89,14 +72,6 @@ impl UnitClass {
             UnitClass::Green => "green",
         }
     }
-}
-
-/// A toolchain found on this machine.
-#[derive(Debug, Clone)]
-pub struct Toolchain {
-    pub program: PathBuf,
-    /// What the tool says of its version (first line).
-    pub version: String,
 }
 
 impl Runtime {
@@ -275,24 +250,6 @@ impl Runtime {
     }
 }
 
-/// A toolchain looked up by name (an environment variable may name another),
-/// or the error that says how to install it.
-fn find_tool(
-    peer: &'static str,
-    var: &str,
-    default: &str,
-    install: &'static str,
-) -> Result<Toolchain, PeerError> {
-    let name = std::env::var(var).unwrap_or_else(|_| default.into());
-    let program = find_in_path(&name).ok_or_else(|| PeerError::MissingToolchain {
-        peer,
-        tool: format!("`{name}`"),
-        install,
-    })?;
-    let version = version_of(&program);
-    Ok(Toolchain { program, version })
-}
-
 impl fmt::Display for Runtime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -311,74 +268,4 @@ impl FromStr for Runtime {
                 format!("unknown peer `{s}`: valid peers are {}", valid.join(", "))
             })
     }
-}
-
-/// Where built workers are cached: `$TOLL_CACHE_DIR`, else `<cache dir>/toll`.
-pub fn cache_dir() -> PathBuf {
-    std::env::var_os("TOLL_CACHE_DIR")
-        .map(PathBuf::from)
-        .or_else(|| dirs::cache_dir().map(|d| d.join("toll")))
-        .unwrap_or_else(|| std::env::temp_dir().join("toll-cache"))
-}
-
-/// `name` resolved through PATH (or as given, when it holds a slash).
-pub fn find_in_path(name: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let executable = |p: &Path| {
-        p.metadata()
-            .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-            .unwrap_or(false)
-    };
-    if name.contains('/') {
-        let p = PathBuf::from(name);
-        return executable(&p).then_some(p);
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| executable(p))
-}
-
-/// The first line a tool prints for `--version`.
-pub(crate) fn version_of(program: &Path) -> String {
-    output_line(program, &["--version"])
-}
-
-/// The first line a tool prints (on stdout, else stderr) when run with `args`.
-pub(crate) fn output_line(program: &Path, args: &[&str]) -> String {
-    Command::new(program)
-        .args(args)
-        .output()
-        .ok()
-        .map(|o| {
-            let text = if o.stdout.is_empty() {
-                o.stderr
-            } else {
-                o.stdout
-            };
-            String::from_utf8_lossy(&text)
-                .lines()
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_string()
-        })
-        .unwrap_or_default()
-}
-
-/// A cache directory keyed by the sources and the toolchain's version.
-fn keyed_dir(kind: &str, parts: &[&str]) -> PathBuf {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    parts.hash(&mut h);
-    cache_dir().join(format!("{kind}-{:016x}", h.finish()))
-}
-
-fn write_sources(dir: &Path, files: &[(&str, &str)]) -> Result<(), PeerError> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| PeerError::io(format!("creating the worker cache {}", dir.display()), e))?;
-    for (name, text) in files {
-        std::fs::write(dir.join(name), text)
-            .map_err(|e| PeerError::io(format!("writing {}", dir.join(name).display()), e))?;
-    }
-    Ok(())
 }

@@ -1,7 +1,9 @@
 //! The Node.js worker: workers/node/toll_worker.js, run by node.
 
-use super::{find_tool, keyed_dir, write_sources, Launch, Toolchain};
-use crate::PeerError;
+use super::cache::{keyed_dir, write_sources};
+use super::launch::Launch;
+use super::toolchain::{find_tool, Toolchain};
+use crate::error::PeerError;
 
 pub(super) const INSTALL: &str = "apt-get install nodejs";
 const WORKER: &str = include_str!("../../../../workers/node/toll_worker.js");

@@ -1,7 +1,9 @@
 //! The Python worker: workers/python/toll_worker.py, run by python3.
 
-use super::{find_tool, keyed_dir, write_sources, Launch, Toolchain};
-use crate::PeerError;
+use super::cache::{keyed_dir, write_sources};
+use super::launch::Launch;
+use super::toolchain::{find_tool, Toolchain};
+use crate::error::PeerError;
 
 pub(super) const INSTALL: &str = "apt-get install python3";
 const WORKER: &str = include_str!("../../../../workers/python/toll_worker.py");

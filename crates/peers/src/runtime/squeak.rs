@@ -7,14 +7,15 @@
 
 mod image;
 
-use super::{find_in_path, keyed_dir, write_sources, Launch, Toolchain};
-use crate::PeerError;
+use super::cache::{keyed_dir, write_sources};
+use super::launch::Launch;
+use super::toolchain::{find_in_path, output_line, Toolchain};
+use crate::error::PeerError;
+use image::DEFAULT_IMAGE;
 use std::path::{Path, PathBuf};
 
 pub(super) const INSTALL: &str = "apt-get install squeak-vm scratch";
 const WORKER: &str = include_str!("../../../../workers/squeak/toll_worker.st");
-/// Where Debian's `scratch` puts its image.
-const DEFAULT_IMAGE: &str = "/usr/share/scratch/Scratch.image";
 /// Where Debian's `squeak-vm` puts the VM, under a directory named by its version.
 const VM_DIRS: &str = "/usr/lib/squeak";
 
@@ -69,7 +70,7 @@ fn vm_version(vm: &Path) -> String {
         .filter(|d| d.parent() == Some(Path::new(VM_DIRS)))
         .and_then(|d| d.file_name())
         .map(|n| n.to_string_lossy().into_owned());
-    let version = dir.unwrap_or_else(|| super::output_line(vm, &["-version"]));
+    let version = dir.unwrap_or_else(|| output_line(vm, &["-version"]));
     format!("squeakvm {version}")
 }
 

@@ -2,14 +2,17 @@
 //! between them. The harness makes the endpoint ([`listen`]), the worker
 //! connects to it ([`connect`]), as spec/wire.md describes.
 
+mod channel;
 mod pipe;
-pub use pipe::PipePair;
 pub mod shm;
 mod socket;
 
+pub use channel::{Alive, Channel};
+pub use pipe::PipePair;
+
 use serde_json::Value;
 use std::fmt;
-use std::io::{self, Read, Write};
+use std::io;
 use std::os::fd::RawFd;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -73,15 +76,6 @@ impl FromStr for Transport {
             })
     }
 }
-
-/// The two directions of an open data channel.
-pub struct Channel {
-    pub reader: Box<dyn Read + Send>,
-    pub writer: Box<dyn Write + Send>,
-}
-
-/// Whether the other end is still there (checked while waiting, never per frame).
-pub type Alive = std::sync::Arc<dyn Fn() -> bool + Send + Sync>;
 
 /// The harness's endpoint, made before the worker is told to connect.
 pub enum Pending {
@@ -198,25 +192,6 @@ pub fn connect(cmd: &Value) -> io::Result<Channel> {
         Endpoint::Tcp { host, port } => socket::connect_tcp(&host, port),
         Endpoint::Shm(path) => shm::connect(&path),
     }
-}
-
-/// Sleep a little while polling for a connection, failing past the deadline
-/// or when the worker is gone.
-fn wait_step(deadline: Instant, alive: &Alive, what: &str) -> io::Result<()> {
-    if !alive() {
-        return Err(io::Error::new(
-            io::ErrorKind::BrokenPipe,
-            format!("the worker exited before {what}"),
-        ));
-    }
-    if Instant::now() > deadline {
-        return Err(io::Error::new(
-            io::ErrorKind::TimedOut,
-            format!("timed out waiting for the worker to {what}"),
-        ));
-    }
-    std::thread::sleep(std::time::Duration::from_micros(500));
-    Ok(())
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! (Named FIFOs would cost ~0.5 µs more per round trip: the kernel's file
 //! notifications and timestamps apply to them, not to anonymous pipes.)
 
-use super::Channel;
+use super::channel::Channel;
 use nix::fcntl::OFlag;
 use serde_json::{json, Value};
 use std::fs::File;

@@ -2,7 +2,7 @@
 //! mapped file, sleeping on futexes when blocked (or spinning, if asked).
 //! The layout and the algorithm are spec/wire.md's "Shared memory" section.
 
-use super::{Alive, Channel};
+use super::channel::{Alive, Channel};
 use memmap2::MmapMut;
 use rustix::thread::futex;
 use serde_json::{json, Value};

@@ -1,6 +1,6 @@
 //! Stream sockets: unix-domain and loopback TCP.
 
-use super::{wait_step, Alive, Channel};
+use super::channel::{wait_step, Alive, Channel};
 use serde_json::{json, Value};
 use std::io;
 use std::net::{TcpListener, TcpStream};

@@ -2,30 +2,17 @@
 //! `ring`): OS threads and tokio tasks.
 
 mod mem;
+mod outcome;
 mod thread;
 mod tokio_task;
 
 pub use mem::{group_rss_kb, rss_kb, system_used_kb};
+pub use outcome::{Limit, Spawned};
 
 use serde_json::{json, Value};
-use std::time::Duration;
 
 /// The units of the Rust worker, as `hello` lists them.
 pub const UNITS: [&str; 2] = ["thread", "tokio-task"];
-
-/// What a `spawn` measured.
-pub struct Spawned {
-    pub elapsed: Duration,
-    pub mem_kb: i64,
-    /// Units that marked themselves ready: the ready counter, not the request.
-    pub made: u64,
-}
-
-/// Why units could not all be made.
-pub struct Limit {
-    pub created: u64,
-    pub reason: String,
-}
 
 /// Answer a `spawn` command.
 pub fn spawn(unit: &str, n: u64) -> Value {

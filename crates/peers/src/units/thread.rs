@@ -9,7 +9,8 @@
 //! mappings left before it starts and stops, as at any limit, where the next
 //! thread would not fit.
 
-use super::{rss_kb, Limit, Spawned};
+use super::mem::rss_kb;
+use super::outcome::{Limit, Spawned};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, RwLock};
 use std::thread;

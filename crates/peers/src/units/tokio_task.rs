@@ -1,7 +1,8 @@
 //! tokio tasks on a multi-threaded runtime: spawn behind a gate; a ring over
 //! tokio::sync::mpsc channels.
 
-use super::{rss_kb, Limit, Spawned};
+use super::mem::rss_kb;
+use super::outcome::{Limit, Spawned};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -19,6 +19,8 @@
 
 use std::collections::HashMap;
 
+/// Where Debian's `scratch` puts the image this rewrites.
+pub(super) const DEFAULT_IMAGE: &str = "/usr/share/scratch/Scratch.image";
 /// The only image format read: 32-bit objects, no closures (Squeak 2.x–3.x).
 const FORMAT: u32 = 6502;
 /// The bytecodes written (Squeak's blue-book set): push the values of
@@ -259,7 +261,7 @@ mod tests {
         ignore = "needs Scratch's image: apt-get install scratch"
     )]
     fn rewrites_scratchs_startup_when_the_image_is_there() {
-        let image = super::super::DEFAULT_IMAGE;
+        let image = DEFAULT_IMAGE;
         let bytes = std::fs::read(image).unwrap_or_else(|e| {
             panic!(
                 "built with Scratch's image (cfg toll_scratch_image) but reading {image}: {e}; \
