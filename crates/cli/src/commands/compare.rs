@@ -47,7 +47,7 @@ pub fn run(args: RunCompareArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> 
         // Written as text, so that a closed pipe is an io::Error main can tell.
         writeln!(out, "{}", serde_json::to_string_pretty(&c)?)?;
     } else {
-        write!(out, "{}", runs_compare::render(&c))?;
+        write!(out, "{}", runs_compare::text::render(&c))?;
     }
     out.flush()?;
     for w in &c.warnings {

@@ -3,8 +3,8 @@
 //! faint minor lines), and a backend pixel in a panel's own terms.
 
 use super::axis::Axis;
-use super::style::Area;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::prelude::{DrawingArea, SVGBackend};
 
 /// Why a plot could not be drawn.
 #[derive(Debug, thiserror::Error)]
@@ -51,3 +51,5 @@ impl Ranged for Ticked<'_> {
         self.0.lo..self.0.hi
     }
 }
+
+pub(super) type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;

@@ -10,8 +10,8 @@
 //! label and says so, and an interval reaching 0 runs to the axis' end.
 
 use super::axis::Axis;
-use super::canvas::{err, PlotError, Ticked, FONT};
-use super::style::{Area, PALETTE};
+use super::canvas::{err, Area, PlotError, Ticked, FONT};
+use super::style::PALETTE;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use toll_store::Run;

@@ -12,8 +12,8 @@
 //! line nobody measured.
 
 use super::axis::{self, Axis, Scale};
-use super::canvas::{err, on, PlotError, Ticked, FONT, WIDTH};
-use super::style::{draw_marker, Area, MARKERS, PALETTE};
+use super::canvas::{err, on, Area, PlotError, Ticked, FONT, WIDTH};
+use super::style::{draw_marker, MARKERS, PALETTE};
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};

@@ -6,8 +6,8 @@
 //! Both axes are linear from 0: a rate halved should look halved.
 
 use super::axis::Axis;
-use super::canvas::{err, on, PlotError, Ticked, FONT, WIDTH};
-use super::style::{draw_marker, Area, MARKERS, PALETTE};
+use super::canvas::{err, on, Area, PlotError, Ticked, FONT, WIDTH};
+use super::style::{draw_marker, MARKERS, PALETTE};
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};

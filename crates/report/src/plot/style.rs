@@ -2,7 +2,7 @@
 //! yellow, a marker shape per series besides its colour, and the legend
 //! beside the plot that names each and keys the line styles.
 
-use super::canvas::{err, PlotError, FONT};
+use super::canvas::{err, Area, PlotError, FONT};
 use super::chart::Chart;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
@@ -34,8 +34,6 @@ pub(super) const MARKERS: [Marker; 4] = [
     Marker::Triangle,
     Marker::Diamond,
 ];
-
-pub(super) type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
 pub(super) fn draw_marker(
     area: &Area,

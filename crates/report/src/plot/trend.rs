@@ -15,8 +15,8 @@
 //! interval one `polyline`, so a page's test can count them.
 
 use super::axis::{self, Axis, Scale};
-use super::canvas::{err, PlotError, Ticked, FONT, WIDTH};
-use super::style::{Area, Marker, MARKERS, PALETTE};
+use super::canvas::{err, Area, PlotError, Ticked, FONT, WIDTH};
+use super::style::{Marker, MARKERS, PALETTE};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 

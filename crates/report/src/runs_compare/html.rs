@@ -7,7 +7,7 @@
 //! No script, nothing fetched; every string from a run goes through
 //! [`escape`].
 
-use super::render::{pct, short_time, threshold};
+use super::text::{pct, short_time, threshold};
 use super::{cross_machine_warning, RunComparison};
 use crate::escape::escape;
 use crate::table::{fmt_ns, sig3};

@@ -13,11 +13,10 @@
 //! change bars (`toll compare --html`, the board's compare page).
 
 pub mod html;
-mod render;
+pub mod text;
 
 use crate::show::keyed_value;
 use crate::table::{fmt_ns, sig3, Table};
-pub use render::render;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 use toll_measure::change::{ParamChange, PointChange, Verdict};

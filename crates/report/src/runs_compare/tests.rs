@@ -1,3 +1,4 @@
+use super::text::render;
 use super::*;
 use serde_json::json;
 use toll_measure::{Fingerprint, Fit, FitMethod, Sample, SeriesFit};
