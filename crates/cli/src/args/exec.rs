@@ -1,5 +1,6 @@
 //! `toll exec CMD…`: hyperfine's flags with hyperfine's meaning.
 
+use super::plot_scale::PlotScale;
 use crate::usage::usage;
 use crate::values::{checked, ci_share, time_in, whole_in};
 use clap::Args;
@@ -97,11 +98,8 @@ pub struct ExecArgs {
     /// Draw t(n) against the parameter, with the fitted lines, to an SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
-    /// The plot's axes: log where the values span decades (auto), or
-    /// linear or log throughout.
-    #[arg(long, default_value = "auto", value_name = "SCALE",
-          value_parser = ["auto", "linear", "log"])]
-    pub plot_scale: String,
+    #[command(flatten)]
+    pub scale: PlotScale,
     /// Write hyperfine's JSON (times in seconds) with toll's figures to FILE.
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,

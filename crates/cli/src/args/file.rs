@@ -1,6 +1,7 @@
 //! `toll file`'s flags (E4): which file, which readers, which reads, which
 //! cache state.
 
+use super::plot_scale::PlotScale;
 use crate::usage::usage;
 use crate::values::{checked, list, whole_in, List, Sizes};
 use clap::Args;
@@ -79,11 +80,8 @@ pub struct FileArgs {
     /// Draw µs per read against the read size, one line per series, to an SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
-    /// The plot's axes: log where the values span decades (auto), or
-    /// linear or log throughout.
-    #[arg(long, default_value = "auto", value_name = "SCALE",
-          value_parser = ["auto", "linear", "log"])]
-    pub plot_scale: String,
+    #[command(flatten)]
+    pub scale: PlotScale,
 }
 
 /// --file-size: bytes, more than none and at most [`MAX_FILE_SIZE`].

@@ -7,6 +7,7 @@
 mod exec;
 mod file;
 mod http;
+mod plot_scale;
 mod results;
 mod rpc;
 mod transfer;

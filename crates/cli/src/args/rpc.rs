@@ -1,6 +1,7 @@
 //! `toll rpc`'s flags (E3): stacks, paths, call styles, and the numbers
 //! of a run, each checked against its range as it is parsed.
 
+use super::plot_scale::PlotScale;
 use crate::usage::usage;
 use crate::values::{checked, sizes, time_in, whole_in, List};
 use clap::Args;
@@ -125,11 +126,8 @@ pub struct RpcArgs {
     /// Draw the time per call by series (payload sweeps as lines) to an SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
-    /// The plot's axes: log where the values span decades (auto), or
-    /// linear or log throughout.
-    #[arg(long, default_value = "auto", value_name = "SCALE",
-          value_parser = ["auto", "linear", "log"])]
-    pub plot_scale: String,
+    #[command(flatten)]
+    pub scale: PlotScale,
 }
 
 /// --lookup: per-call (E3's) or once.

@@ -1,6 +1,7 @@
 //! `toll transfer`'s flags (E1): sizes, peers, transports, placement,
 //! rounds, each checked as it is parsed.
 
+use super::plot_scale::PlotScale;
 use crate::usage::usage;
 use crate::values::{checked, ci_share, comma_list, parsed, time_in, List, Sizes};
 use clap::Args;
@@ -87,11 +88,8 @@ pub struct TransferArgs {
     /// Draw the points with their CIs and the fitted lines to an SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
-    /// The plot's axes: log where the values span decades (auto), or
-    /// linear or log throughout.
-    #[arg(long, default_value = "auto", value_name = "SCALE",
-          value_parser = ["auto", "linear", "log"])]
-    pub plot_scale: String,
+    #[command(flatten)]
+    pub scale: PlotScale,
 }
 
 /// --sizes: a list and/or ranges, or `e1`, E1's own.

@@ -1,6 +1,7 @@
 //! `toll spawn` and `toll ring` (E2): the counts, the runtimes and units,
 //! and the ceilings a point may not pass.
 
+use super::plot_scale::PlotScale;
 use crate::usage::usage;
 use crate::values::{checked, Checked};
 use clap::Args;
@@ -55,11 +56,8 @@ pub struct UnitArgs {
     /// Draw the cost per unit against N, one line per runtime and unit, to an SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
-    /// The plot's axes: log where the values span decades (auto), or
-    /// linear or log throughout.
-    #[arg(long, default_value = "auto", value_name = "SCALE",
-          value_parser = ["auto", "linear", "log"])]
-    pub plot_scale: String,
+    #[command(flatten)]
+    pub scale: PlotScale,
 }
 
 #[derive(Debug, Args)]

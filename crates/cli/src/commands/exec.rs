@@ -123,7 +123,7 @@ pub fn run(a: ExecArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         db::check_run_ref(Some(b))?;
     }
     if a.plot.is_some() {
-        check_plot(&benches, &a.plot_scale)?;
+        check_plot(&benches, &a.scale.plot_scale)?;
     }
     if dry_run {
         if let Some(p) = db_path {
@@ -209,7 +209,7 @@ pub fn run(a: ExecArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         exports(&a, &report, &outcome)?;
     }
     if let Some(path) = &a.plot {
-        plot(path, &a.plot_scale, &run, &outcome)?;
+        plot(path, &a.scale.plot_scale, &run, &outcome)?;
     }
     let runs: usize = outcome.runs.iter().map(Vec::len).sum();
     match outcome.error {

@@ -219,7 +219,7 @@ fn measure(cfg: FileConfig, a: &FileArgs, db: Option<&Path>) -> anyhow::Result<E
     }
     if let Some(path) = &a.plot {
         let chart = toll_report::plot::Chart::for_run(&run);
-        super::plot::draw(path, chart, &a.plot_scale)?;
+        super::plot::draw(path, chart, &a.scale.plot_scale)?;
     }
     match (&outcome.error, outcome.status) {
         (_, RunStatus::Partial) if crate::stop::stopped() => {

@@ -221,7 +221,7 @@ fn measure(cfg: RpcConfig, a: &RpcArgs, db: Option<&Path>) -> anyhow::Result<Exi
     }
     if let Some(path) = &a.plot {
         let chart = toll_report::plot::Chart::for_run(&run);
-        super::plot::draw(path, chart, &a.plot_scale)?;
+        super::plot::draw(path, chart, &a.scale.plot_scale)?;
     }
     match (&outcome.error, outcome.status) {
         (_, RunStatus::Partial) if crate::stop::stopped() => {

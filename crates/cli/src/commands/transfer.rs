@@ -91,7 +91,7 @@ pub fn run(args: TransferArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Resu
             outcome.placement.describe()
         );
         let chart = toll_report::plot::Chart::for_run(&run).titled(title);
-        super::plot::draw(path, chart, &args.plot_scale)?;
+        super::plot::draw(path, chart, &args.scale.plot_scale)?;
     }
     // What the store holds, not what this process meant to write: a full
     // disk may have kept more (or fewer) points than the sweep finished.

@@ -130,7 +130,7 @@ fn measure(cfg: UnitsConfig, a: &UnitArgs, db: Option<&Path>) -> anyhow::Result<
     }
     if let Some(path) = &a.plot {
         let chart = toll_report::plot::Chart::for_run(&run);
-        super::plot::draw(path, chart, &a.plot_scale)?;
+        super::plot::draw(path, chart, &a.scale.plot_scale)?;
     }
     match outcome.error {
         Some(e) => Err(anyhow::anyhow!(
