@@ -1,4 +1,4 @@
-//! Times, whole numbers and reals from the command line (`--max-time`,
+//! Times, whole numbers, reals and lists from the command line (`--max-time`,
 //! `--duration`, `--timeout`, `--rate`, …; crates/cli/src/values.rs): any
 //! text is refused with a usage error or gives a value within the flag's
 //! range — never a panic (`Duration::from_secs_f64` panics on what it
@@ -9,6 +9,8 @@ use libfuzzer_sys::fuzz_target;
 use std::time::Duration;
 #[path = "common/peak_alloc.rs"]
 mod peak_alloc;
+// `about` (progress text) is not fuzzed: it formats, it does not parse.
+#[allow(dead_code)]
 #[path = "../../crates/cli/src/values.rs"]
 mod values;
 
@@ -55,6 +57,10 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(v) = values::real("--r", text, 0.001, 1e9, "per second") {
         assert!((0.001..=1e9).contains(&v), "{text:?} gave {v}");
     }
+    if let Ok(items) = values::list(text, "--l") {
+        assert!(!items.is_empty() && items.iter().all(|i| !i.is_empty() && !i.contains(',')));
+    }
+    let _ = values::list_of::<u8>(text, "--l");
     let peak = peak_alloc::take_peak();
     // Error messages quote the text a few times; nothing grows past that.
     assert!(

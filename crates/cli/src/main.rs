@@ -10,6 +10,7 @@
 
 mod args;
 mod commands;
+mod parsers;
 mod progress;
 mod screen;
 mod stop;

@@ -1,8 +1,8 @@
 //! `toll exec CMD…`: hyperfine's flags with hyperfine's meaning.
 
 use super::plot_scale::PlotScale;
+use crate::parsers::{checked, ci_share, time_in, whole_in};
 use crate::usage::usage;
-use crate::values::{checked, ci_share, time_in, whole_in};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;

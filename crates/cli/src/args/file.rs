@@ -2,8 +2,9 @@
 //! cache state.
 
 use super::plot_scale::PlotScale;
+use crate::parsers::{checked, whole_in, List, Sizes};
 use crate::usage::usage;
-use crate::values::{checked, list, whole_in, List, Sizes};
+use crate::values::list;
 use clap::Args;
 use std::path::PathBuf;
 use toll_families::file::cache::Cache;

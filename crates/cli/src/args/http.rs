@@ -1,8 +1,9 @@
 //! `toll http URL` and `toll http compare URL URL…` (E5): ab's flags with
 //! ab's meaning, wrk's --duration, and the rounds of a comparison.
 
+use crate::parsers::{checked, real_in, short_time_up_to, time_in, whole_in};
 use crate::usage::usage;
-use crate::values::{checked, real_in, short_time_up_to, time, time_in, whole_in};
+use crate::values::time;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;

@@ -1,8 +1,8 @@
 //! The flags of the commands over stored results: replicate, runs, show,
 //! report, export, import, rm, compare, predict, board and push.
 
+use crate::parsers::{checked, whole_in};
 use crate::usage::usage;
-use crate::values::{checked, whole_in};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 

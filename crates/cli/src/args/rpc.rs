@@ -2,8 +2,8 @@
 //! of a run, each checked against its range as it is parsed.
 
 use super::plot_scale::PlotScale;
+use crate::parsers::{checked, sizes, time_in, whole_in, List};
 use crate::usage::usage;
-use crate::values::{checked, sizes, time_in, whole_in, List};
 use clap::Args;
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -2,8 +2,8 @@
 //! rounds, each checked as it is parsed.
 
 use super::plot_scale::PlotScale;
+use crate::parsers::{checked, ci_share, comma_list, parsed, time_in, List, Sizes};
 use crate::usage::usage;
-use crate::values::{checked, ci_share, comma_list, parsed, time_in, List, Sizes};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;

@@ -2,8 +2,8 @@
 //! and the ceilings a point may not pass.
 
 use super::plot_scale::PlotScale;
+use crate::parsers::{checked, Checked};
 use crate::usage::usage;
-use crate::values::{checked, Checked};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
