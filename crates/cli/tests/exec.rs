@@ -445,3 +445,23 @@ fn bad_input_is_one_line_and_keeps_the_runs_so_far() {
         "nothing measured or stored"
     );
 }
+
+/// `--dry-run` says what bounds the run's length before any command has
+/// run (hyperfine's 3 s floor per command with automatic runs; the run
+/// count with `--runs`), and stores nothing.
+#[test]
+fn a_dry_run_says_what_bounds_its_length() {
+    let s = Scratch::new("exec-dry");
+    let o = s.toll(&["exec", "true", "sleep 0.01", "--dry-run"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("would time 2 commands"), "{out}");
+    assert!(out.contains("it would take at least 6 s"), "{out}");
+    let o = s.toll(&["exec", "--runs", "5", "true", "--dry-run"]);
+    assert!(
+        stdout(&o).contains("5 runs of each command"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(!s.0.join("toll.db").exists() || stdout(&s.toll(&["runs"])).lines().count() <= 1);
+}

@@ -558,3 +558,50 @@ fn a_peer_whose_worker_does_not_transfer_is_refused() {
     );
     assert!(!s.db().exists(), "nothing is stored");
 }
+
+/// `--dry-run` estimates a run's length from what the same series took at
+/// the same N in earlier runs here, and says it has no estimate before
+/// there is one (and which series were never measured), storing nothing.
+#[test]
+fn a_dry_run_estimates_from_earlier_runs_of_the_same_series() {
+    let s = Scratch::new("ring-estimate");
+    let dry = |runtimes: &str| {
+        let o = s.toll(&[
+            "ring",
+            "--runtime",
+            runtimes,
+            "-n",
+            "3,20",
+            "-m",
+            "15",
+            "--trials",
+            "2",
+            "--dry-run",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let before = dry("rust");
+    assert!(before.contains("no estimate of its length"), "{before}");
+    assert!(before.contains("time ceiling"), "{before}");
+    let o = s.toll(&[
+        "ring",
+        "--runtime",
+        "rust",
+        "-n",
+        "3,20",
+        "-m",
+        "15",
+        "--trials",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let after = dry("rust");
+    assert!(after.contains("it would take about"), "{after}");
+    assert!(after.contains("in run 1 here"), "{after}");
+    let more = dry("rust,c");
+    assert!(more.contains("for 2 of 4 series"), "{more}");
+    assert!(more.contains("c/process, c/thread"), "{more}");
+    // The dry runs stored nothing: the one real run is all there is.
+    assert_eq!(stdout(&s.toll(&["runs"])).lines().count(), 2);
+}

@@ -143,6 +143,7 @@ pub fn run(a: ExecArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
                 None => " without a shell".into(),
             }
         );
+        crate::say!("{}", length(&cfg, benches.len()));
         return Ok(ExitCode::SUCCESS);
     }
     let store = db::open(db_path)?;
@@ -354,4 +355,23 @@ fn plot(
     ));
     super::plot::draw(path, chart, scale)?;
     Ok(())
+}
+
+/// What `--dry-run` can say of a run's length before any command has run:
+/// hyperfine's rule gives a floor when the run count is automatic; the
+/// commands' own time is the rest, and `--max-time` the bound.
+fn length(cfg: &ExecConfig, commands: usize) -> String {
+    let bound = crate::values::about(cfg.max_time);
+    match cfg.runs {
+        RunCount::Auto { min, max } => format!(
+            "it would take at least {} (each command timed for {} or {min} runs, whichever is longer, at most {max} runs, after {} warm-up runs); a run stops at --max-time, {bound}",
+            crate::values::about(exec::MIN_BENCH_TIME * commands as u32),
+            crate::values::about(exec::MIN_BENCH_TIME),
+            cfg.warmup
+        ),
+        RunCount::Exact(n) => format!(
+            "its length is {n} runs of each command after {} warm-up runs, at the commands' own pace; a run stops at --max-time, {bound}",
+            cfg.warmup
+        ),
+    }
 }

@@ -185,6 +185,24 @@ fn dry(cfg: &FileConfig, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     );
     crate::say!("reads: {}", family::report::describe_reads(cfg));
     crate::say!("cache: {}", family::report::describe_cache(cfg));
+    let wanted: Vec<super::estimate::Wanted> = cfg
+        .series()
+        .into_iter()
+        .map(|(m, p, c)| super::estimate::Wanted {
+            label: format!("{}/{p}/{c}", m.label()),
+            ns: cfg.points(p).iter().map(|r| r.mean_len()).collect(),
+            trials: cfg.trials,
+        })
+        .collect();
+    crate::say!(
+        "{}",
+        super::estimate::line(
+            db,
+            "file",
+            &wanted,
+            "its length grows with --file-size and, cold, with the disk"
+        )
+    );
     Ok(ExitCode::SUCCESS)
 }
 

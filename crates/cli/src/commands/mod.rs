@@ -4,6 +4,7 @@ pub mod board;
 pub mod compare;
 pub mod db;
 pub mod doctor;
+pub mod estimate;
 pub mod exec;
 pub mod far;
 pub mod file;

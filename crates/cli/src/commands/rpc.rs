@@ -38,6 +38,25 @@ pub fn run(args: RpcArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<Ex
         for s in &cfg.series {
             writeln!(out, "  {}", cfg.label(s))?;
         }
+        let wanted: Vec<super::estimate::Wanted> = cfg
+            .series
+            .iter()
+            .map(|s| super::estimate::Wanted {
+                label: cfg.label(s),
+                ns: cfg.sizes.iter().map(|&n| u64::from(n)).collect(),
+                trials: cfg.trials,
+            })
+            .collect();
+        let ceiling = format!(
+            "each trial is {} calls, and a call not answered within {} ends the run",
+            cfg.calls,
+            crate::values::about(cfg.timeout)
+        );
+        writeln!(
+            out,
+            "{}",
+            super::estimate::line(db, "rpc", &wanted, &ceiling)
+        )?;
         return Ok(ExitCode::SUCCESS);
     }
     measure(cfg, &args, db)

@@ -100,6 +100,23 @@ fn dry(cfg: &UnitsConfig, db: Option<&Path>) -> anyhow::Result<ExitCode> {
         ns.join(", "),
         cfg.trials
     );
+    let wanted: Vec<super::estimate::Wanted> = cfg
+        .targets
+        .iter()
+        .map(|t| super::estimate::Wanted {
+            label: t.label(),
+            ns: cfg.ns.clone(),
+            trials: cfg.trials,
+        })
+        .collect();
+    let ceiling = format!(
+        "a point stops at its time ceiling, {} (--max-time)",
+        crate::values::about(cfg.ceiling.time)
+    );
+    crate::say!(
+        "{}",
+        super::estimate::line(db, cfg.op.family(), &wanted, &ceiling)
+    );
     Ok(ExitCode::SUCCESS)
 }
 
