@@ -16,6 +16,7 @@
 
 mod api;
 mod cache;
+mod conn;
 mod headline;
 mod layout;
 mod limit;
