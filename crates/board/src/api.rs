@@ -104,7 +104,10 @@ pub fn submit(board: &Board, name: &str, body: &[u8]) -> Result<(Value, bool), R
     // run at once still store it once.
     let store = board.store();
     if let Some(id) = held(&store, &run, &hash).map_err(failed)? {
-        return Ok((json!({"id": id, "url": format!("/runs/{id}"), "existing": true}), true));
+        return Ok((
+            json!({"id": id, "url": format!("/runs/{id}"), "existing": true}),
+            true,
+        ));
     }
     let id = store
         .import_run(
@@ -120,11 +123,14 @@ pub fn submit(board: &Board, name: &str, body: &[u8]) -> Result<(Value, bool), R
 /// Where a pushed run's content hash is kept, in its origin.
 const HASH_KEY: &str = "content_sha256";
 
-/// The SHA-256 of a run's JSON without its id (a number of the store it
-/// came from, not part of what was measured).
+/// The SHA-256 of a run's JSON without its and its series' ids (numbers
+/// of the store it came from, not part of what was measured).
 fn content_hash(run: &Run) -> String {
     let mut run = run.clone();
     run.id = 0;
+    for s in &mut run.series {
+        s.id = 0;
+    }
     sha256_hex(&serde_json::to_string(&run).expect("a run serialises"))
 }
 

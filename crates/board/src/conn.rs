@@ -50,6 +50,9 @@ impl Default for Limits {
 
 /// How long a stop waits for answers under way.
 const GRACE: Duration = Duration::from_secs(5);
+/// How long, once stopping, a connection may move nothing before it is
+/// closed.
+const STOP_IDLE: Duration = Duration::from_millis(200);
 
 /// Serve `router` on `listener` until `stop` completes, then let answers
 /// under way finish (for up to [`GRACE`]).
@@ -135,9 +138,14 @@ async fn connection(
             _ = stop.changed(), if !stopping => {
                 stopping = true;
                 conn.as_mut().graceful_shutdown();
+                tick = tokio::time::interval(STOP_IDLE);
             }
             _ = tick.tick() => {
-                if activity.idle_for() >= limits.idle {
+                // Stopping, a connection that is not answering and has
+                // moved nothing for a moment (a half-sent request) is not
+                // waited for.
+                let idle = if stopping { STOP_IDLE } else { limits.idle };
+                if activity.idle_for() >= idle {
                     // Dropping the connection closes its socket.
                     return;
                 }

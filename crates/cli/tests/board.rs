@@ -5,13 +5,13 @@
 //! as a status and one line, with nothing written. The same on SQLite and
 //! on the real PostgreSQL the store's tests start.
 
-mod common;
-#[path = "../../store/tests/pg/mod.rs"]
-mod pg;
 /// What bounds the board (issue 34): timeouts, a share of connections per
 /// address, a run pushed again, a push's reply.
 #[path = "board/bounds.rs"]
 mod bounds;
+mod common;
+#[path = "../../store/tests/pg/mod.rs"]
+mod pg;
 
 use common::{assert_one_line_error, stderr, stdout, Scratch, QUICK};
 use serde_json::Value;
@@ -479,7 +479,11 @@ fn board_end_to_end(db: &str, s: &Scratch) {
         out.trim().starts_with(&format!("{}/runs/", board.url)),
         "{out}"
     );
-    assert!(stderr(&o).contains("on the board already"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("on the board already"),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(runs(&board).len(), before);
     ok(
         &toll(db, &["board", "token", "rm", "ci-runner"]),

@@ -4,7 +4,7 @@
 //! pushed again is answered with the board's copy, not stored again; and
 //! `toll push` reads no more of a reply than a board would send.
 
-use super::{ok, runs, toll, toll_env, token, Board};
+use super::{ok, runs, token, toll, toll_env, Board};
 use crate::common::{assert_one_line_error, stderr, stdout, Scratch, QUICK};
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -110,7 +110,10 @@ fn one_address_holds_at_most_its_share_of_connections() {
     let mut over = half_sent(&board.addr);
     let deadline = Instant::now() + Duration::from_secs(2);
     while !closed(&mut over) {
-        assert!(Instant::now() < deadline, "the connection over the share stays open");
+        assert!(
+            Instant::now() < deadline,
+            "the connection over the share stays open"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     // Its share is its own: another address is served meanwhile.
@@ -145,7 +148,10 @@ fn one_address_holds_at_most_its_share_of_connections() {
         if answer.starts_with("HTTP/1.1 200") {
             break;
         }
-        assert!(Instant::now() < deadline, "the address's share never came back");
+        assert!(
+            Instant::now() < deadline,
+            "the address's share never came back"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -182,7 +188,10 @@ fn a_run_pushed_three_times_is_stored_once_and_answered_with_one_id() {
             "push {i}: {said}"
         );
     }
-    assert!(urls[0].starts_with(&format!("{}/runs/", board.url)), "{urls:?}");
+    assert!(
+        urls[0].starts_with(&format!("{}/runs/", board.url)),
+        "{urls:?}"
+    );
     assert!(urls.iter().all(|u| *u == urls[0]), "one id: {urls:?}");
     assert_eq!(runs(&board).len(), 1, "stored once");
     // Another run of the same machine is another run.
