@@ -8,6 +8,12 @@
 //! each read once from the store and then kept while its run is unchanged
 //! (a finished run's stored figures never change), so a page that reads
 //! the newest few dozen runs of a family loads a run only the first time.
+//!
+//! Two answers are kept whole: the seeds page (it reads up to 200 runs per
+//! family), while the list of runs it was made from is unchanged, and each
+//! finished run's JSON export (`/api/runs/{id}`), up to [`EXPORT_BYTES`].
+//! A write through the board drops both at once: a new run may change the
+//! seeds' figures, and may take the id of a run removed meanwhile.
 
 use crate::headline::{self, RunHeads};
 use crate::limit::RateLimit;
@@ -29,6 +35,9 @@ const HEADS_FRESH: Duration = Duration::from_secs(3600);
 /// How many pages and headlines are kept: memory stays flat however many
 /// runs the store holds.
 pub const KEEP: usize = 512;
+/// How many bytes of run exports are kept (one run's export can be large:
+/// every sample of every point).
+pub const EXPORT_BYTES: usize = 64 << 20;
 
 /// Everything the handlers share.
 pub struct Board {
@@ -39,6 +48,9 @@ pub struct Board {
     /// with it).
     lists: Mutex<HashMap<String, Bytes>>,
     heads: Mutex<Kept<Arc<RunHeads>>>,
+    exports: Mutex<Kept<Bytes>>,
+    /// The seeds page and the list of runs it was made from.
+    seeds: Mutex<Option<(Arc<Vec<RunRow>>, Bytes)>>,
     pub limit: Mutex<RateLimit>,
     pub max_body: usize,
 }
@@ -51,6 +63,8 @@ impl Board {
             pages: Mutex::new(Kept::default()),
             lists: Mutex::new(HashMap::new()),
             heads: Mutex::new(Kept::default()),
+            exports: Mutex::new(Kept::within(EXPORT_BYTES)),
+            seeds: Mutex::new(None),
             limit: Mutex::new(RateLimit::new(
                 writes_per_minute.clamp(1, 10),
                 writes_per_minute,
@@ -77,10 +91,48 @@ impl Board {
         Ok(rows)
     }
 
-    /// After a write: the list is read again next time.
+    /// After a write: the list is read again next time, and what was made
+    /// from it is made again.
     pub fn written(&self) {
         *lock(&self.runs) = None;
         lock(&self.lists).clear();
+        *lock(&self.seeds) = None;
+        *lock(&self.exports) = Kept::within(EXPORT_BYTES);
+    }
+
+    /// The seeds page, made by `make` from the current list unless made
+    /// from an equal one already (its figures are those of complete runs,
+    /// which never change).
+    pub fn seeds_page<E: From<StoreError>>(
+        &self,
+        make: impl FnOnce(&[RunRow]) -> Result<String, E>,
+    ) -> Result<Bytes, E> {
+        let rows = self.runs()?;
+        if let Some((from, page)) = lock(&self.seeds).as_ref() {
+            if Arc::ptr_eq(from, &rows) || same_rows(from, &rows) {
+                return Ok(page.clone());
+            }
+        }
+        let page = Bytes::from(make(&rows)?);
+        *lock(&self.seeds) = Some((rows, page.clone()));
+        Ok(page)
+    }
+
+    /// Run `id`'s export, made by `make` unless a finished run's is kept.
+    pub fn export<E: From<StoreError>>(
+        &self,
+        id: i64,
+        make: impl FnOnce(&Run) -> Result<Vec<u8>, E>,
+    ) -> Result<Bytes, E> {
+        if let Some(e) = lock(&self.exports).get(id, PAGE_FRESH) {
+            return Ok(e);
+        }
+        let run = self.store().load_run(id)?;
+        let export = Bytes::from(make(&run)?);
+        if run.status != RunStatus::Running {
+            lock(&self.exports).put_weighed(id, export.clone(), export.len());
+        }
+        Ok(export)
     }
 
     /// The runs page for `query`, made by `make` from the current list
@@ -139,17 +191,42 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// At most [`KEEP`] values by run id, the oldest put dropped first.
+/// Whether two lists of runs say the same: the seeds page made from one
+/// is the page of the other.
+fn same_rows(a: &[RunRow], b: &[RunRow]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            x.id == y.id
+                && x.status == y.status
+                && x.started_at == y.started_at
+                && x.family == y.family
+                && x.host == y.host
+                && x.summary == y.summary
+        })
+}
+
+/// At most [`KEEP`] values by run id, weighing at most `budget` together,
+/// the oldest put dropped first.
 struct Kept<T> {
-    map: HashMap<i64, (Instant, T)>,
+    map: HashMap<i64, (Instant, T, usize)>,
     order: VecDeque<i64>,
+    weight: usize,
+    budget: usize,
 }
 
 impl<T> Default for Kept<T> {
     fn default() -> Self {
+        Kept::within(usize::MAX)
+    }
+}
+
+impl<T> Kept<T> {
+    fn within(budget: usize) -> Self {
         Kept {
             map: HashMap::new(),
             order: VecDeque::new(),
+            weight: 0,
+            budget,
         }
     }
 }
@@ -158,17 +235,31 @@ impl<T: Clone> Kept<T> {
     fn get(&self, id: i64, fresh: Duration) -> Option<T> {
         self.map
             .get(&id)
-            .filter(|(at, _)| at.elapsed() < fresh)
-            .map(|(_, v)| v.clone())
+            .filter(|(at, _, _)| at.elapsed() < fresh)
+            .map(|(_, v, _)| v.clone())
     }
 
     fn put(&mut self, id: i64, v: T) {
-        if self.map.insert(id, (Instant::now(), v)).is_none() {
-            self.order.push_back(id);
+        self.put_weighed(id, v, 0);
+    }
+
+    /// Keep `v`, weighing `weight`; a value heavier than the whole budget
+    /// is not kept.
+    fn put_weighed(&mut self, id: i64, v: T, weight: usize) {
+        if weight > self.budget {
+            return;
         }
-        while self.order.len() > KEEP {
-            if let Some(old) = self.order.pop_front() {
-                self.map.remove(&old);
+        match self.map.insert(id, (Instant::now(), v, weight)) {
+            None => self.order.push_back(id),
+            Some((_, _, old)) => self.weight -= old,
+        }
+        self.weight += weight;
+        while self.order.len() > KEEP || self.weight > self.budget {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            if let Some((_, _, w)) = self.map.remove(&old) {
+                self.weight -= w;
             }
         }
     }
@@ -191,5 +282,23 @@ mod tests {
             Some(KEEP as i64 + 9)
         );
         assert_eq!(k.get(KEEP as i64 + 9, Duration::ZERO), None);
+    }
+
+    #[test]
+    fn kept_values_stay_within_their_weight() {
+        let mut k: Kept<i64> = Kept::within(100);
+        k.put_weighed(1, 1, 60);
+        k.put_weighed(2, 2, 30);
+        // Put again, lighter: its old weight is given back.
+        k.put_weighed(1, 1, 10);
+        assert_eq!(k.weight, 40);
+        // Over the budget: the oldest put goes first.
+        k.put_weighed(3, 3, 70);
+        assert_eq!(k.get(1, Duration::from_secs(60)), None);
+        assert_eq!(k.get(2, Duration::from_secs(60)), Some(2));
+        assert_eq!(k.weight, 100);
+        k.put_weighed(4, 4, 101);
+        assert_eq!(k.get(4, Duration::from_secs(60)), None, "too heavy to keep");
+        assert_eq!(k.weight, 100);
     }
 }

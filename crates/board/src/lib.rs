@@ -8,14 +8,16 @@
 //! by [`toll_report::html::escape`]. Reads are open; a write needs a bearer
 //! token made by `toll board token add` (only its SHA-256 is stored).
 //!
-//! axum routes with security headers, store calls on a blocking pool; a
-//! bounded cache of the runs list, pages and headlines behind a lock; one
-//! module per page (machines, runs, a run, compare, seeds, a series' trend);
-//! the API (list, get, push: token, rate limit, schema check); and `toll
-//! push`, the client.
+//! axum routes with security headers, store calls on a blocking pool, each
+//! connection bounded (header read and idle timeouts, a share per client
+//! address); a bounded cache of the runs list, pages, headlines, the seeds
+//! page and run exports behind a lock; one module per page (machines,
+//! runs, a run, compare, seeds, a series' trend); the API (list, get, push: token, rate limit, schema check, a run held
+//! already answered with its id); and `toll push`, the client.
 
 mod api;
 mod cache;
+mod conn;
 mod headline;
 mod layout;
 mod limit;

@@ -1,13 +1,17 @@
 //! `toll push RUN --to URL`: send a stored run (its JSON export) to a
 //! board's `POST /api/runs` with a bearer token, over HTTP/1.1 (hyper).
+//! The board's reply is read up to [`REPLY_LIMIT`]: a board answers a push
+//! in a few hundred bytes, so anything larger is not one.
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper_util::rt::TokioIo;
 use std::time::Duration;
 
 /// How long connecting and the whole exchange may take.
 const TIMEOUT: Duration = Duration::from_secs(30);
+/// The largest reply read from a board.
+pub const REPLY_LIMIT: usize = 1 << 20;
 
 /// Why a push did not land; each message names the fix. Nothing is changed
 /// on either side when it fails.
@@ -33,6 +37,8 @@ pub enum PushError {
         "the board at {0} did not answer within {1} s: try again, or check that it is a toll board"
     )]
     TimedOut(String, u64),
+    #[error("the board at {0} answered with more than {1} bytes (a board's answer is a few hundred): check that --to is a toll board")]
+    ReplyTooLarge(String, usize),
 }
 
 /// What the board answered to a push that landed.
@@ -42,6 +48,8 @@ pub struct Pushed {
     pub id: i64,
     /// Its page, absolute.
     pub url: String,
+    /// Whether the board held the run already (it answered with that run).
+    pub existing: bool,
 }
 
 /// Push `body` (a run's JSON export) to the board at `to` with `token`.
@@ -90,12 +98,21 @@ pub fn push(body: Vec<u8>, to: &str, token: &str) -> Result<Pushed, PushError> {
             .await
             .map_err(|e| PushError::Unreachable(to.into(), e.to_string()))?;
         let status = resp.status().as_u16();
-        let text = resp
-            .into_body()
-            .collect()
-            .await
-            .map(|b| String::from_utf8_lossy(&b.to_bytes()).into_owned())
-            .unwrap_or_default();
+        let too_large = || PushError::ReplyTooLarge(to.into(), REPLY_LIMIT);
+        let declared = resp
+            .headers()
+            .get(http::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if declared.is_some_and(|n| n > REPLY_LIMIT as u64) {
+            return Err(too_large());
+        }
+        let text = match Limited::new(resp.into_body(), REPLY_LIMIT).collect().await {
+            Ok(b) => String::from_utf8_lossy(&b.to_bytes()).into_owned(),
+            Err(e) if e.is::<LengthLimitError>() => return Err(too_large()),
+            // A reply cut short: its status still says what happened.
+            Err(_) => String::new(),
+        };
         Ok::<_, PushError>((status, text))
     };
     let (status, text) = rt
@@ -108,7 +125,7 @@ pub fn push(body: Vec<u8>, to: &str, token: &str) -> Result<Pushed, PushError> {
         .map(str::to_string)
         .unwrap_or_else(|| text.chars().take(200).collect());
     match status {
-        201 => {
+        200 | 201 => {
             let id =
                 answer
                     .get("id")
@@ -121,6 +138,8 @@ pub fn push(body: Vec<u8>, to: &str, token: &str) -> Result<Pushed, PushError> {
             Ok(Pushed {
                 id,
                 url: format!("{base}/runs/{id}"),
+                // An older board stores every push (201).
+                existing: status == 200,
             })
         }
         401 => Err(PushError::Unauthorized {

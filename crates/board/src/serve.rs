@@ -1,9 +1,11 @@
-//! The server: axum on a tokio runtime, one route per page and API call.
-//! Store work runs on tokio's blocking pool; what it makes is kept in
-//! [`Board`] so a page under load is mostly a lookup.
+//! The server: axum on a tokio runtime, one route per page and API call,
+//! each connection bounded by [`conn`]. Store work runs on tokio's blocking
+//! pool; what it makes is kept in [`Board`] so a page under load is mostly
+//! a lookup.
 
 use crate::api::{self, Refusal};
 use crate::cache::Board;
+use crate::conn::{self, Limits};
 use crate::layout;
 use crate::pages::{self, compare::Pair, machines::View, runs::Filter, trend::Pick, Problem};
 use axum::body::Body;
@@ -14,7 +16,13 @@ use axum::routing::get;
 use axum::Router;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 use toll_store::Store;
+
+/// How long a push's body may take to arrive: the connection's idle clock
+/// stops while a request is answered, so a body sent a byte at a time is
+/// bounded here.
+const BODY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How the board is served.
 #[derive(Debug, Clone)]
@@ -75,11 +83,10 @@ pub fn serve(store: Store, opts: Options) -> Result<(), BoardError> {
         println!("http://{local}/");
         use std::io::Write;
         let _ = std::io::stdout().flush();
-        axum::serve(listener, router(board))
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await?;
+        conn::serve(listener, router(board), Limits::default(), async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await;
         Ok(())
     })
 }
@@ -208,9 +215,19 @@ async fn api_submit(State(b): Shared, headers: HeaderMap, body: Body) -> Respons
         Ok(n) => n,
         Err(r) => return refusal(r),
     };
-    let bytes = match axum::body::to_bytes(body, b.max_body).await {
-        Ok(bytes) => bytes,
+    let bytes = match tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, b.max_body)).await
+    {
+        Ok(Ok(bytes)) => bytes,
         Err(_) => {
+            return json_error(
+                408,
+                &format!(
+                    "the run did not arrive within {} s: push it again over a steadier link",
+                    BODY_TIMEOUT.as_secs()
+                ),
+            )
+        }
+        Ok(Err(_)) => {
             return json_error(
                 413,
                 &format!(
@@ -221,8 +238,13 @@ async fn api_submit(State(b): Shared, headers: HeaderMap, body: Body) -> Respons
         }
     };
     match tokio::task::spawn_blocking(move || api::submit(&b, &name, &bytes)).await {
-        Ok(Ok(v)) => (
-            StatusCode::CREATED,
+        Ok(Ok((v, existing))) => (
+            // A run the board holds already is answered, not stored again.
+            if existing {
+                StatusCode::OK
+            } else {
+                StatusCode::CREATED
+            },
             [(header::CONTENT_TYPE, "application/json")],
             v.to_string(),
         )

@@ -78,9 +78,12 @@ const SEEDS: &[Seed] = &[
 /// How many of a family's newest complete runs "best" looks among.
 const BEST_AMONG: usize = 200;
 
-/// The seeds page.
-pub fn render(board: &Board) -> Result<String, Problem> {
-    let rows = board.runs()?;
+/// The seeds page (kept by the board until the list of runs changes).
+pub fn render(board: &Board) -> Result<bytes::Bytes, Problem> {
+    board.seeds_page(|rows| make(board, rows))
+}
+
+fn make(board: &Board, rows: &[RunRow]) -> Result<String, Problem> {
     let mut by_family: HashMap<&str, Vec<&RunRow>> = HashMap::new();
     for r in rows.iter().filter(|r| r.status == RunStatus::Complete) {
         by_family.entry(r.family.as_str()).or_default().push(r);

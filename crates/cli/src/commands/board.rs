@@ -88,6 +88,13 @@ pub fn push(args: PushArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     exporter(Format::Json).export(&run, &mut body)?;
     let pushed = toll_board::push(body, &args.to, &token)?;
     crate::say!("{}", pushed.url);
-    crate::tell!("toll push: run {id} is run {} on the board", pushed.id);
+    if pushed.existing {
+        crate::tell!(
+            "toll push: run {id} was on the board already, as run {}: not stored again",
+            pushed.id
+        );
+    } else {
+        crate::tell!("toll push: run {id} is run {} on the board", pushed.id);
+    }
     Ok(ExitCode::SUCCESS)
 }
