@@ -4,6 +4,7 @@
 
 use super::call::{check_raw, io_err, mismatch, CallError, Io};
 use super::config::Stack;
+use super::frame::MAX_FRAME;
 use super::proto::{Ack, Payload, CALL_PATH};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -101,7 +102,19 @@ pub(super) async fn h2_call(
         .get("toll-received")
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
-    let _ = res.into_body().collect().await.map_err(h2_err)?;
+    // Read and dropped as it comes, never gathered: a server that is not
+    // toll's (`--server`) may send any length, and a reply cannot be longer
+    // than the largest payload toll sends.
+    let mut body = res.into_body();
+    let mut got = 0usize;
+    while let Some(frame) = body.frame().await {
+        got += frame.map_err(h2_err)?.data_ref().map_or(0, |d| d.len());
+        if got > MAX_FRAME as usize {
+            return Err(CallError::Protocol(format!(
+                "POST /call answered with more than {MAX_FRAME} bytes: not a toll h2 server? check --stack"
+            )));
+        }
+    }
     if status != 200 {
         return Err(CallError::Protocol(format!(
             "POST /call answered {status}: not a toll h2 server? check --stack"
@@ -166,5 +179,73 @@ impl tower_service::Service<hyper::Request<tonic::body::Body>> for H2 {
 
     fn call(&mut self, req: hyper::Request<tonic::body::Body>) -> Self::Future {
         Box::pin(self.0.send_request(req))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hyper::body::{Body, Frame, SizeHint};
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+    use std::convert::Infallible;
+
+    /// A body of `left` bytes in 1 MiB frames, made as it is read.
+    struct Endless {
+        left: usize,
+    }
+
+    impl Body for Endless {
+        type Data = Bytes;
+        type Error = Infallible;
+
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+            if self.left == 0 {
+                return Poll::Ready(None);
+            }
+            let n = self.left.min(1 << 20);
+            self.left -= n;
+            Poll::Ready(Some(Ok(Frame::data(Bytes::from(vec![0u8; n])))))
+        }
+
+        fn size_hint(&self) -> SizeHint {
+            SizeHint::with_exact(self.left as u64)
+        }
+    }
+
+    /// A server that is not toll's answers a call with more bytes than any
+    /// payload toll sends: the call fails with that said, having dropped
+    /// the body as it came instead of gathering it.
+    #[tokio::test(flavor = "current_thread")]
+    async fn an_h2_reply_longer_than_any_payload_is_refused() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (s, _) = listener.accept().await.unwrap();
+            let svc = hyper::service::service_fn(|_req| async {
+                let res = hyper::Response::builder()
+                    .header("toll-received", "1")
+                    .body(Endless {
+                        left: MAX_FRAME as usize + (2 << 20),
+                    })
+                    .unwrap();
+                Ok::<_, Infallible>(res)
+            });
+            let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                .serve_connection(TokioIo::new(s), svc)
+                .await;
+        });
+        let io = TokioIo::new(tokio::net::TcpStream::connect(addr).await.unwrap());
+        let (mut send, conn) = hyper::client::conn::http2::handshake(TokioExecutor::new(), io)
+            .await
+            .unwrap();
+        tokio::spawn(conn);
+        let uri: hyper::Uri = format!("http://{addr}{CALL_PATH}").parse().unwrap();
+        let e = h2_call(&mut send, uri, Bytes::from_static(b"x"), 1)
+            .await
+            .unwrap_err();
+        assert!(e.to_string().contains("more than"), "{e}");
     }
 }
