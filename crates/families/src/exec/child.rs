@@ -155,11 +155,7 @@ impl Runner {
         let stderr = if output == Output::Inherit {
             None
         } else {
-            let path = std::env::temp_dir().join(format!(
-                "toll-exec-stderr-{}-{}",
-                std::process::id(),
-                fastrand::u64(..)
-            ));
+            let path = toll_peers::scratch::dir()?.join(format!("exec-stderr-{}", fastrand::u64(..)));
             let f = std::fs::OpenOptions::new()
                 .create_new(true)
                 .read(true)
