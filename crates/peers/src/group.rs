@@ -34,7 +34,14 @@ pub fn dies_with_toll(cmd: &mut Command) {
     // getppid); no allocation.
     unsafe {
         cmd.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong, 0, 0, 0) != 0 {
+            if libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGTERM as libc::c_ulong,
+                0,
+                0,
+                0,
+            ) != 0
+            {
                 return Err(io::Error::last_os_error());
             }
             // toll died between the fork and the prctl: no signal will come.
@@ -53,7 +60,11 @@ pub fn spawn(mut cmd: Command) -> io::Result<Child> {
     if on_main_thread() {
         return cmd.spawn();
     }
-    type Job = (Command, Option<nix::sched::CpuSet>, mpsc::Sender<io::Result<Child>>);
+    type Job = (
+        Command,
+        Option<nix::sched::CpuSet>,
+        mpsc::Sender<io::Result<Child>>,
+    );
     static SPAWNER: OnceLock<Mutex<mpsc::Sender<Job>>> = OnceLock::new();
     let sender = SPAWNER.get_or_init(|| {
         let (tx, rx) = mpsc::channel::<Job>();
@@ -158,7 +169,14 @@ impl Group {
         let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
         let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
         // SAFETY: a valid pidfd and out-pointer; WNOWAIT leaves a zombie unreaped.
-        let r = unsafe { libc::waitid(libc::P_PIDFD, fd.as_raw_fd() as libc::id_t, &mut info, flags) };
+        let r = unsafe {
+            libc::waitid(
+                libc::P_PIDFD,
+                fd.as_raw_fd() as libc::id_t,
+                &mut info,
+                flags,
+            )
+        };
         r < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ECHILD)
     }
 
@@ -209,7 +227,8 @@ impl Group {
             if n > 0 {
                 return true;
             }
-            let interrupted = n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted;
+            let interrupted =
+                n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted;
             if !interrupted || left.is_zero() {
                 return n > 0;
             }
@@ -322,7 +341,10 @@ mod tests {
         std::thread::sleep(Duration::from_millis(100));
         assert!(!alive(straggler), "the straggler outlived its group's stop");
         assert!(group.try_wait().is_some());
-        assert!(!group.kill(), "a reaped leader's group id is never signalled");
+        assert!(
+            !group.kill(),
+            "a reaped leader's group id is never signalled"
+        );
     }
 
     #[test]

@@ -3,17 +3,17 @@
 
 use crate::control::{self, Answer};
 use crate::error::PeerError;
+use crate::group::Group;
 use crate::runtime::{Launch, Runtime};
 use crate::session::Session;
 use crate::transport::{self, Alive, PipePair, Transport};
 use crate::worker_end::WorkerEnd;
+use nix::sys::signal::Signal;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use crate::group::Group;
 use std::process::{ChildStdin, ChildStdout, Stdio};
-use nix::sys::signal::Signal;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -144,8 +144,10 @@ impl Watchdog {
     fn limit_memory(&self, kb: u64) {
         self.mem_base_kb
             .store(crate::units::system_used_kb(), Ordering::Relaxed);
-        self.group_base_kb
-            .store(crate::units::group_rss_kb(self.group.id()), Ordering::Relaxed);
+        self.group_base_kb.store(
+            crate::units::group_rss_kb(self.group.id()),
+            Ordering::Relaxed,
+        );
         self.mem_limit_kb.store(kb, Ordering::Relaxed);
     }
 

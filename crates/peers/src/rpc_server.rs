@@ -11,11 +11,11 @@
 use crate::agent::AgentHello;
 use crate::control::{self, Answer};
 use crate::error::PeerError;
+use crate::group::Group;
 use crate::runtime::{Launch, Runtime, GRPCIO_PIN, RPC_SERVER_NAMES};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Write};
-use crate::group::Group;
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};

@@ -91,7 +91,12 @@ fn owner_alive(pid: u32, start: u64) -> bool {
 /// /proc/PID/stat, the 20th after the parenthesised name).
 fn start_time(pid: u32) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat.rsplit_once(')')?.1.split_whitespace().nth(19)?.parse().ok()
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(19)?
+        .parse()
+        .ok()
 }
 
 fn uid() -> u32 {
@@ -133,7 +138,10 @@ mod tests {
         assert!(own.is_dir());
         let me = std::process::id();
         let start = start_time(me).unwrap();
-        assert_eq!(own.file_name().unwrap().to_string_lossy(), format!("{me}-{start}"));
+        assert_eq!(
+            own.file_name().unwrap().to_string_lossy(),
+            format!("{me}-{start}")
+        );
         // A dead process: a child that has been reaped.
         let mut child = std::process::Command::new("true").spawn().unwrap();
         let dead = child.id();
@@ -157,6 +165,9 @@ mod tests {
         assert_eq!(owner("123-456"), Some((123, 456)));
         assert_eq!(owner("cache"), None);
         assert_eq!(owner("12-x"), None);
-        assert!(owner_alive(std::process::id(), start_time(std::process::id()).unwrap()));
+        assert!(owner_alive(
+            std::process::id(),
+            start_time(std::process::id()).unwrap()
+        ));
     }
 }

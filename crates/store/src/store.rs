@@ -248,7 +248,8 @@ impl Store {
             .iter()
             .map(|(id, p)| (*id, point_insert(p)))
             .collect();
-        self.db.save_points(series_id, &mut rows, &crate::time::now())?;
+        self.db
+            .save_points(series_id, &mut rows, &crate::time::now())?;
         for ((id, _), (new, _)) in points.iter_mut().zip(rows) {
             *id = new;
         }

@@ -309,7 +309,11 @@ fn a_killed_run_ends_at_its_last_point_not_when_it_is_swept(path: &Path) {
     let run = store.load_run(id).unwrap();
     assert_eq!(run.status, RunStatus::Partial);
     let end = run.finished_at.unwrap();
-    assert!(run.started_at < end && end < swept_at, "{} < {end} < {swept_at}", run.started_at);
+    assert!(
+        run.started_at < end && end < swept_at,
+        "{} < {end} < {swept_at}",
+        run.started_at
+    );
     // Without a point, it ends when it started.
     let run = store.load_run(empty).unwrap();
     assert_eq!(run.finished_at, Some(run.started_at));

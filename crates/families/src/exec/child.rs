@@ -155,7 +155,8 @@ impl Runner {
         let stderr = if output == Output::Inherit {
             None
         } else {
-            let path = toll_peers::scratch::dir()?.join(format!("exec-stderr-{}", fastrand::u64(..)));
+            let path =
+                toll_peers::scratch::dir()?.join(format!("exec-stderr-{}", fastrand::u64(..)));
             let f = std::fs::OpenOptions::new()
                 .create_new(true)
                 .read(true)
@@ -199,6 +200,10 @@ impl Runner {
         }
         let watch = deadline.and(self.watchdog.as_ref());
         let mut cmd = Command::new(&argv[0]);
+        // No parent-death signal here (toll_peers::group): it needs a
+        // pre_exec hook, which turns std's posix_spawn (vfork) into a fork
+        // of toll's whole address space inside the timed span of every run.
+        // A program under measurement ends by itself or at --max-time.
         cmd.args(&argv[1..]).process_group(0);
         let spawn_err = |e| RunError::Spawn(argv[0].clone(), e);
         match &self.input {

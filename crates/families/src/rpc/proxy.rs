@@ -272,8 +272,8 @@ fn config_name(kind: ProxyKind) -> &'static str {
 fn temp_dir(kind: ProxyKind) -> Result<PathBuf, ProxyError> {
     static SEQ: AtomicU32 = AtomicU32::new(0);
     let name = format!("{}-{}", kind.name(), SEQ.fetch_add(1, Ordering::Relaxed));
-    let dir = toll_peers::scratch::path(&name)
-        .map_err(io_error("making toll's temporary directory"))?;
+    let dir =
+        toll_peers::scratch::path(&name).map_err(io_error("making toll's temporary directory"))?;
     std::fs::create_dir(&dir).map_err(io_error(format!("creating {}", dir.display())))?;
     Ok(dir)
 }

@@ -19,8 +19,8 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use toll_peers::Group;
 use std::time::{Duration, Instant};
+use toll_peers::Group;
 
 /// E5's small page: 92 bytes.
 pub const SMALL: (&str, usize) = ("hello.html", 92);
