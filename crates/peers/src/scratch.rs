@@ -6,8 +6,10 @@
 //! own directory; one killed outright cannot, so every toll sweeps, when it
 //! starts, the directories whose owner is gone. The start time in the name
 //! keeps a process that got a dead toll's pid from passing for its owner.
-//! The parent directory is per user and private (0700), so one user's
-//! sweep never meets another's files.
+//! The parent directory is per user and only its user writes it, so one
+//! user's sweep never meets another's files. Both are 0711, not 0700: a
+//! server toll starts as root serves its files from its workers running as
+//! another user (Apache's www-data), who must be able to pass through.
 
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
@@ -15,6 +17,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 static OWN: OnceLock<PathBuf> = OnceLock::new();
+
+/// Passable by all, listed and written by the owner only.
+const MODE: u32 = 0o711;
 
 /// The parent of every toll's directory, for this user.
 pub fn root() -> PathBuf {
@@ -30,11 +35,7 @@ pub fn dir() -> io::Result<PathBuf> {
     let me = std::process::id();
     let start = start_time(me).ok_or_else(|| io::Error::other("cannot read /proc/self/stat"))?;
     let d = root.join(format!("{me}-{start}"));
-    match std::fs::DirBuilder::new().mode(0o700).create(&d) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(e),
-    }
+    make(&d)?;
     Ok(OWN.get_or_init(|| d).clone())
 }
 
@@ -104,24 +105,35 @@ fn uid() -> u32 {
     unsafe { nix::libc::getuid() }
 }
 
-/// The per-user parent, made private; one that is not this user's own
-/// directory (a link, or another user's) is refused.
+/// The per-user parent; one that is not this user's own directory (a
+/// link, another user's, or one others may write) is refused.
 fn private_root() -> io::Result<PathBuf> {
     let root = root();
-    match std::fs::DirBuilder::new().mode(0o700).create(&root) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(e),
-    }
+    make(&root)?;
     check_owned(&root)?;
     Ok(root)
 }
 
+/// Make `dir` (if need be) with [`MODE`], whatever the umask.
+fn make(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    match std::fs::DirBuilder::new().mode(MODE).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let m = std::fs::symlink_metadata(dir)?;
+    if m.is_dir() && m.uid() == uid() && m.mode() & 0o777 != MODE {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(MODE))?;
+    }
+    Ok(())
+}
+
 fn check_owned(root: &Path) -> io::Result<()> {
     let m = std::fs::symlink_metadata(root)?;
-    if !m.is_dir() || m.uid() != uid() || m.mode() & 0o077 != 0 {
+    if !m.is_dir() || m.uid() != uid() || m.mode() & 0o022 != 0 {
         return Err(io::Error::other(format!(
-            "{} is not a private directory of this user: remove it, or set TMPDIR to another directory",
+            "{} is not a directory that only this user writes: remove it, or set TMPDIR to another directory",
             root.display()
         )));
     }
@@ -136,6 +148,10 @@ mod tests {
     fn a_directory_is_swept_only_when_its_owner_is_gone() {
         let own = dir().unwrap();
         assert!(own.is_dir());
+        // Passable by a server's workers running as another user.
+        for d in [&own, &root()] {
+            assert_eq!(std::fs::metadata(d).unwrap().mode() & 0o777, MODE);
+        }
         let me = std::process::id();
         let start = start_time(me).unwrap();
         assert_eq!(
