@@ -30,7 +30,36 @@ fn main() -> ExitCode {
     toll_report::table::set_width((!cli.wide).then_some(toll_report::table::DEFAULT_WIDTH));
     let db = cli.db.as_deref();
     let dry = cli.dry_run;
-    let result = match cli.command {
+    if !matches!(
+        cli.command,
+        Command::Agent | Command::Worker | Command::RpcServer
+    ) {
+        // The temporary files of a toll that was killed outright. The
+        // agent, worker and RPC server are toll's own children: their toll
+        // sweeps.
+        toll_peers::scratch::sweep();
+    }
+    let result = run(cli.command, db, dry);
+    toll_peers::scratch::remove();
+    match result {
+        Ok(code) => code,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            // One line, however long: the rule for every error (a
+            // terminal folds it; a script greps it whole).
+            eprintln!("toll: {e:#}");
+            if e.downcast_ref::<Usage>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
+}
+
+/// Run one command: its exit status, or the error to print.
+fn run(command: Command, db: Option<&std::path::Path>, dry: bool) -> anyhow::Result<ExitCode> {
+    match command {
         Command::Transfer(a) => commands::transfer::run(a, db, dry),
         Command::Spawn(a) => commands::units::spawn(a, db, dry),
         Command::Ring(a) => commands::units::ring(a, db, dry),
@@ -56,23 +85,9 @@ fn main() -> ExitCode {
         Command::Doctor => commands::doctor::run(),
         Command::Completions(a) => commands::manual::completions(a),
         Command::Man(a) => commands::manual::man(a),
-        Command::Agent => return ExitCode::from(toll_peers::agent::serve::run() as u8),
-        Command::Worker => return ExitCode::from(toll_peers::worker::run() as u8),
-        Command::RpcServer => return ExitCode::from(toll_families::rpc::server::run() as u8),
-    };
-    match result {
-        Ok(code) => code,
-        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
-        Err(e) => {
-            // One line, however long: the rule for every error (a
-            // terminal folds it; a script greps it whole).
-            eprintln!("toll: {e:#}");
-            if e.downcast_ref::<Usage>().is_some() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::FAILURE
-            }
-        }
+        Command::Agent => Ok(ExitCode::from(toll_peers::agent::serve::run() as u8)),
+        Command::Worker => Ok(ExitCode::from(toll_peers::worker::run() as u8)),
+        Command::RpcServer => Ok(ExitCode::from(toll_families::rpc::server::run() as u8)),
     }
 }
 

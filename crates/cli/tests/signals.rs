@@ -2,7 +2,13 @@
 //! `docker stop`, systemd and a CI time-out send) and SIGHUP (a closed
 //! terminal) take Ctrl-C's path — the run stored partial, every process
 //! toll started stopped, its temporary directories removed — and toll exits
-//! 128 + the signal (143, 129).
+//! 128 + the signal (143, 129). SIGKILL cannot be caught: every process
+//! toll started gets SIGTERM from the kernel when toll dies and is gone
+//! within seconds, and the next toll sweeps the temporary directory and
+//! marks the run partial.
+//!
+//! Each test gives toll a TMPDIR of its own, so the temporary directories
+//! looked for are this test's toll's only.
 
 mod common;
 use common::*;
@@ -44,16 +50,81 @@ fn alive(pid: u32) -> bool {
         .unwrap_or(false)
 }
 
-/// toll's temporary directories that name `pid`.
-fn temp_dirs(pid: u32) -> Vec<PathBuf> {
-    std::fs::read_dir(std::env::temp_dir())
+/// The TMPDIR this test gives toll.
+fn tmpdir(s: &Scratch) -> PathBuf {
+    let d = s.0.join("tmp");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Every temporary file or directory of toll's under the test's TMPDIR
+/// (toll keeps them in `toll-<uid>/<pid>-<start>/`).
+fn temp_files(s: &Scratch) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let entries = std::fs::read_dir(tmpdir(s)).unwrap().flatten();
+    for e in entries.filter(|e| e.file_name().to_string_lossy().starts_with("toll")) {
+        match std::fs::read_dir(e.path()) {
+            Ok(inner) => found.extend(inner.flatten().map(|i| i.path())),
+            Err(_) => found.push(e.path()),
+        }
+    }
+    found
+}
+
+/// `toll --db <scratch db> ARGS`, with the test's TMPDIR, not yet waited for.
+fn toll(s: &Scratch, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_toll"));
+    c.arg("--db")
+        .arg(s.db())
+        .args(args)
+        .env("TMPDIR", tmpdir(s))
+        .env(
+            "TOLL_CACHE_DIR",
+            std::env::temp_dir().join("toll-e2e-cache"),
+        )
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+/// A process's group, from /proc/PID/stat.
+fn pgid(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(2)?
+        .parse()
+        .ok()
+}
+
+/// `pid: command line`, for a message.
+fn described(pid: u32) -> String {
+    let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+    format!("{pid} (group {}): {}", pgid(pid).unwrap_or(0), cmd.trim())
+}
+
+/// Every running process now in one of `groups`.
+fn in_groups(groups: &BTreeSet<u32>) -> Vec<u32> {
+    std::fs::read_dir("/proc")
         .unwrap()
         .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().to_string();
-            name.starts_with(&format!("toll-{pid}-")) || name == format!("toll-replicate-{pid}")
-        })
+        .filter_map(|e| e.file_name().to_string_lossy().parse::<u32>().ok())
+        .filter(|&p| pgid(p).is_some_and(|g| groups.contains(&g)) && alive(p))
+        .collect()
+}
+
+/// The status of every run in the store, read by a new toll (which sweeps
+/// what a killed one left).
+fn statuses(s: &Scratch) -> Vec<String> {
+    let o = toll(s, &["runs", "--json"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let runs: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    runs.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["status"].as_str().unwrap().to_string())
         .collect()
 }
 
@@ -80,33 +151,81 @@ fn signal_midway(s: &Scratch, child: Child, wait: Duration, signal: Signal, code
         left.retain(|&p| alive(p));
     }
     assert!(left.is_empty(), "{signal}: processes left: {left:?}");
-    assert!(temp_dirs(pid).is_empty(), "{signal}: {:?}", temp_dirs(pid));
+    assert!(temp_files(s).is_empty(), "{signal}: {:?}", temp_files(s));
     // What was measured is stored partial; no run is left "running".
-    let o = s.toll(&["runs", "--json"]);
-    let runs: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let status: Vec<&str> = runs
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["status"].as_str().unwrap())
-        .collect();
-    assert!(status.contains(&"partial"), "{signal}: {status:?}");
-    assert!(!status.contains(&"running"), "{signal}: {status:?}");
+    let status = statuses(s);
+    assert!(
+        status.iter().any(|s| s == "partial"),
+        "{signal}: {status:?}"
+    );
+    assert!(
+        !status.iter().any(|s| s == "running"),
+        "{signal}: {status:?}"
+    );
+}
+
+/// Watch `child` for `wait` while it works, recording every process group
+/// it starts; then SIGKILL it and check that within 5 s no process of those
+/// groups is left, and that the next toll sweeps its temporary directory
+/// and marks its run partial.
+fn kill_midway(s: &Scratch, child: Child, wait: Duration) {
+    let pid = child.id();
+    let mut groups = BTreeSet::new();
+    let start = Instant::now();
+    let leaders = || -> Vec<u32> {
+        // The groups toll made: those its descendants lead.
+        let all = descendants(pid);
+        all.into_iter().filter(|&p| pgid(p) == Some(p)).collect()
+    };
+    while start.elapsed() < wait {
+        groups.extend(leaders());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Then at the first moment a run is being stored and a group is up.
+    let ready = |groups: &BTreeSet<u32>| {
+        statuses(s).iter().any(|s| s == "running") && !in_groups(groups).is_empty()
+    };
+    while !ready(&groups) {
+        assert!(start.elapsed() < Duration::from_secs(120), "no run began");
+        groups.extend(leaders());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    groups.extend(leaders());
+    let before = in_groups(&groups);
+    assert!(!before.is_empty(), "toll started no process group to watch");
+    eprintln!("before SIGKILL of toll {pid}:");
+    for p in &before {
+        eprintln!("  {}", described(*p));
+    }
+    assert!(!temp_files(s).is_empty(), "toll made no temporary files");
+    kill(Pid::from_raw(pid as i32), Signal::SIGKILL).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&o.status),
+        Some(9)
+    );
+    std::thread::sleep(Duration::from_secs(5));
+    let left = in_groups(&groups);
+    eprintln!("5 s after: {} process(es) of those groups", left.len());
+    let shown: Vec<String> = left.iter().map(|&p| described(p)).collect();
+    assert!(left.is_empty(), "processes left: {shown:#?}");
+    // The next toll, whatever it does, sweeps and marks.
+    let status = statuses(s);
+    assert!(temp_files(s).is_empty(), "not swept: {:?}", temp_files(s));
+    assert!(!status.is_empty(), "no run was stored");
+    assert!(!status.iter().any(|s| s == "running"), "{status:?}");
 }
 
 fn long_transfer(s: &Scratch) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_toll"))
-        .arg("--db")
-        .arg(s.db())
-        .args(["transfer", "--peer", "rust,c", "--via", "pipe,unix"])
+    toll(s, &["transfer", "--peer", "rust,c", "--via", "pipe,unix"])
         .args(["--sizes", "0:100000:1000", "--trials", "3"])
         .args(["--warmup-ms", "5", "--batch-ms", "20"])
-        .env(
-            "TOLL_CACHE_DIR",
-            std::env::temp_dir().join("toll-e2e-cache"),
-        )
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn e5(s: &Scratch) -> Child {
+    toll(s, &["replicate", "E5", "--test-preset"])
         .spawn()
         .unwrap()
 }
@@ -128,19 +247,24 @@ fn sighup_stops_a_transfer_as_ctrl_c_does_and_exits_129() {
 #[test]
 fn sigterm_during_e5_stops_every_server_and_exits_143() {
     let s = Scratch::new("sigterm-e5");
-    let child = Command::new(env!("CARGO_BIN_EXE_toll"))
-        .arg("--db")
-        .arg(s.db())
-        .args(["replicate", "E5", "--test-preset"])
-        .env(
-            "TOLL_CACHE_DIR",
-            std::env::temp_dir().join("toll-e2e-cache"),
-        )
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = e5(&s);
     // At a moment that varies from run to run, within the servers' work.
     let ms = 3000 + u64::from(std::process::id() % 4000);
     signal_midway(&s, child, Duration::from_millis(ms), Signal::SIGTERM, 143);
+}
+
+#[test]
+fn sigkill_of_a_transfer_leaves_no_peer_and_the_next_toll_sweeps() {
+    let s = Scratch::new("sigkill");
+    let child = long_transfer(&s);
+    kill_midway(&s, child, Duration::from_millis(2500));
+}
+
+#[test]
+fn sigkill_during_e5_leaves_no_server_and_the_next_toll_sweeps() {
+    let s = Scratch::new("sigkill-e5");
+    let child = e5(&s);
+    // At a moment that varies from run to run, within the servers' work.
+    let ms = 3000 + u64::from(std::process::id() % 4000);
+    kill_midway(&s, child, Duration::from_millis(ms));
 }

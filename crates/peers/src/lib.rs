@@ -11,15 +11,19 @@
 //! transfer; the RPC servers of spec/rpc.md (which runtimes have one, how each
 //! is built, started and driven); and `agent/`, the far end across machines —
 //! the harness's side, and `toll agent` itself, which becomes a worker or an
-//! RPC server. This crate depends on no other toll crate.
+//! RPC server; `group`, a child in a process group of its own that dies
+//! with toll, and `scratch`, toll's one temporary directory per process,
+//! swept by the next toll. This crate depends on no other toll crate.
 
 pub mod agent;
 pub mod control;
 mod error;
 pub mod frame;
+pub mod group;
 mod peer;
 pub mod rpc_server;
 pub mod runtime;
+pub mod scratch;
 pub mod serve;
 mod session;
 pub mod transport;
@@ -29,6 +33,7 @@ mod worker_end;
 
 pub use agent::{Agent, AgentHello};
 pub use error::PeerError;
+pub use group::Group;
 pub use peer::{process_alive, Ceiling, Hello, Peer, TcpRoute};
 pub use rpc_server::{launch_rpc_server, rpc_stacks, RpcHello, RpcServer, RpcStats};
 pub use runtime::{Launch, Runtime, UnitClass};

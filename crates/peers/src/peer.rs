@@ -3,15 +3,17 @@
 
 use crate::control::{self, Answer};
 use crate::error::PeerError;
+use crate::group::Group;
 use crate::runtime::{Launch, Runtime};
 use crate::session::Session;
 use crate::transport::{self, Alive, PipePair, Transport};
 use crate::worker_end::WorkerEnd;
+use nix::sys::signal::Signal;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+use std::process::{ChildStdin, ChildStdout, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -78,25 +80,26 @@ struct Watchdog {
     mem_base_kb: Arc<AtomicI64>,
     /// The worker's group's resident set when the ceiling was set.
     group_base_kb: Arc<AtomicI64>,
-    pid: u32,
+    group: Arc<Group>,
     fired: Arc<AtomicU8>,
     stop: Arc<AtomicBool>,
     epoch: Instant,
 }
 
 impl Watchdog {
-    fn start(pid: u32) -> Watchdog {
+    fn start(group: Arc<Group>) -> Watchdog {
+        let pid = group.id();
         let w = Watchdog {
             deadline_ms: Arc::new(AtomicU64::new(0)),
             mem_limit_kb: Arc::new(AtomicU64::new(0)),
             mem_base_kb: Arc::new(AtomicI64::new(0)),
             group_base_kb: Arc::new(AtomicI64::new(0)),
-            pid,
+            group,
             fired: Arc::new(AtomicU8::new(0)),
             stop: Arc::new(AtomicBool::new(false)),
             epoch: Instant::now(),
         };
-        let (deadline, limit, base, group_base, fired, stop, epoch) = (
+        let (deadline, limit, base, group_base, fired, stop, epoch, group) = (
             w.deadline_ms.clone(),
             w.mem_limit_kb.clone(),
             w.mem_base_kb.clone(),
@@ -104,6 +107,7 @@ impl Watchdog {
             w.fired.clone(),
             w.stop.clone(),
             w.epoch,
+            w.group.clone(),
         );
         std::thread::spawn(move || {
             while !stop.load(Ordering::Relaxed) {
@@ -124,7 +128,7 @@ impl Watchdog {
                     }
                 };
                 fired.store(why, Ordering::Relaxed);
-                kill_group(pid);
+                group.signal(Signal::SIGKILL);
                 return;
             }
         });
@@ -140,8 +144,10 @@ impl Watchdog {
     fn limit_memory(&self, kb: u64) {
         self.mem_base_kb
             .store(crate::units::system_used_kb(), Ordering::Relaxed);
-        self.group_base_kb
-            .store(crate::units::group_rss_kb(self.pid), Ordering::Relaxed);
+        self.group_base_kb.store(
+            crate::units::group_rss_kb(self.group.id()),
+            Ordering::Relaxed,
+        );
         self.mem_limit_kb.store(kb, Ordering::Relaxed);
     }
 
@@ -149,12 +155,6 @@ impl Watchdog {
         self.deadline_ms.store(0, Ordering::Relaxed);
         self.mem_limit_kb.store(0, Ordering::Relaxed);
     }
-}
-
-/// SIGKILL the worker and everything it started (its own process group).
-fn kill_group(pid: u32) {
-    let pgid = nix::unistd::Pid::from_raw(pid as i32);
-    let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
 }
 
 /// The time and memory a worker may use for one `spawn` or `ring` point.
@@ -174,7 +174,8 @@ impl Drop for Watchdog {
 /// A started worker process.
 pub struct Peer {
     runtime: Runtime,
-    child: Child,
+    /// The worker, leading its own group (killed with it on drop).
+    child: Arc<Group>,
     pipes: PipePair,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
@@ -221,27 +222,27 @@ pub fn process_alive(pid: u32) -> bool {
 
 impl Peer {
     /// Start the worker of `runtime` (in its own process group, so a Ctrl-C
-    /// reaches toll, which then ends the run cleanly) and say hello.
+    /// reaches toll, which then ends the run cleanly; and SIGTERMed should
+    /// toll die) and say hello.
     pub fn start(runtime: Runtime, launch: Launch) -> Result<Peer, PeerError> {
-        use std::os::unix::process::CommandExt;
         let mut pipes =
             PipePair::new().map_err(|e| PeerError::io("making the worker's pipes", e))?;
         let mut cmd = launch.command();
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
+            .stderr(Stdio::piped());
         pipes.attach(&mut cmd);
-        let mut child = cmd.spawn().map_err(|e| {
+        let (child, io) = Group::spawn(cmd).map_err(|e| {
             PeerError::io(
                 format!("starting the {runtime} worker {}", launch.program.display()),
                 e,
             )
         })?;
+        let child = Arc::new(child);
         pipes.release_child_ends();
-        let stdin = child.stdin.take().expect("piped stdin");
-        let stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
-        let stderr = child.stderr.take().expect("piped stderr");
+        let stdin = io.stdin.expect("piped stdin");
+        let stdout = BufReader::new(io.stdout.expect("piped stdout"));
+        let stderr = io.stderr.expect("piped stderr");
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let tail = stderr_tail.clone();
         std::thread::spawn(move || {
@@ -253,7 +254,7 @@ impl Peer {
                 t.push_back(line);
             }
         });
-        let watchdog = Watchdog::start(child.id());
+        let watchdog = Watchdog::start(child.clone());
         let mut peer = Peer {
             runtime,
             child,
@@ -335,21 +336,21 @@ impl Peer {
         match (self.watchdog.fired.load(Ordering::Relaxed), self.ceiling) {
             (0, _) => {}
             (FIRED_MEMORY, Some(c)) => {
-                let _ = self.child.wait();
+                self.child.wait();
                 return Some(PeerError::Ceiling {
                     peer,
                     what: format!("memory ceiling of {} MiB", c.mem_kb / 1024),
                 });
             }
             (_, Some(c)) => {
-                let _ = self.child.wait();
+                self.child.wait();
                 return Some(PeerError::Ceiling {
                     peer,
                     what: format!("time ceiling of {} s", c.time.as_secs_f64()),
                 });
             }
             (_, None) => {
-                let _ = self.child.wait();
+                self.child.wait();
                 return Some(PeerError::TimedOut {
                     peer,
                     what: "it stopped answering".into(),
@@ -358,14 +359,11 @@ impl Peer {
             }
         }
         let status = match self.child.try_wait() {
-            Ok(Some(s)) => s,
-            _ => {
+            Some(s) => s,
+            None => {
                 // Give a dying worker a moment to be reaped, so its exit is reported as such.
                 std::thread::sleep(Duration::from_millis(50));
-                match self.child.try_wait() {
-                    Ok(Some(s)) => s,
-                    _ => return None,
-                }
+                self.child.try_wait()?
             }
         };
         std::thread::sleep(Duration::from_millis(20)); // let the stderr thread catch up
@@ -503,7 +501,7 @@ impl Peer {
         let _ = self.stdin.flush();
         let deadline = Instant::now() + Duration::from_secs(2);
         while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
+            if self.child.try_wait().is_some() {
                 return;
             }
             std::thread::sleep(Duration::from_millis(5));
@@ -536,9 +534,8 @@ impl WorkerEnd for Peer {
 
 impl Drop for Peer {
     fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            kill_group(self.child.id());
-        }
-        let _ = self.child.wait();
+        // Its group only while the worker is unreaped (see `Group`).
+        self.child.kill();
+        self.child.wait();
     }
 }

@@ -11,11 +11,12 @@
 use crate::agent::AgentHello;
 use crate::control::{self, Answer};
 use crate::error::PeerError;
+use crate::group::Group;
 use crate::runtime::{Launch, Runtime, GRPCIO_PIN, RPC_SERVER_NAMES};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -132,10 +133,10 @@ impl RpcStats {
     }
 }
 
-/// A running RPC server: its process (in a process group of its own, killed
-/// on drop) and its control plane.
+/// A running RPC server: its process (in a process group of its own that
+/// dies with toll, killed on drop) and its control plane.
 pub struct RpcServer {
-    child: Child,
+    child: Group,
     stdin: ChildStdin,
     lines: Receiver<io::Result<Option<String>>>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
@@ -193,23 +194,15 @@ impl RpcServer {
 
     /// Start `cmd` with its control plane piped (no `hello` yet).
     fn spawn(mut cmd: Command) -> Result<RpcServer, PeerError> {
-        use std::os::unix::process::CommandExt;
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        let mut child = cmd.spawn().map_err(|e| {
-            PeerError::io(
-                format!(
-                    "starting the rpc server {}",
-                    cmd.get_program().to_string_lossy()
-                ),
-                e,
-            )
-        })?;
-        let stdin = child.stdin.take().expect("piped stdin");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let stderr = child.stderr.take().expect("piped stderr");
+            .stderr(Stdio::piped());
+        let program = cmd.get_program().to_string_lossy().into_owned();
+        let (child, io) = Group::spawn(cmd)
+            .map_err(|e| PeerError::io(format!("starting the rpc server {program}"), e))?;
+        let stdin = io.stdin.expect("piped stdin");
+        let stdout = io.stdout.expect("piped stdout");
+        let stderr = io.stderr.expect("piped stderr");
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
             let mut out = BufReader::new(stdout);
@@ -332,7 +325,7 @@ impl RpcServer {
         let _ = self.stdin.flush();
         let deadline = Instant::now() + Duration::from_secs(2);
         while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
+            if self.child.try_wait().is_some() {
                 return;
             }
             std::thread::sleep(Duration::from_millis(5));
@@ -356,7 +349,7 @@ impl RpcServer {
                 return Err(self.protocol(format!("closed its stdout instead of answering `{op}`")))
             }
             Err(RecvTimeoutError::Timeout) => {
-                kill_group(self.child.id());
+                self.child.kill();
                 return Err(PeerError::TimedOut {
                     peer: self.label,
                     what: format!("`{op}`"),
@@ -381,11 +374,11 @@ impl RpcServer {
     /// A protocol error, or, when the server has died, the error that says
     /// how (its status and the last line of its stderr).
     fn protocol(&mut self, detail: impl Into<String>) -> PeerError {
-        let mut status = self.child.try_wait().ok().flatten();
+        let mut status = self.child.try_wait();
         if status.is_none() {
             // Give a dying server a moment to be reaped, so its exit is reported as such.
             std::thread::sleep(Duration::from_millis(50));
-            status = self.child.try_wait().ok().flatten();
+            status = self.child.try_wait();
         }
         let Some(status) = status else {
             return PeerError::Protocol {
@@ -407,20 +400,6 @@ impl RpcServer {
             stderr,
         }
     }
-}
-
-impl Drop for RpcServer {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            kill_group(self.child.id());
-        }
-        let _ = self.child.wait();
-    }
-}
-
-fn kill_group(pid: u32) {
-    let pgid = nix::unistd::Pid::from_raw(pid as i32);
-    let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
 }
 
 /// Why a server does not serve `stack`, and the fix.

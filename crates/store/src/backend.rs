@@ -10,6 +10,8 @@ use crate::model::{Point, RunRow};
 pub(crate) struct RunFields {
     pub family: String,
     pub started_at: String,
+    /// While the run is `running`: its last point's time, so that a run
+    /// whose process was killed ends when its last point was stored.
     pub finished_at: Option<String>,
     pub status: String,
     pub summary: String,
@@ -79,11 +81,12 @@ pub(crate) trait Backend: Send {
     fn add_series(&self, run_id: i64, label: &str, attrs_json: &str) -> Result<i64, StoreError>;
     fn set_series_attrs(&self, series_id: i64, attrs_json: &str) -> Result<(), StoreError>;
     /// Add (`None`) or replace (`Some(id)`) points, in one transaction; each
-    /// entry ends with its id.
+    /// entry ends with its id. A running run's `finished_at` becomes `now`.
     fn save_points(
         &self,
         series_id: i64,
         points: &mut [(Option<i64>, PointInsert)],
+        now: &str,
     ) -> Result<(), StoreError>;
     fn set_fit(&self, series_id: i64, fit_json: &str) -> Result<(), StoreError>;
     fn finish_run(
@@ -96,8 +99,9 @@ pub(crate) trait Backend: Send {
     ) -> Result<(), StoreError>;
     /// Runs in status `running` written by `host`: (id, pid).
     fn running_on(&self, host: &str) -> Result<Vec<(i64, i64)>, StoreError>;
-    /// Mark a run whose process is gone partial.
-    fn mark_interrupted(&self, run_id: i64, now: &str) -> Result<(), StoreError>;
+    /// Mark a run whose process is gone partial, finished when its last
+    /// point was stored (when it started, if it has none).
+    fn mark_interrupted(&self, run_id: i64) -> Result<(), StoreError>;
     fn list_runs(&self) -> Result<Vec<RunRow>, StoreError>;
     /// Complete earlier runs' fitted series of `family` on `host` (only
     /// those labelled `label` when given), newest first, at most `max_rows`.

@@ -261,11 +261,18 @@ impl Backend for Sqlite {
         &self,
         series_id: i64,
         points: &mut [(Option<i64>, PointInsert)],
+        now: &str,
     ) -> Result<(), StoreError> {
         let tx = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
         for (id, p) in points.iter_mut() {
             *id = Some(self.write_point(&tx, series_id, *id, p)?);
         }
+        tx.execute(
+            "UPDATE runs SET finished_at = ?2 WHERE status = 'running'
+             AND id = (SELECT run_id FROM series WHERE id = ?1)",
+            params![series_id, now],
+        )
+        .map_err(|e| self.err(e))?;
         tx.commit().map_err(|e| self.err(e))
     }
 
@@ -307,12 +314,13 @@ impl Backend for Sqlite {
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }
 
-    fn mark_interrupted(&self, run_id: i64, now: &str) -> Result<(), StoreError> {
+    fn mark_interrupted(&self, run_id: i64) -> Result<(), StoreError> {
         self.conn
             .execute(
-                "UPDATE runs SET status = 'partial', finished_at = ?2,
-                 error = 'interrupted: the process measuring it stopped' WHERE id = ?1",
-                params![run_id, now],
+                "UPDATE runs SET status = 'partial', finished_at = COALESCE(finished_at, started_at),
+                 error = 'interrupted: the process measuring it stopped'
+                 WHERE id = ?1 AND status = 'running'",
+                params![run_id],
             )
             .map(|_| ())
             .map_err(|e| self.err(e))

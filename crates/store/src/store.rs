@@ -161,7 +161,7 @@ impl Store {
         let me = i64::from(std::process::id());
         for (id, pid) in self.db.running_on(&hostname())? {
             if pid != me && !pid_alive(pid) {
-                self.db.mark_interrupted(id, &crate::time::now())?;
+                self.db.mark_interrupted(id)?;
             }
         }
         Ok(())
@@ -248,7 +248,8 @@ impl Store {
             .iter()
             .map(|(id, p)| (*id, point_insert(p)))
             .collect();
-        self.db.save_points(series_id, &mut rows)?;
+        self.db
+            .save_points(series_id, &mut rows, &crate::time::now())?;
         for ((id, _), (new, _)) in points.iter_mut().zip(rows) {
             *id = new;
         }
@@ -406,7 +407,8 @@ impl Store {
             id,
             family: r.family,
             started_at: r.started_at,
-            finished_at: r.finished_at,
+            // A running run's is its last point's time, not an end.
+            finished_at: r.finished_at.filter(|_| r.status != "running"),
             status: RunStatus::parse(&r.status),
             summary: r.summary,
             error: r.error,

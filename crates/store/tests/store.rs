@@ -46,6 +46,7 @@ on_both_backends!(
     a_whole_run_round_trips,
     runs_are_listed_newest_first_and_removed_with_everything_under_them,
     a_run_whose_process_died_becomes_partial_on_reopen,
+    a_killed_run_ends_at_its_last_point_not_when_it_is_swept,
     a_running_run_of_a_live_process_is_left_alone,
     a_newer_schema_is_refused,
     a_version_1_database_is_migrated_and_keeps_its_runs,
@@ -276,6 +277,46 @@ fn a_run_whose_process_died_becomes_partial_on_reopen(path: &Path) {
     let run = store.load_run(id).unwrap();
     assert_eq!(run.status, RunStatus::Partial);
     assert!(run.error.unwrap().contains("interrupted"));
+}
+
+/// issue 34: a run left `running` by a killed toll is marked partial by the
+/// next open, with its last point's time as its end (times are to the
+/// second, hence the pauses).
+fn a_killed_run_ends_at_its_last_point_not_when_it_is_swept(path: &Path) {
+    let store = Store::open(path).unwrap();
+    let id = store.begin_run(&new_run()).unwrap();
+    let empty = store.begin_run(&new_run()).unwrap();
+    let series = store.add_series(id, "s", &json!({})).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    store.add_point(series, &ok_point(1, 3)).unwrap();
+    let running = store.load_run(id).unwrap();
+    assert_eq!(running.status, RunStatus::Running);
+    assert_eq!(running.finished_at, None, "a running run has no end yet");
+    drop(store);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    raw_sql(
+        path,
+        &format!("UPDATE runs SET pid = {dead} WHERE id IN ({id}, {empty})"),
+    );
+    let store = Store::open(path).unwrap();
+    let swept_at = store
+        .load_run(store.begin_run(&new_run()).unwrap())
+        .unwrap()
+        .started_at;
+    let run = store.load_run(id).unwrap();
+    assert_eq!(run.status, RunStatus::Partial);
+    let end = run.finished_at.unwrap();
+    assert!(
+        run.started_at < end && end < swept_at,
+        "{} < {end} < {swept_at}",
+        run.started_at
+    );
+    // Without a point, it ends when it started.
+    let run = store.load_run(empty).unwrap();
+    assert_eq!(run.finished_at, Some(run.started_at));
 }
 
 fn a_running_run_of_a_live_process_is_left_alone(path: &Path) {

@@ -74,7 +74,7 @@ pub fn run(a: ReplicateArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::R
     }
     let store = db::open(db_path)?;
     let stop = super::http::stop_flag();
-    let scratch = std::env::temp_dir().join(format!("toll-replicate-{}", std::process::id()));
+    let scratch = toll_peers::scratch::path("replicate")?;
     std::fs::create_dir_all(&scratch)?;
     let mut spinner = Spinner::new();
     let mut reports = Vec::new();

@@ -3,8 +3,10 @@
 //! killed (with its whole process group) if it runs past the deadline.
 //!
 //! The wall clock starts just before the spawn and stops when `wait4`
-//! returns, as hyperfine's does. Waiting is one blocking `wait4`: toll
-//! wakes once, when the program is done. The deadline (one for the whole
+//! returns, as hyperfine's does. Waiting is one blocking `waitid` that
+//! leaves the program unreaped, then `wait4` on the zombie (it returns at
+//! once): toll wakes once, when the program is done, and the watchdog below
+//! never signals a group whose leader was reaped. The deadline (one for the whole
 //! benchmark, `--max-time`) is kept by a watchdog thread that sleeps until
 //! it and then kills whatever program is running; a poll on a pidfd would
 //! wake toll twice per run (at the exit notice, then again in `wait4`),
@@ -19,8 +21,8 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Where a program's stdout goes (hyperfine's `--output`).
@@ -88,11 +90,14 @@ pub struct Runner {
 }
 
 /// Kills the running program (its process group) once the deadline has
-/// passed, and any started after it, until dropped.
+/// passed, and any started after it, until dropped. The group is signalled
+/// only under the lock the waiter takes to clear the pid, which it does
+/// after the program exited and before reaping it: a group id the system
+/// handed out again is never hit.
 struct Watchdog {
     deadline: Instant,
     /// The running program's pid, 0 between runs.
-    running: Arc<AtomicI32>,
+    running: Arc<Mutex<libc::pid_t>>,
     /// The deadline has passed.
     fired: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
@@ -101,7 +106,7 @@ struct Watchdog {
 
 impl Watchdog {
     fn new(deadline: Instant) -> Watchdog {
-        let running = Arc::new(AtomicI32::new(0));
+        let running = Arc::new(Mutex::new(0));
         let fired = Arc::new(AtomicBool::new(false));
         let stop = Arc::new(AtomicBool::new(false));
         let (r, f, st) = (running.clone(), fired.clone(), stop.clone());
@@ -115,11 +120,13 @@ impl Watchdog {
                         continue;
                     }
                     f.store(true, Ordering::Release);
-                    let pid = r.load(Ordering::Acquire);
-                    if pid > 0 {
-                        // SAFETY: signalling the process group we made for the child.
-                        unsafe { libc::kill(-pid, libc::SIGKILL) };
+                    let pid = r.lock().unwrap_or_else(|e| e.into_inner());
+                    if *pid > 0 {
+                        // SAFETY: signalling the process group we made for the
+                        // child, whose leader is not reaped while we hold the lock.
+                        unsafe { libc::kill(-*pid, libc::SIGKILL) };
                     }
+                    drop(pid);
                     // A run that starts just now is killed on the next pass.
                     std::thread::park_timeout(Duration::from_millis(5));
                 }
@@ -155,11 +162,8 @@ impl Runner {
         let stderr = if output == Output::Inherit {
             None
         } else {
-            let path = std::env::temp_dir().join(format!(
-                "toll-exec-stderr-{}-{}",
-                std::process::id(),
-                fastrand::u64(..)
-            ));
+            let path =
+                toll_peers::scratch::dir()?.join(format!("exec-stderr-{}", fastrand::u64(..)));
             let f = std::fs::OpenOptions::new()
                 .create_new(true)
                 .read(true)
@@ -203,6 +207,10 @@ impl Runner {
         }
         let watch = deadline.and(self.watchdog.as_ref());
         let mut cmd = Command::new(&argv[0]);
+        // No parent-death signal here (toll_peers::group): it needs a
+        // pre_exec hook, which turns std's posix_spawn (vfork) into a fork
+        // of toll's whole address space inside the timed span of every run.
+        // A program under measurement ends by itself or at --max-time.
         cmd.args(&argv[1..]).process_group(0);
         let spawn_err = |e| RunError::Spawn(argv[0].clone(), e);
         match &self.input {
@@ -227,15 +235,17 @@ impl Runner {
         let start = Instant::now();
         let mut child = cmd.spawn().map_err(spawn_err)?;
         let pid = child.id() as libc::pid_t;
-        if let Some(w) = watch {
-            w.running.store(pid, Ordering::Release);
-        }
+        let running = |pid| {
+            if let Some(w) = watch {
+                *w.running.lock().unwrap_or_else(|e| e.into_inner()) = pid;
+            }
+        };
+        running(pid);
         let pipe = child.stdout.take();
-        let waited = wait(pid, pipe);
+        let waited = wait(pid, pipe, &|| running(0));
         let wall = start.elapsed();
         drop(child); // already reaped by wait4
         if let Some(w) = watch {
-            w.running.store(0, Ordering::Release);
             if w.fired.load(Ordering::Acquire) {
                 let _ = waited;
                 return Err(RunError::TimedOut);
@@ -293,10 +303,11 @@ impl Runner {
 
 /// Wait for `pid`: its status and resource use. `pipe` (its stdout) is
 /// drained meanwhile, in a poll beside a pidfd; without one, a single
-/// blocking `wait4`.
+/// blocking wait. `exited` is called once it has exited, before the reap.
 fn wait(
     pid: libc::pid_t,
     mut pipe: Option<std::process::ChildStdout>,
+    exited: &dyn Fn(),
 ) -> Result<(i32, libc::rusage), RunError> {
     if pipe.is_some() {
         // SAFETY: pidfd_open on our own child; a negative result is an error.
@@ -333,10 +344,34 @@ fn wait(
         }
     }
     drop(pipe);
-    reap(pid)
+    reap(pid, exited)
 }
 
-fn reap(pid: libc::pid_t) -> Result<(i32, libc::rusage), RunError> {
+/// Wait for `pid` to exit (waitid, leaving it unreaped: the one wake-up),
+/// call `exited`, then reap it with `wait4` for its resource use (at once:
+/// it is a zombie by then).
+fn reap(pid: libc::pid_t, exited: &dyn Fn()) -> Result<(i32, libc::rusage), RunError> {
+    loop {
+        // SAFETY: an all-zero siginfo is valid; waitid fills it.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: waiting for our own child with a valid out-pointer.
+        let r = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOWAIT,
+            )
+        };
+        if r == 0 {
+            break;
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(RunError::Spawn("waitid".into(), e));
+        }
+    }
+    exited();
     let mut status = 0;
     // SAFETY: an all-zero rusage is valid; wait4 fills it.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };

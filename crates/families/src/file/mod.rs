@@ -93,7 +93,8 @@ pub fn run(
         env,
         tool_version: env!("CARGO_PKG_VERSION").into(),
     })?;
-    let scratch = std::env::temp_dir().join(format!("toll-file-{}-{run_id}", std::process::id()));
+    let scratch = toll_peers::scratch::path(&format!("file-{run_id}"))
+        .map_err(config::io_err("making toll's temporary directory"))?;
     let result = sweep::measure(
         cfg, store, observer, stop, run_id, &file, &offsets, &expected, &scratch, launches,
     );

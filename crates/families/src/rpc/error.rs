@@ -32,6 +32,8 @@ pub enum RpcError {
     Link(#[from] crate::link::LinkError),
     #[error("reaching the server across the link: {0}")]
     Relay(std::io::Error),
+    #[error("making toll's temporary directory: {0}")]
+    Scratch(std::io::Error),
     #[error("raw over a unix socket stays on this machine: drop --via unix, or --link/--remote")]
     FarUnix,
 }

@@ -4,7 +4,9 @@
 //!
 //! Each runs as the current user in the foreground, with every path it
 //! writes (pid, logs, nginx's temp files) inside a temporary directory of
-//! its own, removed when the [`Proxy`] is dropped. Both get one worker
+//! its own (under toll's, `toll_peers::scratch`), removed when the
+//! [`Proxy`] is dropped; in a process group of its own that dies with
+//! toll (`toll_peers::group`), as every server toll starts. Both get one worker
 //! (haproxy `nbthread 1`, nginx one process with `master_process off`), so
 //! neither is measured with more CPUs than the other. Limits that would
 //! end a long trial are lifted: nginx's `keepalive_requests` (1000 by
@@ -22,10 +24,11 @@ use std::fmt::{self, Write as _};
 use std::io::Read;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
+use toll_peers::Group;
 
 /// How long a proxy may take to accept connections after it starts.
 const START_TIMEOUT: Duration = Duration::from_secs(10);
@@ -164,7 +167,7 @@ fn io_error(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> ProxyE
 pub struct Proxy {
     kind: ProxyKind,
     stack: String,
-    child: Child,
+    child: Group,
     dir: PathBuf,
     addr: SocketAddr,
 }
@@ -196,8 +199,8 @@ impl Proxy {
 
 impl Drop for Proxy {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.child.kill();
+        self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
@@ -265,16 +268,12 @@ fn config_name(kind: ProxyKind) -> &'static str {
     }
 }
 
-/// A fresh private directory under the system's temporary directory.
+/// A fresh private directory in toll's temporary directory.
 fn temp_dir(kind: ProxyKind) -> Result<PathBuf, ProxyError> {
     static SEQ: AtomicU32 = AtomicU32::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "toll-{}-{}-{}",
-        kind.name(),
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir); // left by an earlier process with this pid
+    let name = format!("{}-{}", kind.name(), SEQ.fetch_add(1, Ordering::Relaxed));
+    let dir =
+        toll_peers::scratch::path(&name).map_err(io_error("making toll's temporary directory"))?;
     std::fs::create_dir(&dir).map_err(io_error(format!("creating {}", dir.display())))?;
     Ok(dir)
 }
@@ -387,7 +386,7 @@ fn nginx_config(stack: &str, listen: SocketAddr, upstream: SocketAddr, dir: &Pat
     c
 }
 
-fn spawn(kind: ProxyKind, program: &Path, dir: &Path, config: &Path) -> Result<Child, ProxyError> {
+fn spawn(kind: ProxyKind, program: &Path, dir: &Path, config: &Path) -> Result<Group, ProxyError> {
     let mut cmd = Command::new(program);
     match kind {
         // -db: stay in the foreground; -W would fork a master.
@@ -408,7 +407,8 @@ fn spawn(kind: ProxyKind, program: &Path, dir: &Path, config: &Path) -> Result<C
             std::fs::File::create(dir.join("stderr.log"))
                 .map_err(io_error("creating the proxy's log"))?,
         );
-    cmd.spawn()
+    Group::spawn(cmd)
+        .map(|(group, _)| group)
         .map_err(io_error(format!("starting {}", program.display())))
 }
 
@@ -416,7 +416,7 @@ fn spawn(kind: ProxyKind, program: &Path, dir: &Path, config: &Path) -> Result<C
 fn wait_accepting(proxy: &mut Proxy) -> Result<(), ProxyError> {
     let deadline = Instant::now() + START_TIMEOUT;
     loop {
-        if let Ok(Some(status)) = proxy.child.try_wait() {
+        if let Some(status) = proxy.child.try_wait() {
             return Err(ProxyError::Failed {
                 proxy: proxy.kind.name(),
                 detail: format!("it exited ({status}){}", last_words(&proxy.dir)),

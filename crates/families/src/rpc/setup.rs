@@ -99,11 +99,8 @@ pub(super) fn setup(cfg: &RpcConfig) -> Result<Setup, RpcError> {
             }
             Via::Unix => {
                 if unix.is_none() {
-                    let p = std::env::temp_dir().join(format!(
-                        "toll-rpc-{}-{}.sock",
-                        std::process::id(),
-                        server.pid
-                    ));
+                    let p = toll_peers::scratch::path(&format!("rpc-{}.sock", server.pid))
+                        .map_err(RpcError::Scratch)?;
                     server.serve_unix(&p)?;
                     unix = Some(p);
                 }

@@ -122,7 +122,8 @@ pub fn run(
         env,
         tool_version: env!("CARGO_PKG_VERSION").into(),
     })?;
-    let scratch = std::env::temp_dir().join(format!("toll-{}-{run_id}", std::process::id()));
+    let scratch =
+        toll_peers::scratch::path(&format!("transfer-{run_id}")).map_err(TransferError::Scratch)?;
     std::fs::create_dir_all(&scratch).map_err(TransferError::Scratch)?;
 
     let mut sweep = Sweep {

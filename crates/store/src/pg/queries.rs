@@ -131,12 +131,19 @@ impl Backend for Postgres {
         &self,
         series_id: i64,
         points: &mut [(Option<i64>, PointInsert)],
+        now: &str,
     ) -> Result<(), StoreError> {
         let mut client = self.client();
         let mut tx = client.transaction().map_err(|e| self.err(e))?;
         for (id, p) in points.iter_mut() {
             *id = Some(self.write_point(&mut tx, series_id, *id, p)?);
         }
+        tx.execute(
+            "UPDATE runs SET finished_at = $2 WHERE status = 'running'
+             AND id = (SELECT run_id FROM series WHERE id = $1)",
+            &[&series_id, &now],
+        )
+        .map_err(|e| self.err(e))?;
         tx.commit().map_err(|e| self.err(e))
     }
 
@@ -174,12 +181,12 @@ impl Backend for Postgres {
         Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 
-    fn mark_interrupted(&self, run_id: i64, now: &str) -> Result<(), StoreError> {
+    fn mark_interrupted(&self, run_id: i64) -> Result<(), StoreError> {
         self.execute(
-            "UPDATE runs SET status = 'partial', finished_at = $2,
+            "UPDATE runs SET status = 'partial', finished_at = COALESCE(finished_at, started_at),
              error = 'interrupted: the process measuring it stopped'
              WHERE id = $1 AND status = 'running'",
-            &[&run_id, &now],
+            &[&run_id],
         )
         .map(|_| ())
     }

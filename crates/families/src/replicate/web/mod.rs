@@ -5,7 +5,9 @@
 //!
 //! A server runs in a process group of its own: Ctrl-C reaches toll, not
 //! the server, so a load under way ends cleanly, and stopping it (drop)
-//! ends every process it forked (Apache's children). A server is ready
+//! ends every process it forked (Apache's children). Should toll be killed
+//! outright, its master gets SIGTERM and stops its own workers (see
+//! `toll_peers::group`). A server is ready
 //! when it answers hello.html with the page toll wrote, which carries a
 //! nonce: a port that another server took first is caught, not measured.
 
@@ -13,14 +15,12 @@ pub mod apache;
 pub mod nginx;
 pub mod tomcat;
 
-use nix::sys::signal::{killpg, Signal};
-use nix::unistd::Pid;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use toll_peers::Group;
 
 /// E5's small page: 92 bytes.
 pub const SMALL: (&str, usize) = ("hello.html", 92);
@@ -105,7 +105,7 @@ pub struct Launch {
 /// A running server, stopped (its whole process group) and its directory
 /// removed when dropped.
 pub struct Server {
-    child: Child,
+    child: Group,
     dir: PathBuf,
     pub addr: SocketAddr,
     /// The server's name and version, as it says them.
@@ -117,27 +117,12 @@ impl Server {
     pub fn url(&self, file: &str) -> String {
         format!("http://{}/{file}", self.addr)
     }
-
-    fn stop(&mut self) {
-        let group = Pid::from_raw(self.child.id() as i32);
-        // SIGTERM first: Apache's parent stops its children; then make sure.
-        let _ = killpg(group, Signal::SIGTERM);
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = killpg(group, Signal::SIGKILL);
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
-        self.stop();
+        // SIGTERM first: Apache's parent stops its children; then make sure.
+        self.child.stop(Duration::from_secs(5));
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
@@ -211,14 +196,10 @@ fn launch_and_wait(
     page: &[u8],
     version: String,
 ) -> Result<Server, Failure> {
-    let child = launch
-        .command
-        .current_dir(&dir)
-        .stdin(Stdio::null())
-        .process_group(0)
-        .spawn()
+    launch.command.current_dir(&dir).stdin(Stdio::null());
+    let (child, _) = Group::spawn(launch.command)
         .map_err(|e| Failure::Other(format!("cannot start {what}: {e}")))?;
-    let mut server = Server {
+    let server = Server {
         child,
         dir,
         addr,
@@ -235,7 +216,7 @@ fn launch_and_wait(
             .to_string()
     };
     loop {
-        if let Ok(Some(status)) = server.child.try_wait() {
+        if let Some(status) = server.child.try_wait() {
             let line = last_line(&launch.log);
             if says_port_taken(&line) {
                 return Err(Failure::PortTaken);
