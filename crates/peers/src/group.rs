@@ -269,12 +269,24 @@ impl Drop for Group {
     }
 }
 
+/// Whether process `pid` still runs (a zombie counts as gone).
+pub fn process_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the parenthesised command name.
+        Ok(s) => s
+            .rsplit_once(')')
+            .map(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X']))
+            .unwrap_or(false),
+        Err(_) => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn alive(pid: u32) -> bool {
-        crate::process_alive(pid)
+        process_alive(pid)
     }
 
     fn sh(script: &str) -> Command {

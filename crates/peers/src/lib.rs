@@ -33,8 +33,9 @@ mod worker_end;
 
 pub use agent::{Agent, AgentHello};
 pub use error::PeerError;
+pub use group::process_alive;
 pub use group::Group;
-pub use peer::{process_alive, Ceiling, Hello, Peer, TcpRoute};
+pub use peer::{Ceiling, Hello, Peer, TcpRoute};
 pub use rpc_server::{launch_rpc_server, rpc_stacks, RpcHello, RpcServer, RpcStats};
 pub use runtime::{Launch, Runtime, UnitClass};
 pub use session::Session;

@@ -208,18 +208,6 @@ impl std::fmt::Debug for TcpRoute {
     }
 }
 
-/// Whether process `pid` still runs (a zombie counts as gone).
-pub fn process_alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        // The state follows the parenthesised command name.
-        Ok(s) => s
-            .rsplit_once(')')
-            .map(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X']))
-            .unwrap_or(false),
-        Err(_) => false,
-    }
-}
-
 impl Peer {
     /// Start the worker of `runtime` (in its own process group, so a Ctrl-C
     /// reaches toll, which then ends the run cleanly; and SIGTERMed should
@@ -483,7 +471,7 @@ impl Peer {
         .map_err(|e| PeerError::io(format!("setting up the {transport} endpoint"), e))?;
         self.send(&cmd, "transfer")?;
         let pid = self.child.id();
-        let alive: Alive = Arc::new(move || process_alive(pid));
+        let alive: Alive = Arc::new(move || crate::group::process_alive(pid));
         let channel = pending
             .accept(Instant::now() + CONTROL_TIMEOUT, &alive)
             .map_err(|e| {
