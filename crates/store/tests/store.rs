@@ -12,10 +12,38 @@ use toll_measure::summary::Outliers;
 use toll_measure::{Fingerprint, Sample, SeriesFit, Summary};
 use toll_store::{NewRun, Point, PointStatus, RunStatus, Store, StoreError};
 
-fn temp_db(name: &str) -> PathBuf {
+/// A store's path in a directory of its own, removed when the test is done
+/// (a failing test's panic removes it too: nothing is left in the system's
+/// temporary directory).
+struct TempDb {
+    dir: PathBuf,
+    db: PathBuf,
+}
+
+impl std::ops::Deref for TempDb {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.db
+    }
+}
+
+impl AsRef<std::path::Path> for TempDb {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.db
+    }
+}
+
+impl Drop for TempDb {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn temp_db(name: &str) -> TempDb {
     let dir = std::env::temp_dir().join(format!("toll-store-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    dir.join("sub").join("toll.db")
+    let db = dir.join("sub").join("toll.db");
+    TempDb { dir, db }
 }
 
 /// Each test below, once on a SQLite file and once on a database of its
