@@ -94,6 +94,8 @@ fn shm_reader_notices_a_dead_partner() {
     let mut ch = pending.accept(Instant::now(), &alive).unwrap();
     let mut b = [0u8; 4];
     let err = ch.reader.read_exact(&mut b).unwrap_err();
+    drop(ch);
+    let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe);
 }
 
