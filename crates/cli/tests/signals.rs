@@ -254,6 +254,15 @@ fn sigterm_during_e5_stops_every_server_and_exits_143() {
 }
 
 #[test]
+fn sighup_during_e5_stops_every_server_and_exits_129() {
+    let s = Scratch::new("sighup-e5");
+    let child = e5(&s);
+    // At a moment that varies from run to run, within the servers' work.
+    let ms = 3000 + u64::from(std::process::id() % 4000);
+    signal_midway(&s, child, Duration::from_millis(ms), Signal::SIGHUP, 129);
+}
+
+#[test]
 fn sigkill_of_a_transfer_leaves_no_peer_and_the_next_toll_sweeps() {
     let s = Scratch::new("sigkill");
     let child = long_transfer(&s);
