@@ -242,3 +242,40 @@ fn flags_not_yet_run_across_agents_are_refused_before_any_load() {
     }
     assert!(!s.db().exists(), "nothing stored");
 }
+
+#[test]
+fn an_agent_that_dies_mid_run_is_named_and_the_others_finish() {
+    let s = Scratch::new("http-agents-dies");
+    let nginx = nginx::start(&s, &[""]);
+    let url = format!("http://127.0.0.1:{}/hello.html", nginx.port());
+    let agent = agent_cmd();
+    // Killed 0.7 s into a 2 s load.
+    let dying = format!("timeout 0.7 {agent}");
+    let o = s.toll(&[
+        "http",
+        "--duration",
+        "2s",
+        "-c",
+        "2",
+        "-k",
+        "--min-agents",
+        "1",
+        "--remote-cmd",
+        &agent,
+        "--remote-cmd",
+        &dying,
+        &url,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&dying), "{}", stderr(&o));
+    let run = export_json(&s, "last");
+    assert_eq!(run["status"], "partial");
+    assert!(
+        run["error"].as_str().unwrap_or("").contains(&dying),
+        "{run}"
+    );
+    let extra = &run["series"][0]["points"][0]["extra"];
+    let rows = extra["agents"].as_array().unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(extra["report"]["complete_requests"], rows[0]["requests"]);
+}

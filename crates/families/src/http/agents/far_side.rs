@@ -5,8 +5,8 @@
 //! Plugged into the agent's loop with [`toll_peers::agent::serve::run_with`],
 //! so the load needs no second protocol.
 
-use super::super::{self as http, HttpConfig, Target};
 use super::wire::{FarLoad, FarResult};
+use crate::http::{self, HttpConfig, Target};
 use serde_json::{json, Value};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;

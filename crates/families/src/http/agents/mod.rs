@@ -257,7 +257,7 @@ pub fn merge(agents: &[AgentRun]) -> LoadOutcome {
                     m.iters += s.iters;
                     m.total_ns = m.total_ns.max(s.total_ns);
                 }
-                None => intervals.push(s.clone()),
+                None => intervals.push(*s),
             }
         }
         for (i, f) in r.fine.iter().enumerate() {

@@ -3,9 +3,9 @@
 //! histogram, so anyone can re-merge) in its point's extra, and the agents
 //! lost on the way as the reason it is partial.
 
-use super::super::Added;
 use super::wire::encode;
 use super::AgentsOutcome;
+use crate::http::Added;
 use serde_json::json;
 use toll_report::http_agents::AgentRow;
 

@@ -5,8 +5,8 @@
 //! encoding, compressed and in base64: the form HdrHistogram's libraries in
 //! every language read, so anyone can re-merge them).
 
-use super::super::request::RequestSpec;
-use super::super::stats::Stats;
+use crate::http::request::RequestSpec;
+use crate::http::stats::Stats;
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
@@ -193,7 +193,7 @@ mod tests {
 
     #[test]
     fn a_histogram_survives_the_wire_bucket_for_bucket() {
-        let mut h = super::super::super::stats::histogram();
+        let mut h = crate::http::stats::histogram();
         for v in [1_000u64, 1_000, 52_000, 3_000_000, 900_000_000] {
             h.record(v).unwrap();
         }
