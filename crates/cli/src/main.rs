@@ -85,7 +85,13 @@ fn run(command: Command, db: Option<&std::path::Path>, dry: bool) -> anyhow::Res
         Command::Doctor => commands::doctor::run(),
         Command::Completions(a) => commands::manual::completions(a),
         Command::Man(a) => commands::manual::man(a),
-        Command::Agent => Ok(ExitCode::from(toll_peers::agent::serve::run() as u8)),
+        Command::Agent => {
+            // The agent also runs http loads for a coordinator (`toll http --remote`).
+            use toll_families::http::agents::far_side::{FarSide, OPS};
+            let mut http = FarSide::default();
+            let code = toll_peers::agent::serve::run_with(OPS, &mut |op, cmd| http.handle(op, cmd));
+            Ok(ExitCode::from(code as u8))
+        }
         Command::Worker => Ok(ExitCode::from(toll_peers::worker::run() as u8)),
         Command::RpcServer => Ok(ExitCode::from(toll_families::rpc::server::run() as u8)),
     }

@@ -18,6 +18,7 @@ pub mod export;
 pub mod file;
 pub mod html;
 pub mod http;
+pub mod http_agents;
 pub mod http_compare;
 pub mod import;
 pub mod legend;

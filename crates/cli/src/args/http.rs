@@ -35,11 +35,31 @@ pub struct HttpArgs {
     pub url: Option<String>,
     #[command(flatten)]
     pub load: LoadArgs,
+    #[command(flatten)]
+    pub agents: AgentArgs,
     /// Print the stored run as JSON instead of the report.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
     pub plot: LoadPlotArgs,
+}
+
+/// Where the load comes from when not from this machine: load agents.
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// Send the load from agents on other hosts, each started by `ssh HOST
+    /// toll agent` (toll on that host's PATH): HOST[,HOST…]. Connections and
+    /// requests are split across them, and their latency histograms added.
+    #[arg(long, value_name = "HOST[,HOST…]", value_delimiter = ',')]
+    pub remote: Vec<String>,
+    /// Like --remote, with any command that runs `toll agent` (repeat it for
+    /// more agents), e.g. 'kubectl exec -i POD -- toll agent'.
+    #[arg(long, value_name = "CMD")]
+    pub remote_cmd: Vec<String>,
+    /// With agents: the fewest that must start and finish for the run to
+    /// be stored (partial, naming the others); default: all of them.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub min_agents: Option<u64>,
 }
 
 /// `--plot` of `toll http` and `toll http compare`: a load's pictures.
@@ -71,7 +91,10 @@ pub enum HttpCommand {
     mut_arg("requests", |a| a.hide(true)),
     mut_arg("time_limit", |a| a.hide(true)),
     mut_arg("duration", |a| a.hide(true)),
-    mut_arg("rate", |a| a.hide(true))
+    mut_arg("rate", |a| a.hide(true)),
+    mut_arg("remote", |a| a.hide(true)),
+    mut_arg("remote_cmd", |a| a.hide(true)),
+    mut_arg("min_agents", |a| a.hide(true))
 )]
 pub struct CompareArgs {
     /// Two or more URLs; every ratio is against the first.
@@ -79,6 +102,9 @@ pub struct CompareArgs {
     pub urls: Vec<String>,
     #[command(flatten)]
     pub load: LoadArgs,
+    /// Not yet with compare: refused with a reason if given.
+    #[command(flatten)]
+    pub agents: AgentArgs,
     /// Length of one round (one timed load of one server), e.g. 2s, 500ms.
     #[arg(
         long,

@@ -132,6 +132,9 @@ pub fn stop_flag() -> Arc<AtomicBool> {
 
 /// `toll http URL` (`toll http compare` is [`super::http_compare::run`]).
 pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
+    if super::http_agents::wanted(&a) {
+        return super::http_agents::run(a, db_path, dry_run);
+    }
     let url = a.url.as_deref().expect("clap requires the URL");
     let mut cfg = config(url, &a.load)?;
     let plot = plot_target(&a.plot)?;

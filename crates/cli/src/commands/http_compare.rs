@@ -25,6 +25,14 @@ const WARMUP_TOLERANCE: f64 = 0.05;
 /// The rules from the flags, and one validated load per URL whose length is
 /// a round.
 fn validate(a: &mut CompareArgs) -> anyhow::Result<(Rules, Vec<HttpConfig>)> {
+    if !a.agents.remote.is_empty()
+        || !a.agents.remote_cmd.is_empty()
+        || a.agents.min_agents.is_some()
+    {
+        return Err(usage(
+            "toll http compare does not run from load agents yet (--remote, --remote-cmd, --min-agents): compare from this machine, or load each server with toll http --remote",
+        ));
+    }
     let round = a.round;
     let (min_rounds, max_rounds) = (a.min_rounds, a.max_rounds);
     if max_rounds < min_rounds {

@@ -9,6 +9,7 @@ pub mod exec;
 pub mod far;
 pub mod file;
 pub mod http;
+pub mod http_agents;
 pub mod http_compare;
 pub mod manual;
 pub mod plot;

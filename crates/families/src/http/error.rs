@@ -18,6 +18,9 @@ pub enum HttpError {
     NoH2c { addr: String, why: String },
     #[error("{0}")]
     Io(String),
+    /// Load agents that could not start, died, or were too few.
+    #[error("{0}")]
+    Agents(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -4,6 +4,7 @@
 //! runtime (client_loop). Their HDR histograms merge exactly at the end
 //! (stats); the run is stored like every family.
 
+pub mod agents;
 pub mod client_loop;
 pub mod coalesce;
 pub mod compare;
@@ -149,7 +150,7 @@ fn h2c_check(sock: &mut std::net::TcpStream, timeout: Duration) -> Result<(), St
 }
 
 /// Split `total` into `parts` shares that differ by at most one.
-fn shares(total: u64, parts: usize) -> Vec<u64> {
+pub(crate) fn shares(total: u64, parts: usize) -> Vec<u64> {
     let parts = parts as u64;
     (0..parts)
         .map(|i| total / parts + u64::from(i < total % parts))
@@ -419,10 +420,28 @@ pub fn store_run(
     out: &LoadOutcome,
     rep: &HttpReport,
 ) -> Result<i64, HttpError> {
+    store_run_with(store, cfg, out, rep, &Added::default())
+}
+
+/// What a run from load agents adds to the stored run: keys of its config
+/// and of its point's extra, and why it is partial (an agent lost).
+#[derive(Debug, Default)]
+pub struct Added {
+    pub config: serde_json::Map<String, serde_json::Value>,
+    pub extra: serde_json::Map<String, serde_json::Value>,
+    pub partial: Option<String>,
+}
+
+/// [`store_run`], with what `added` adds.
+pub fn store_run_with(
+    store: &Store,
+    cfg: &HttpConfig,
+    out: &LoadOutcome,
+    rep: &HttpReport,
+    added: &Added,
+) -> Result<i64, HttpError> {
     let env = Fingerprint::capture(vec![]);
-    let run_id = store.begin_run(&NewRun {
-        family: "http".into(),
-        config: json!({
+    let mut config = json!({
             "url": cfg.target.url, "method": cfg.spec.method(), "concurrency": cfg.concurrency,
             "requests": cfg.requests, "time_limit_ns": cfg.time_limit.map(ns),
             "threads": rep.threads, "keep_alive": cfg.spec.keep_alive,
@@ -430,7 +449,14 @@ pub fn store_run(
             "variable_length": cfg.variable_length, "http2": cfg.http2,
             "streams": cfg.streams, "insecure": cfg.insecure,
             "spin_ns": ns(cfg.spin), "coalesce_ns": ns(cfg.coalesce),
-        }),
+    });
+    config
+        .as_object_mut()
+        .expect("an object")
+        .extend(added.config.clone());
+    let run_id = store.begin_run(&NewRun {
+        family: "http".into(),
+        config,
         env,
         tool_version: env!("CARGO_PKG_VERSION").into(),
     })?;
@@ -465,16 +491,21 @@ pub fn store_run(
             error: (!ok).then(|| "no request completed".to_string()),
             summary: (!per_request.is_empty()).then(|| Summary::of(&per_request)),
             samples: out.intervals.clone(),
-            extra: Some(json!({
-                "report": rep, "latency_ns_histogram": buckets,
-                "per_interval": {
-                    "ends_ns": out.fine.iter().map(|f| ns(f.0)).collect::<Vec<_>>(),
-                    "requests": out.fine.iter().map(|f| f.1).collect::<Vec<_>>(),
-                },
-            })),
+            extra: Some({
+                let mut extra = json!({
+                    "report": rep, "latency_ns_histogram": buckets,
+                    "per_interval": {
+                        "ends_ns": out.fine.iter().map(|f| ns(f.0)).collect::<Vec<_>>(),
+                        "requests": out.fine.iter().map(|f| f.1).collect::<Vec<_>>(),
+                    },
+                });
+                let map = extra.as_object_mut().expect("an object");
+                map.extend(added.extra.clone());
+                extra
+            }),
         },
     )?;
-    let status = match (ok, out.interrupted) {
+    let status = match (ok, out.interrupted || added.partial.is_some()) {
         (false, _) => RunStatus::Failed,
         (true, true) => RunStatus::Partial,
         (true, false) => RunStatus::Complete,
@@ -491,7 +522,12 @@ pub fn store_run(
         rep.failed_requests
     );
     let error = match status {
-        RunStatus::Partial => Some("interrupted by the user"),
+        RunStatus::Partial => Some(
+            added
+                .partial
+                .as_deref()
+                .unwrap_or("interrupted by the user"),
+        ),
         RunStatus::Failed => Some("no request completed"),
         _ => None,
     };

@@ -8,7 +8,7 @@ use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Uri};
 use http_body_util::Full;
 
 /// What to send, from ab's -m, -H, -p, -T and -k.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RequestSpec {
     /// GET, or POST when there is a body, unless given.
     pub method: Option<String>,

@@ -14,11 +14,12 @@
 pub mod serve;
 
 use crate::error::PeerError;
-use crate::peer::{Peer, TcpRoute};
+use crate::peer::{Ceiling, Peer, TcpRoute};
 use crate::runtime::{Launch, Runtime};
 use serde_json::{json, Value};
 use std::net::{IpAddr, SocketAddr, UdpSocket};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// What a `toll agent` says of its host.
 #[derive(Debug, Clone, PartialEq)]
@@ -132,6 +133,16 @@ impl Agent {
         self.peer.request(cmd).map_err(|e| far_error(&launcher, e))
     }
 
+    /// Send one command whose answer may take up to `time` (a load the
+    /// agent runs): past it, the agent is taken as stalled and killed.
+    pub fn request_within(&mut self, cmd: &Value, time: Duration) -> Result<Value, PeerError> {
+        let launcher = self.launcher.clone();
+        let ceiling = Ceiling { time, mem_kb: 0 };
+        self.peer
+            .units(cmd, ceiling)
+            .map_err(|e| far_error(&launcher, e))
+    }
+
     /// How a worker on the far host reaches this machine: listen on `addr`
     /// when given; else on the address ssh came from; else on this machine's
     /// address on the route to one of the far host's addresses.
@@ -207,6 +218,9 @@ pub(crate) fn far_error(launcher: &str, e: PeerError) -> PeerError {
             format!("did not answer as `toll agent`: it {detail}")
         }
         PeerError::Refused { op, detail, .. } => format!("refused `{op}`: {detail}"),
+        PeerError::Ceiling { what, .. } => {
+            format!("stalled: no answer by its {what}, so it was stopped")
+        }
         other => return other,
     };
     PeerError::Remote {

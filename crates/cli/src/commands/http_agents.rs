@@ -1,0 +1,142 @@
+//! `toll http URL --remote HOST,… | --remote-cmd CMD …`: the load sent from
+//! load agents, their latency histograms added exactly, the run stored and
+//! printed as ab's report with a row per agent. The flags this slice does
+//! not run across agents yet are refused before any agent starts.
+
+use super::db;
+use super::http::{config, draw, plot_target, print_run, stop_flag};
+use crate::args::HttpArgs;
+use crate::usage::usage;
+use std::path::Path;
+use std::process::ExitCode;
+use toll_families::http::agents::{self, record, AgentsPlan};
+use toll_families::http::{self, HttpConfig};
+
+/// Whether `toll http` was given agents (then [`run`] takes the run).
+pub fn wanted(a: &HttpArgs) -> bool {
+    !a.agents.remote.is_empty() || !a.agents.remote_cmd.is_empty() || a.agents.min_agents.is_some()
+}
+
+/// The launchers, in the order given: --remote's hosts, then --remote-cmd's.
+fn launchers(a: &HttpArgs) -> anyhow::Result<Vec<String>> {
+    let mut out = Vec::new();
+    for host in &a.agents.remote {
+        if host.trim().is_empty() || host.starts_with('-') || host.contains(char::is_whitespace) {
+            return Err(usage(format!(
+                "--remote `{host}` is not a host name: give one ssh can reach, or use --remote-cmd for any other launcher"
+            )));
+        }
+        out.push(toll_peers::agent::ssh_launcher(host));
+    }
+    if !a.agents.remote.is_empty() && !super::far::on_path("ssh") {
+        anyhow::bail!("--remote runs ssh, which was not found: install it (apt-get install openssh-client), or start the agents another way with --remote-cmd");
+    }
+    for cmd in &a.agents.remote_cmd {
+        if cmd.trim().is_empty() {
+            return Err(usage(
+                "--remote-cmd is empty: give a command that runs `toll agent` on the far host",
+            ));
+        }
+        out.push(cmd.clone());
+    }
+    Ok(out)
+}
+
+/// The flags not yet run across agents, each refused in one line.
+fn refuse_unsupported(a: &HttpArgs, cfg: &HttpConfig) -> anyhow::Result<()> {
+    let not_yet = |flag: &str| {
+        usage(format!(
+            "{flag} does not run from load agents yet (--remote, --remote-cmd): drop {flag}, or load from this machine"
+        ))
+    };
+    if a.load.rate.is_some() {
+        return Err(not_yet("--rate"));
+    }
+    if a.load.http2 {
+        return Err(not_yet("--http2"));
+    }
+    if cfg.target.tls {
+        return Err(usage(format!(
+            "https:// (TLS) does not run from load agents yet (--remote, --remote-cmd): load {} from this machine",
+            cfg.target.url
+        )));
+    }
+    Ok(())
+}
+
+/// `toll http URL` with agents.
+pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
+    let url = a.url.as_deref().expect("clap requires the URL");
+    let launchers = launchers(&a)?;
+    if launchers.is_empty() {
+        return Err(usage(
+            "--min-agents applies to load agents: add --remote HOST or --remote-cmd CMD",
+        ));
+    }
+    let cfg = config(url, &a.load)?;
+    refuse_unsupported(&a, &cfg)?;
+    let k = launchers.len();
+    if k > cfg.concurrency {
+        return Err(usage(format!(
+            "{k} agents need at least {k} connections, and -c is {}: raise -c to {k} or more, or give fewer agents",
+            cfg.concurrency
+        )));
+    }
+    let min_agents = a.agents.min_agents.map_or(k, |m| m as usize);
+    if min_agents > k {
+        return Err(usage(format!(
+            "--min-agents {min_agents} is more than the {k} agent(s) given: lower it, or give more agents"
+        )));
+    }
+    let plot = plot_target(&a.plot)?;
+    if let Some(p) = db_path {
+        db::check_name(p)?;
+    }
+    if dry_run {
+        crate::say!(
+            "would load {} from {k} agent(s) ({}) with {} connection(s) in all",
+            cfg.target.url,
+            launchers.join("; "),
+            cfg.concurrency
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let plan = AgentsPlan {
+        launchers: launchers.clone(),
+        min_agents,
+        threads: a.load.threads,
+    };
+    let stop = stop_flag();
+    let out = agents::load(&cfg, &plan, &stop, &mut |line| {
+        crate::tell!("warning: {line}")
+    })?;
+    // Opened only now: agents that fail leave no database behind.
+    let store = db::open(db_path)?;
+    let report = http::report(&cfg, &out.outcome);
+    let added = record::added(&launchers, min_agents, &out);
+    let run_id = http::store_run_with(&store, &cfg, &out.outcome, &report, &added)?;
+    let title = format!(
+        "This is toll http {}, benchmarking {} from {} load agent(s)",
+        env!("CARGO_PKG_VERSION"),
+        cfg.target.url,
+        out.agents.len()
+    );
+    let text = format!(
+        "{}\n{}",
+        toll_report::http::render(&report),
+        toll_report::http_agents::render(&record::rows(&out), &record::lost_lines(&out))
+    );
+    print_run(&store, run_id, a.json, &title, &text)?;
+    if let (Some((path, scale)), true) = (&plot, out.outcome.stats.complete > 0) {
+        draw(&store, run_id, path, *scale)?;
+    }
+    if out.outcome.stats.complete == 0 {
+        crate::tell!(
+            "toll: no request to {} completed ({} failed): see the failures above",
+            cfg.target.url,
+            out.outcome.stats.failed()
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}

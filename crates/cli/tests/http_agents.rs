@@ -1,0 +1,281 @@
+//! `toll http` from load agents (issue 36's first slice), end to end on
+//! loopback: nginx started here, two `toll agent`s started by --remote-cmd
+//! with this very binary. The merged run must be the exact sum of the
+//! agents' (counts and histograms), a launcher that fails must be named in
+//! one line, and the flags not yet run across agents must be refused.
+
+mod common;
+use base64::Engine;
+use common::nginx;
+use common::*;
+use hdrhistogram::serialization::Deserializer;
+use hdrhistogram::Histogram;
+use serde_json::Value;
+
+fn agent_cmd() -> String {
+    format!("{} agent", env!("CARGO_BIN_EXE_toll"))
+}
+
+fn decode(b64: &str) -> Histogram<u64> {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .expect("base64");
+    Deserializer::new()
+        .deserialize(&mut &bytes[..])
+        .expect("an HdrHistogram in V2 encoding")
+}
+
+#[test]
+fn two_agents_share_the_load_and_their_histograms_add_exactly() {
+    let s = Scratch::new("http-agents-two");
+    let nginx = nginx::start(&s, &[""]);
+    let url = format!("http://127.0.0.1:{}/hello.html", nginx.port());
+    let agent = agent_cmd();
+    let o = s.toll(&[
+        "http",
+        "-n",
+        "2000",
+        "-c",
+        "4",
+        "-k",
+        "--remote-cmd",
+        &agent,
+        "--remote-cmd",
+        &agent,
+        &url,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("Complete requests:      2000"), "{text}");
+    assert!(text.contains("Load agents:            2"), "{text}");
+    assert!(text.contains("not clock-aligned"), "{text}");
+
+    let run = export_json(&s, "last");
+    assert_eq!(run["status"], "complete");
+    assert_eq!(run["config"]["agents"].as_array().unwrap().len(), 2);
+    let extra = &run["series"][0]["points"][0]["extra"];
+    let rows = extra["agents"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    let per: Vec<u64> = rows
+        .iter()
+        .map(|r| r["requests"].as_u64().unwrap())
+        .collect();
+    assert_eq!(per, vec![1000, 1000], "-n split evenly");
+    let conns: Vec<u64> = rows
+        .iter()
+        .map(|r| r["connections"].as_u64().unwrap())
+        .collect();
+    assert_eq!(conns, vec![2, 2], "-c split evenly");
+    let report = &extra["report"];
+    assert_eq!(report["complete_requests"], 2000);
+    assert_eq!(report["failed_requests"], 0);
+
+    // An independent merge of the agents' encoded histograms.
+    let mut merged: Option<Histogram<u64>> = None;
+    for r in rows {
+        let h = decode(r["histogram_v2"].as_str().unwrap());
+        assert_eq!(h.len(), r["requests"].as_u64().unwrap());
+        match &mut merged {
+            Some(m) => m.add(&h).unwrap(),
+            None => merged = Some(h),
+        }
+    }
+    let merged = merged.unwrap();
+    assert_eq!(merged.len(), 2000);
+    let p = report["percentiles"].as_array().unwrap();
+    for (pct, want) in [(50.0, 0usize), (99.0, 7)] {
+        assert_eq!(p[want][0].as_f64().unwrap(), pct);
+        let ours = merged.value_at_percentile(pct) as f64 / 1e6;
+        assert_eq!(p[want][1].as_f64().unwrap(), ours, "p{pct}");
+    }
+    // The stored buckets are the merged histogram's, count for count.
+    let buckets: Vec<(u64, u64)> = extra["latency_ns_histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b[0].as_u64().unwrap(), b[1].as_u64().unwrap()))
+        .collect();
+    let ours: Vec<(u64, u64)> = merged
+        .iter_recorded()
+        .map(|v| (v.value_iterated_to(), v.count_at_value()))
+        .collect();
+    assert_eq!(buckets, ours);
+
+    // --json keeps each agent's encoded histogram.
+    let o = s.toll(&[
+        "http",
+        "-n",
+        "300",
+        "-c",
+        "3",
+        "--remote-cmd",
+        &agent,
+        "--remote-cmd",
+        &agent,
+        "--json",
+        &url,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = run["series"][0]["points"][0]["extra"]["agents"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let per: Vec<u64> = rows
+        .iter()
+        .map(|r| r["requests"].as_u64().unwrap())
+        .collect();
+    assert_eq!(per, vec![150, 150]);
+    let conns: Vec<u64> = rows
+        .iter()
+        .map(|r| r["connections"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        conns,
+        vec![2, 1],
+        "3 connections: the first agent gets the extra one"
+    );
+    for r in &rows {
+        assert_eq!(decode(r["histogram_v2"].as_str().unwrap()).len(), 150);
+    }
+}
+
+#[test]
+fn a_launcher_that_fails_is_named_and_min_agents_decides() {
+    let s = Scratch::new("http-agents-bad");
+    let nginx = nginx::start(&s, &[""]);
+    let url = format!("http://127.0.0.1:{}/hello.html", nginx.port());
+    let agent = agent_cmd();
+    let bad = "/nonexistent/toll-missing agent";
+    let o = s.toll(&[
+        "http",
+        "-n",
+        "400",
+        "-c",
+        "2",
+        "--remote-cmd",
+        &agent,
+        "--remote-cmd",
+        bad,
+        &url,
+    ]);
+    assert_one_line_error(&o, bad);
+    assert!(!s.db().exists(), "nothing stored");
+
+    // With --min-agents 1 the run goes on with the other, stored partial.
+    let o = s.toll(&[
+        "http",
+        "-n",
+        "400",
+        "-c",
+        "2",
+        "--min-agents",
+        "1",
+        "--remote-cmd",
+        &agent,
+        "--remote-cmd",
+        bad,
+        &url,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains(bad) && err.contains("warning:"), "{err}");
+    let run = export_json(&s, "last");
+    assert_eq!(run["status"], "partial");
+    assert!(
+        run["error"].as_str().unwrap_or("").contains(bad),
+        "the lost agent is named: {run}"
+    );
+    let extra = &run["series"][0]["points"][0]["extra"];
+    assert_eq!(
+        extra["report"]["complete_requests"], 400,
+        "the one left does all -n"
+    );
+    assert_eq!(extra["agents"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn flags_not_yet_run_across_agents_are_refused_before_any_load() {
+    let s = Scratch::new("http-agents-refused");
+    let agent = agent_cmd();
+    let url = "http://127.0.0.1:9/";
+    let with = |extra: &[&str]| {
+        let mut v: Vec<String> = vec!["http".into(), "--remote-cmd".into(), agent.clone()];
+        v.extend(extra.iter().map(|x| x.to_string()));
+        v
+    };
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            with(&["--rate", "100", "-n", "100", "-c", "2", url]),
+            "--rate",
+        ),
+        (with(&["--http2", "-n", "100", "-c", "2", url]), "--http2"),
+        (
+            with(&["-n", "10", "-c", "2", "https://127.0.0.1:9/"]),
+            "https://",
+        ),
+        (
+            with(&["--remote-cmd", &agent, "-n", "10", "-c", "1", url]),
+            "2 agents need at least 2 connections",
+        ),
+        (
+            with(&["--min-agents", "2", "-n", "10", "-c", "2", url]),
+            "--min-agents 2",
+        ),
+        (
+            vec![
+                "http".into(),
+                "compare".into(),
+                "--remote-cmd".into(),
+                agent.clone(),
+                url.into(),
+                url.into(),
+            ],
+            "toll http compare does not run from load agents",
+        ),
+    ];
+    for (args, needle) in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = s.toll(&args);
+        assert_one_line_error(&o, needle);
+        assert_eq!(o.status.code(), Some(2), "a usage error: {args:?}");
+    }
+    assert!(!s.db().exists(), "nothing stored");
+}
+
+#[test]
+fn an_agent_that_dies_mid_run_is_named_and_the_others_finish() {
+    let s = Scratch::new("http-agents-dies");
+    let nginx = nginx::start(&s, &[""]);
+    let url = format!("http://127.0.0.1:{}/hello.html", nginx.port());
+    let agent = agent_cmd();
+    // Killed 0.7 s into a 2 s load.
+    let dying = format!("timeout 0.7 {agent}");
+    let o = s.toll(&[
+        "http",
+        "--duration",
+        "2s",
+        "-c",
+        "2",
+        "-k",
+        "--min-agents",
+        "1",
+        "--remote-cmd",
+        &agent,
+        "--remote-cmd",
+        &dying,
+        &url,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&dying), "{}", stderr(&o));
+    let run = export_json(&s, "last");
+    assert_eq!(run["status"], "partial");
+    assert!(
+        run["error"].as_str().unwrap_or("").contains(&dying),
+        "{run}"
+    );
+    let extra = &run["series"][0]["points"][0]["extra"];
+    let rows = extra["agents"].as_array().unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(extra["report"]["complete_requests"], rows[0]["requests"]);
+}

@@ -1,0 +1,321 @@
+//! `toll http` from many load agents: the coordinator. Each agent is a
+//! `toll agent` started by a launcher (`ssh HOST toll agent`, or any
+//! command), driven over its stdin/stdout. The coordinator has every agent
+//! prepare the load (`http-ready`: resolve, connect once), then, once all
+//! have answered, tells them all to go (`http-go`, with each one's share of
+//! the connections and requests, split so shares differ by at most one).
+//! Each agent runs toll's own engine and answers with its histograms in
+//! HdrHistogram's V2 encoding; they are added exactly (`Histogram::add`), so
+//! the merged percentiles are those of every request, not an average of
+//! percentiles.
+//!
+//! Not yet: the agents' clock offsets (they start when the `http-go` line
+//! reaches them, so their starts differ by the control channel's latency),
+//! interval histograms while the run goes, open loop (`--rate`), HTTP/2 and
+//! TLS across agents.
+
+pub mod far_side;
+pub mod record;
+pub mod wire;
+
+use super::stats::Stats;
+use super::{shares, HttpConfig, HttpError, LoadOutcome};
+use serde_json::json;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+use toll_measure::Sample;
+use toll_peers::agent::Agent;
+use wire::{FarLoad, FarResult};
+
+/// How long an agent may take to start and connect once.
+const READY_WITHIN: Duration = Duration::from_secs(60);
+/// With -n alone the load has no known end: a stalled agent is found only
+/// at this bound (interval reports, later, will find it sooner).
+const LONGEST_COUNTED_LOAD: Duration = Duration::from_secs(24 * 3600);
+/// Past a --duration load's end, the time an agent has to answer.
+const ANSWER_GRACE: Duration = Duration::from_secs(30);
+
+/// Where the load comes from: the launchers, and how many must last.
+#[derive(Debug, Clone)]
+pub struct AgentsPlan {
+    pub launchers: Vec<String>,
+    /// --min-agents: fewer agents that start and finish fail the run.
+    pub min_agents: usize,
+    /// --threads when given (each agent's own cores otherwise).
+    pub threads: Option<usize>,
+}
+
+/// One agent's part of the run.
+#[derive(Debug, Clone)]
+pub struct AgentRun {
+    pub launcher: String,
+    /// Its host name, as it said.
+    pub host: String,
+    pub connections: u64,
+    pub requests: Option<u64>,
+    pub result: FarResult,
+}
+
+/// An agent that could not start, or died or stalled mid-run.
+#[derive(Debug, Clone)]
+pub struct Lost {
+    pub launcher: String,
+    pub why: String,
+}
+
+/// The merged run, the agents that made it and those lost on the way.
+#[derive(Debug)]
+pub struct AgentsOutcome {
+    pub outcome: LoadOutcome,
+    pub agents: Vec<AgentRun>,
+    pub lost: Vec<Lost>,
+}
+
+/// The flags an agent repeats, from the validated single-host config.
+fn far_load(cfg: &HttpConfig, threads: Option<usize>) -> FarLoad {
+    FarLoad {
+        url: cfg.target.url.clone(),
+        spec: cfg.spec.clone(),
+        time_limit: cfg.time_limit,
+        threads,
+        timeout: cfg.timeout,
+        variable_length: cfg.variable_length,
+        spin: cfg.spin,
+        coalesce: cfg.coalesce,
+    }
+}
+
+/// Start every agent at once and have it prepare the load: the ready ones
+/// (in the launchers' order) and the ones that failed.
+fn start_all(launchers: &[String], load: &FarLoad) -> (Vec<(String, Agent)>, Vec<Lost>) {
+    let ours = concat!("toll ", env!("CARGO_PKG_VERSION"));
+    let starting: Vec<(String, JoinHandle<Result<Agent, String>>)> = launchers
+        .iter()
+        .map(|l| {
+            let (l2, cmd) = (
+                l.clone(),
+                json!({"op": "http-ready", "load": load.to_json()}),
+            );
+            let h = std::thread::spawn(move || {
+                let mut agent = Agent::launch(&l2).map_err(|e| e.to_string())?;
+                if agent.hello.version != ours {
+                    return Err(format!(
+                        "agent `{l2}` is {}, this is {ours}: install the same toll on both",
+                        agent.hello.version
+                    ));
+                }
+                agent
+                    .request_within(&cmd, READY_WITHIN)
+                    .map_err(|e| e.to_string())?;
+                Ok(agent)
+            });
+            (l.clone(), h)
+        })
+        .collect();
+    let (mut ready, mut lost) = (Vec::new(), Vec::new());
+    for (launcher, h) in starting {
+        match h.join() {
+            Ok(Ok(agent)) => ready.push((launcher, agent)),
+            Ok(Err(why)) => lost.push(Lost { launcher, why }),
+            Err(_) => lost.push(Lost {
+                why: format!("agent `{launcher}`: its coordinator thread panicked"),
+                launcher,
+            }),
+        }
+    }
+    (ready, lost)
+}
+
+/// Too few agents left: one line naming what went wrong with each.
+fn too_few(lost: &[Lost], left: usize, min: usize, of: usize) -> HttpError {
+    let why: Vec<&str> = lost.iter().map(|l| l.why.as_str()).collect();
+    HttpError::Agents(format!(
+        "{}; {left} of {of} agent(s) left, and --min-agents is {min}",
+        why.join("; ")
+    ))
+}
+
+/// Run the load from the agents of `plan` and merge what they measured.
+/// `warn` gets one line per agent lost while the run goes on.
+pub fn load(
+    cfg: &HttpConfig,
+    plan: &AgentsPlan,
+    stop: &Arc<AtomicBool>,
+    warn: &mut dyn FnMut(&str),
+) -> Result<AgentsOutcome, HttpError> {
+    let of = plan.launchers.len();
+    let (ready, mut lost) = start_all(&plan.launchers, &far_load(cfg, plan.threads));
+    if ready.len() < plan.min_agents {
+        // Dropping the ready agents stops them.
+        return Err(too_few(&lost, ready.len(), plan.min_agents, of));
+    }
+    for l in &lost {
+        warn(&format!("{}; the run goes on without it", l.why));
+    }
+    if stop.load(Ordering::Relaxed) {
+        return Err(HttpError::Agents(
+            "interrupted before the load started: nothing sent, nothing stored".into(),
+        ));
+    }
+    let lost_at_start = lost.len();
+    let conns = shares(cfg.concurrency as u64, ready.len());
+    let reqs = cfg.requests.map(|n| shares(n, ready.len()));
+    let within = cfg
+        .time_limit
+        .map_or(LONGEST_COUNTED_LOAD, |d| d + cfg.timeout + ANSWER_GRACE);
+    type Going = JoinHandle<(Agent, Result<FarResult, String>)>;
+    let mut going: Vec<(String, u32, u64, Option<u64>, Going)> = Vec::new();
+    // Every agent is ready: the `http-go` lines go out back to back.
+    for (i, (launcher, mut agent)) in ready.into_iter().enumerate() {
+        let (c, n) = (conns[i], reqs.as_ref().map(|r| r[i]));
+        let cmd = json!({"op": "http-go", "connections": c, "requests": n});
+        let pid = agent.pid();
+        let h = std::thread::spawn(move || {
+            let answer = agent.request_within(&cmd, within);
+            let result = answer
+                .map_err(|e| e.to_string())
+                .and_then(|v| FarResult::from_json(&v).map_err(|e| format!("answered badly: {e}")));
+            (agent, result)
+        });
+        going.push((launcher, pid, c, n, h));
+    }
+    let mut stopped = false;
+    while !going.iter().all(|g| g.4.is_finished()) {
+        if !stopped && stop.load(Ordering::Relaxed) {
+            // The agents are in process groups of their own: end them.
+            for g in going.iter().filter(|g| !g.4.is_finished()) {
+                let pgid = nix::unistd::Pid::from_raw(g.1 as i32);
+                let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+            }
+            stopped = true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut agents = Vec::new();
+    for (launcher, _, connections, requests, h) in going {
+        match h.join() {
+            Ok((agent, Ok(result))) => {
+                let host = agent.hello.host.clone();
+                agent.close();
+                agents.push(AgentRun {
+                    launcher,
+                    host,
+                    connections,
+                    requests,
+                    result,
+                });
+            }
+            Ok((agent, Err(why))) => {
+                drop(agent);
+                lost.push(Lost { launcher, why });
+            }
+            Err(_) => lost.push(Lost {
+                why: format!("agent `{launcher}`: its coordinator thread panicked"),
+                launcher,
+            }),
+        }
+    }
+    if stopped {
+        return Err(HttpError::Agents(
+            "interrupted: the agents were stopped, and what they measured is lost; nothing stored"
+                .into(),
+        ));
+    }
+    if agents.len() < plan.min_agents || agents.is_empty() {
+        return Err(too_few(&lost, agents.len(), plan.min_agents.max(1), of));
+    }
+    for l in &lost[lost_at_start..] {
+        warn(&format!(
+            "{}; the run is stored partial with the others",
+            l.why
+        ));
+    }
+    Ok(AgentsOutcome {
+        outcome: merge(&agents),
+        agents,
+        lost,
+    })
+}
+
+/// The agents' results added: histograms exactly, counts summed; the run's
+/// time is the longest agent's, the rate over time summed interval by
+/// interval (each agent's intervals count from its own start).
+pub fn merge(agents: &[AgentRun]) -> LoadOutcome {
+    let mut stats = Stats::new(false);
+    let mut elapsed = Duration::ZERO;
+    let mut intervals: Vec<Sample> = Vec::new();
+    let mut fine: Vec<(Duration, u64)> = Vec::new();
+    for a in agents {
+        let r = &a.result;
+        stats.merge(&r.stats);
+        elapsed = elapsed.max(r.wall);
+        for (i, s) in r.intervals.iter().enumerate() {
+            match intervals.get_mut(i) {
+                Some(m) => {
+                    m.iters += s.iters;
+                    m.total_ns = m.total_ns.max(s.total_ns);
+                }
+                None => intervals.push(*s),
+            }
+        }
+        for (i, f) in r.fine.iter().enumerate() {
+            match fine.get_mut(i) {
+                Some(m) => *m = (m.0.max(f.0), m.1 + f.1),
+                None => fine.push(*f),
+            }
+        }
+    }
+    LoadOutcome {
+        stats,
+        elapsed,
+        intervals,
+        fine,
+        interrupted: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(complete: u64, values: &[u64], wall_ms: u64) -> AgentRun {
+        let mut stats = Stats::new(false);
+        for &v in values {
+            stats.total.record(v).unwrap();
+        }
+        stats.complete = complete;
+        AgentRun {
+            launcher: "x".into(),
+            host: "h".into(),
+            connections: 1,
+            requests: Some(complete),
+            result: FarResult {
+                stats,
+                wall: Duration::from_millis(wall_ms),
+                cpu_s: 0.1,
+                threads: 1,
+                intervals: vec![Sample {
+                    iters: complete,
+                    total_ns: wall_ms * 1_000_000,
+                }],
+                fine: vec![],
+            },
+        }
+    }
+
+    #[test]
+    fn the_merge_adds_histograms_and_counts_and_keeps_the_longest_time() {
+        let (a, b) = (
+            run(3, &[1_000, 2_000, 3_000], 900),
+            run(1, &[5_000_000], 1_000),
+        );
+        let m = merge(&[a, b]);
+        assert_eq!(m.stats.complete, 4);
+        assert_eq!(m.stats.total.len(), 4);
+        assert!(m.stats.total.max() >= 5_000_000);
+        assert_eq!(m.elapsed, Duration::from_millis(1_000));
+        assert_eq!(m.intervals[0].iters, 4);
+    }
+}

@@ -1,0 +1,225 @@
+//! What the coordinator and a `toll agent` say to each other about an http
+//! load, as JSON lines of the agent protocol: the load to prepare (the
+//! flags of the single-host run that an agent repeats on its side), and an
+//! agent's result (its counts and its histograms, each in HdrHistogram's V2
+//! encoding, compressed and in base64: the form HdrHistogram's libraries in
+//! every language read, so anyone can re-merge them).
+
+use crate::http::request::RequestSpec;
+use crate::http::stats::Stats;
+use base64::engine::general_purpose::STANDARD as B64;
+use base64::Engine;
+use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
+use hdrhistogram::Histogram;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::time::Duration;
+use toll_measure::duration_ns::ns;
+use toll_measure::Sample;
+
+/// The load an agent prepares on `http-ready`: the single-host flags it
+/// repeats; its share of connections and requests comes with `http-go`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FarLoad {
+    pub url: String,
+    pub spec: RequestSpec,
+    pub time_limit: Option<Duration>,
+    /// --threads when given; None: the agent's own cores.
+    pub threads: Option<usize>,
+    pub timeout: Duration,
+    pub variable_length: bool,
+    pub spin: Duration,
+    pub coalesce: Duration,
+}
+
+fn secs(ns: u64) -> Duration {
+    Duration::from_nanos(ns)
+}
+
+impl FarLoad {
+    pub fn to_json(&self) -> Value {
+        json!({
+            "url": self.url, "method": self.spec.method, "headers": self.spec.headers,
+            "body": self.spec.body.as_ref().map(|b| B64.encode(b)),
+            "content_type": self.spec.content_type, "keep_alive": self.spec.keep_alive,
+            "time_limit_ns": self.time_limit.map(ns), "threads": self.threads,
+            "timeout_ns": ns(self.timeout), "variable_length": self.variable_length,
+            "spin_ns": ns(self.spin), "coalesce_ns": ns(self.coalesce),
+        })
+    }
+
+    pub fn from_json(v: &Value) -> Result<FarLoad, String> {
+        let text = |k: &str| v.get(k).and_then(Value::as_str).map(String::from);
+        let nanos = |k: &str| v.get(k).and_then(Value::as_u64).map(secs);
+        let body = match text("body") {
+            Some(b) => Some(B64.decode(b).map_err(|e| format!("body: {e}"))?),
+            None => None,
+        };
+        let headers = serde_json::from_value(v.get("headers").cloned().unwrap_or(json!([])))
+            .map_err(|e| format!("headers: {e}"))?;
+        Ok(FarLoad {
+            url: text("url").ok_or("the load has no `url`")?,
+            spec: RequestSpec {
+                method: text("method"),
+                headers,
+                body,
+                content_type: text("content_type"),
+                keep_alive: v.get("keep_alive").and_then(Value::as_bool) == Some(true),
+            },
+            time_limit: nanos("time_limit_ns"),
+            threads: v.get("threads").and_then(Value::as_u64).map(|t| t as usize),
+            timeout: nanos("timeout_ns").ok_or("the load has no `timeout_ns`")?,
+            variable_length: v.get("variable_length").and_then(Value::as_bool) == Some(true),
+            spin: nanos("spin_ns").unwrap_or_default(),
+            coalesce: nanos("coalesce_ns").unwrap_or_default(),
+        })
+    }
+}
+
+/// One histogram in V2 encoding (compressed), base64.
+pub fn encode(h: &Histogram<u64>) -> String {
+    let mut bytes = Vec::new();
+    V2DeflateSerializer::new()
+        .serialize(h, &mut bytes)
+        .expect("a histogram serialises into memory");
+    B64.encode(bytes)
+}
+
+/// The histogram `encode` wrote.
+pub fn decode(text: &str) -> Result<Histogram<u64>, String> {
+    let bytes = B64.decode(text).map_err(|e| format!("not base64: {e}"))?;
+    Deserializer::new()
+        .deserialize(&mut &bytes[..])
+        .map_err(|e| format!("not an HdrHistogram: {e:?}"))
+}
+
+/// What an agent measured, as it answers `http-go`.
+#[derive(Debug, Clone)]
+pub struct FarResult {
+    pub stats: Stats,
+    /// From its start to its last answer, on its clock.
+    pub wall: Duration,
+    /// Its user + system CPU time over the load.
+    pub cpu_s: f64,
+    pub threads: usize,
+    pub intervals: Vec<Sample>,
+    pub fine: Vec<(Duration, u64)>,
+}
+
+impl FarResult {
+    pub fn to_json(&self) -> Value {
+        let s = &self.stats;
+        let non_2xx: BTreeMap<String, u64> =
+            s.non_2xx.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        json!({
+            "ok": true, "event": "http-done",
+            "complete": s.complete, "fail_connect": s.fail_connect,
+            "fail_receive": s.fail_receive, "fail_length": s.fail_length,
+            "fail_exception": s.fail_exception, "timeouts": s.timeouts,
+            "reconnects": s.reconnects, "keepalive": s.keepalive, "non_2xx": non_2xx,
+            "total_bytes": s.total_bytes, "body_bytes": s.body_bytes,
+            "doc_len": s.doc_len, "server": s.server, "tls": s.tls,
+            "histograms": {"total": encode(&s.total), "connect": encode(&s.connect),
+                           "processing": encode(&s.processing), "waiting": encode(&s.waiting)},
+            "wall_ns": ns(self.wall), "cpu_s": self.cpu_s, "threads": self.threads,
+            "intervals": self.intervals.iter().map(|i| [i.iters, i.total_ns]).collect::<Vec<_>>(),
+            "fine": self.fine.iter().map(|f| [ns(f.0), f.1]).collect::<Vec<_>>(),
+        })
+    }
+
+    pub fn from_json(v: &Value) -> Result<FarResult, String> {
+        let n = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+        let hist = |k: &str| {
+            let text = v["histograms"][k]
+                .as_str()
+                .ok_or_else(|| format!("no `{k}` histogram"))?;
+            decode(text).map_err(|e| format!("the `{k}` histogram is {e}"))
+        };
+        let pairs = |k: &str| -> Vec<(u64, u64)> {
+            v.get(k)
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|p| Some((p.get(0)?.as_u64()?, p.get(1)?.as_u64()?)))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let mut stats = Stats::new(false);
+        stats.total = hist("total")?;
+        stats.connect = hist("connect")?;
+        stats.processing = hist("processing")?;
+        stats.waiting = hist("waiting")?;
+        stats.complete = n("complete");
+        stats.fail_connect = n("fail_connect");
+        stats.fail_receive = n("fail_receive");
+        stats.fail_length = n("fail_length");
+        stats.fail_exception = n("fail_exception");
+        stats.timeouts = n("timeouts");
+        stats.reconnects = n("reconnects");
+        stats.keepalive = n("keepalive");
+        if let Some(m) = v.get("non_2xx").and_then(Value::as_object) {
+            for (k, c) in m {
+                if let (Ok(code), Some(c)) = (k.parse(), c.as_u64()) {
+                    stats.non_2xx.insert(code, c);
+                }
+            }
+        }
+        stats.total_bytes = n("total_bytes");
+        stats.body_bytes = n("body_bytes");
+        stats.doc_len = v.get("doc_len").and_then(Value::as_u64);
+        stats.server = v.get("server").and_then(Value::as_str).map(String::from);
+        stats.tls = v.get("tls").and_then(Value::as_str).map(String::from);
+        Ok(FarResult {
+            stats,
+            wall: secs(n("wall_ns")),
+            cpu_s: v.get("cpu_s").and_then(Value::as_f64).unwrap_or(0.0),
+            threads: n("threads") as usize,
+            intervals: pairs("intervals")
+                .into_iter()
+                .map(|(iters, total_ns)| Sample { iters, total_ns })
+                .collect(),
+            fine: pairs("fine")
+                .into_iter()
+                .map(|(at, c)| (secs(at), c))
+                .collect(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_histogram_survives_the_wire_bucket_for_bucket() {
+        let mut h = crate::http::stats::histogram();
+        for v in [1_000u64, 1_000, 52_000, 3_000_000, 900_000_000] {
+            h.record(v).unwrap();
+        }
+        let back = decode(&encode(&h)).unwrap();
+        assert_eq!(back, h);
+        assert!(decode("not base64!").is_err());
+    }
+
+    #[test]
+    fn a_load_survives_the_wire() {
+        let load = FarLoad {
+            url: "http://127.0.0.1:8080/".into(),
+            spec: RequestSpec {
+                method: Some("PUT".into()),
+                headers: vec![("X-A".into(), "b".into())],
+                body: Some(vec![0, 1, 255]),
+                content_type: Some("application/octet-stream".into()),
+                keep_alive: true,
+            },
+            time_limit: Some(Duration::from_secs(3)),
+            threads: None,
+            timeout: Duration::from_secs(30),
+            variable_length: true,
+            spin: Duration::ZERO,
+            coalesce: Duration::from_micros(10),
+        };
+        assert_eq!(FarLoad::from_json(&load.to_json()).unwrap(), load);
+    }
+}

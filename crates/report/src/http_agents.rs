@@ -1,0 +1,85 @@
+//! The rows a `toll http` run from load agents adds below ab's report: one
+//! per agent (its requests, rate, median and p99 latency, errors and CPU
+//! time), and a line per agent lost on the way. Stored with the run, so
+//! every view renders the same rows.
+
+use crate::table::Table;
+use serde::{Deserialize, Serialize};
+
+/// One agent's part of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentRow {
+    /// Its launcher, e.g. `ssh -o BatchMode=yes b toll agent`.
+    pub agent: String,
+    /// Its host name, as it said.
+    pub host: String,
+    pub connections: u64,
+    pub requests: u64,
+    pub requests_per_second: f64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub errors: u64,
+    /// Its user + system CPU time over the load.
+    pub cpu_s: f64,
+    /// Its time from start to last answer, on its clock.
+    pub wall_ns: u64,
+    pub bytes: u64,
+    /// Its latency histogram (ab's Total) in HdrHistogram's V2 encoding,
+    /// compressed, base64: anyone can decode and re-merge it.
+    pub histogram_v2: String,
+}
+
+/// The agents' table, and a line for each agent lost (`lost`: its why).
+pub fn render(rows: &[AgentRow], lost: &[String]) -> String {
+    let mut t = Table::new(&[
+        "agent", "host", "requests", "req/s", "p50 ms", "p99 ms", "errors", "CPU s",
+    ]);
+    for r in rows {
+        t.row(vec![
+            r.agent.clone(),
+            r.host.clone(),
+            r.requests.to_string(),
+            format!("{:.0}", r.requests_per_second),
+            format!("{:.3}", r.p50_ms),
+            format!("{:.3}", r.p99_ms),
+            r.errors.to_string(),
+            format!("{:.2}", r.cpu_s),
+        ]);
+    }
+    let mut out = format!(
+        "Load agents:            {} (histograms added exactly; starts not clock-aligned)\n",
+        rows.len()
+    );
+    out.push_str(&t.render());
+    for why in lost {
+        out.push_str(&format!("lost: {why}\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_row_per_agent_and_a_line_per_lost_one() {
+        let row = AgentRow {
+            agent: "toll agent".into(),
+            host: "a".into(),
+            connections: 2,
+            requests: 1000,
+            requests_per_second: 5000.0,
+            p50_ms: 0.2,
+            p99_ms: 1.5,
+            errors: 0,
+            cpu_s: 0.31,
+            wall_ns: 200_000_000,
+            bytes: 1,
+            histogram_v2: String::new(),
+        };
+        let text = render(&[row.clone(), row], &["the far end `x` exited".into()]);
+        assert_eq!(text.matches("toll agent").count(), 2, "{text}");
+        assert!(text.contains("lost: the far end `x` exited"), "{text}");
+        assert!(text.contains("0.200") && text.contains("1.500"), "{text}");
+    }
+}
