@@ -1,6 +1,7 @@
-"""What the bench scripts share: where toll and the C reference live, how
-each is built and run, the machine's name, the order of a round, and the
-bootstrap intervals the scripts print.
+"""What the bench scripts share: where toll and the C references live, how
+each is built and run, the machine's name, the order of a round, the
+bootstrap intervals and line fits the scripts print, and a command as it
+would be typed.
 
 Each scripts/bench-* puts this folder on sys.path relative to its own file,
 so it runs as `scripts/bench-x` from the repository or from anywhere else.
@@ -9,6 +10,7 @@ Standard library only, as the scripts are.
 import json
 import os
 import random
+import shlex
 import statistics
 import subprocess
 
@@ -16,6 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 TOLL = os.path.join(ROOT, "target", "release", "toll")
 REFERENCE = os.path.join(ROOT, "scripts", "reference")
 PINGPONG = os.path.join(ROOT, "target", "pingpong")
+MEMCPY = os.path.join(ROOT, "target", "memcpy")
 
 
 # Statistics first, with no processes in them (scripts/tests checks them alone).
@@ -43,6 +46,22 @@ def median_ci(xs, resamples=2000, seed=4):
     return bootstrap_ci(xs, statistics.median, seed, resamples)
 
 
+def slope(xs, ys):
+    """The least-squares slope of ys on xs: a per-unit cost with the fixed
+    cost left out (bench-shm's memcpy ns per byte across its sizes)."""
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    if sxx == 0:
+        raise ValueError("a slope needs at least two different sizes")
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+
+
+def typed(argv):
+    """A command as one would type it in a shell: what the scripts print
+    under "commands" so a row can be run again by hand."""
+    return shlex.join(str(a) for a in argv)
+
+
 def alternating(items, rnd):
     """`items` in round `rnd`'s order: as given in even rounds, reversed in
     odd ones, so the machine's drift does not always fall on the same side
@@ -66,6 +85,27 @@ def build_pingpong():
     """Compile the bare C ping-pong (scripts/reference/pingpong.c) to target/pingpong."""
     os.makedirs(os.path.dirname(PINGPONG), exist_ok=True)
     subprocess.run(["cc", "-O2", "-o", PINGPONG, os.path.join(REFERENCE, "pingpong.c")], check=True)
+
+
+def build_memcpy():
+    """Compile the memcpy reference (scripts/reference/memcpy.c) to target/memcpy."""
+    os.makedirs(os.path.dirname(MEMCPY), exist_ok=True)
+    subprocess.run(["cc", "-O2", "-o", MEMCPY, os.path.join(REFERENCE, "memcpy.c")], check=True)
+
+
+def memcpy_argv(sizes, trials, batch_ms=10, warmup_ms=100, pin="same"):
+    """The memcpy reference's command line: each of `sizes` bytes copied
+    `trials` batches of about `batch_ms`, on one core with pin "same"."""
+    return [MEMCPY, "--bytes", ",".join(str(b) for b in sizes), "--trials", str(trials),
+            "--batch-ms", str(batch_ms), "--warmup-ms", str(warmup_ms), "--pin", pin]
+
+
+def memcpy(sizes, trials, batch_ms=10, warmup_ms=100, pin="same"):
+    """Run the memcpy reference; its JSON, parsed (per_copy_ns per size, one
+    per trial)."""
+    out = subprocess.run(memcpy_argv(sizes, trials, batch_ms, warmup_ms, pin),
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
 
 
 def pingpong(via, items, iters, trials, pin):

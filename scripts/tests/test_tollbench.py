@@ -11,6 +11,7 @@ import json
 import math
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -94,6 +95,21 @@ def test_alternating_swaps_the_order_every_other_round():
     assert tools == ["ref", "toll", "twin"]
 
 
+def test_slope_is_the_least_squares_slope():
+    # An exact line gives its slope whatever the intercept; noise around it
+    # gives the textbook formula's value (here worked by hand).
+    assert tollbench.slope([0, 4000, 40000, 400000], [50 + 0.02 * b for b in (0, 4000, 40000, 400000)]) \
+        == pytest.approx(0.02)
+    assert tollbench.slope([1, 2, 3], [1, 3, 2]) == pytest.approx(0.5)
+    with pytest.raises(ValueError):
+        tollbench.slope([7, 7], [1, 2])
+
+
+def test_typed_quotes_what_a_shell_would_split():
+    assert tollbench.typed(["h2load", "-n", 200, "-H", "accept: */*"]) == "h2load -n 200 -H 'accept: */*'"
+    assert tollbench.typed(["/t/toll", "--db", "/tmp/a b/x.db"]) == "/t/toll --db '/tmp/a b/x.db'"
+
+
 def test_cpu_model_reads_the_model_name(tmp_path):
     info = tmp_path / "cpuinfo"
     info.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B13\nflags\t: fpu\n")
@@ -106,7 +122,9 @@ def test_paths_are_the_repositorys():
     assert os.path.isfile(os.path.join(tollbench.ROOT, "Cargo.toml"))
     assert tollbench.TOLL == os.path.join(tollbench.ROOT, "target", "release", "toll")
     assert tollbench.PINGPONG == os.path.join(tollbench.ROOT, "target", "pingpong")
+    assert tollbench.MEMCPY == os.path.join(tollbench.ROOT, "target", "memcpy")
     assert os.path.isfile(os.path.join(tollbench.REFERENCE, "pingpong.c"))
+    assert os.path.isfile(os.path.join(tollbench.REFERENCE, "memcpy.c"))
 
 
 @pytest.fixture
@@ -145,16 +163,49 @@ def test_pingpong_runs_the_c_reference_and_returns_its_times(ran):
                            "--trials", "10", "--pin", "split"]
 
 
-def test_builds_are_cargos_release_toll_and_cc_O2_pingpong(ran):
+def test_memcpy_runs_the_c_reference_on_one_core_and_parses_it(ran):
+    calls, answer = ran
+    answer[0] = json.dumps({"pin": "same", "cpu": 0, "bytes": [0, 4000], "per_copy_ns": [[3.0], [80.0]],
+                            "ns_per_byte": [0.0, 0.02]})
+    got = tollbench.memcpy([0, 4000], 1)
+    assert got["per_copy_ns"] == [[3.0], [80.0]]
+    assert calls[0][0] == [tollbench.MEMCPY, "--bytes", "0,4000", "--trials", "1", "--batch-ms", "10",
+                           "--warmup-ms", "100", "--pin", "same"]
+    assert tollbench.memcpy_argv([4, 8], 5, batch_ms=2, warmup_ms=0, pin="none") == [
+        tollbench.MEMCPY, "--bytes", "4,8", "--trials", "5", "--batch-ms", "2", "--warmup-ms", "0", "--pin", "none"]
+
+
+def test_builds_are_cargos_release_toll_and_cc_O2_references(ran):
     calls, _ = ran
     tollbench.build_toll()
     tollbench.build_toll(quiet=False)
     tollbench.build_pingpong()
+    tollbench.build_memcpy()
     assert calls == [
         (["cargo", "build", "--release", "--quiet", "-p", "toll"], {"cwd": tollbench.ROOT, "check": True}),
         (["cargo", "build", "--release", "-p", "toll"], {"cwd": tollbench.ROOT, "check": True}),
         (["cc", "-O2", "-o", tollbench.PINGPONG, os.path.join(tollbench.REFERENCE, "pingpong.c")], {"check": True}),
+        (["cc", "-O2", "-o", tollbench.MEMCPY, os.path.join(tollbench.REFERENCE, "memcpy.c")], {"check": True}),
     ]
+
+
+def test_memcpy_reference_copies_and_reports_every_size(tmp_path):
+    # Built and run for real at the smallest settings: its JSON has one
+    # time per trial per size, positive past 0 bytes. No figure is judged.
+    if not shutil.which("cc"):
+        pytest.skip("no C compiler")
+    exe = tmp_path / "memcpy"
+    subprocess.run(["cc", "-O2", "-Wall", "-Werror", "-o", str(exe),
+                    os.path.join(tollbench.REFERENCE, "memcpy.c")], check=True)
+    out = subprocess.run([str(exe), "--bytes", "0,4096,40000", "--trials", "2", "--batch-ms", "1",
+                          "--warmup-ms", "1", "--pin", "none"], capture_output=True, text=True, check=True)
+    got = json.loads(out.stdout)
+    assert got["bytes"] == [0, 4096, 40000] and got["pin"] == "none"
+    assert [len(ts) for ts in got["per_copy_ns"]] == [2, 2, 2]
+    assert all(t > 0 for ts in got["per_copy_ns"][1:] for t in ts)
+    assert got["ns_per_byte"][0] == 0 and got["ns_per_byte"][2] > 0
+    bad = subprocess.run([str(exe), "--bytes", "4,x", "--trials", "1"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--bytes" in bad.stderr
 
 
 BENCHES = sorted(f for f in os.listdir(SCRIPTS) if f.startswith("bench-") and os.path.isfile(os.path.join(SCRIPTS, f)))

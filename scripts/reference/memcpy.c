@@ -1,0 +1,139 @@
+/* The reference for the shared-memory link's per-byte cost: memcpy alone.
+   For each size, copies one buffer of N bytes into another, again and
+   again, on one core; nothing else. Both buffers are reused, as toll's
+   shared region is, so a message that fits in the cache stays there.
+
+   usage: memcpy --bytes N[,N...] --trials T [--batch-ms MS] [--warmup-ms MS] [--pin same|none]
+   prints: {"pin":..,"cpu":C,"bytes":[N,...],"per_copy_ns":[[t1,...],...],"ns_per_byte":[...]}
+   build: cc -O2
+   --pin same (the default): on the first CPU this process may run on, the
+   CPU `toll transfer --pin same` puts both its ends on; none: left to the
+   scheduler. Per size, after a warm-up (--warmup-ms, default 100), each of
+   T trials times one batch of K copies with CLOCK_MONOTONIC, K chosen in
+   the warm-up so a batch lasts about --batch-ms (default 10): toll
+   transfer's own defaults. ns_per_byte is each size's median per copy over
+   N (0 for N = 0); the slope across sizes is the caller's to fit. */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MOST_SIZES 256
+
+static void die(const char *what) {
+    perror(what);
+    exit(1);
+}
+
+static double now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+static int first_cpu(void) {
+    cpu_set_t allowed, one;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) < 0) die("sched_getaffinity");
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &allowed)) {
+            CPU_ZERO(&one);
+            CPU_SET(c, &one);
+            if (sched_setaffinity(0, sizeof one, &one) < 0) die("sched_setaffinity");
+            return c;
+        }
+    return -1;
+}
+
+/* K copies of n bytes. The empty asm says dst was read and memory changed,
+   so the compiler can neither drop a copy nor merge two. */
+static void copies(char *dst, const char *src, size_t n, long k) {
+    for (long i = 0; i < k; i++) {
+        memcpy(dst, src, n);
+        __asm__ volatile("" : : "r"(dst), "r"(src) : "memory");
+    }
+}
+
+static int by_value(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+    long sizes[MOST_SIZES], n_sizes = 0, trials = 10;
+    double batch_ms = 10, warmup_ms = 100;
+    const char *pin = "same";
+    for (int i = 1; i < argc; i += 2) {
+        if (i + 1 == argc) { fprintf(stderr, "memcpy: %s needs a value\n", argv[i]); return 2; }
+        if (!strcmp(argv[i], "--bytes")) {
+            for (char *s = argv[i + 1], *end; *s; s = *end ? end + 1 : end) {
+                if (n_sizes == MOST_SIZES) { fprintf(stderr, "memcpy: at most %d sizes\n", MOST_SIZES); return 2; }
+                sizes[n_sizes] = strtol(s, &end, 10);
+                if (end == s || sizes[n_sizes] < 0 || (*end && *end != ',')) {
+                    fprintf(stderr, "memcpy: --bytes takes byte counts like 0,4000,400000, not %s\n", argv[i + 1]);
+                    return 2;
+                }
+                n_sizes++;
+            }
+        } else if (!strcmp(argv[i], "--trials")) trials = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--batch-ms")) batch_ms = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--warmup-ms")) warmup_ms = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--pin")) pin = argv[i + 1];
+        else { fprintf(stderr, "memcpy: unknown option %s\n", argv[i]); return 2; }
+    }
+    if (n_sizes == 0 || trials < 1 || batch_ms <= 0 || warmup_ms < 0) {
+        fprintf(stderr, "usage: memcpy --bytes N[,N...] --trials T [--batch-ms MS] [--warmup-ms MS] [--pin same|none]\n");
+        return 2;
+    }
+    int cpu = -1;
+    if (!strcmp(pin, "same")) cpu = first_cpu();
+    else if (strcmp(pin, "none")) { fprintf(stderr, "memcpy: --pin is same or none, not %s\n", pin); return 2; }
+
+    long most = 1;
+    for (long s = 0; s < n_sizes; s++)
+        if (sizes[s] > most) most = sizes[s];
+    char *src = aligned_alloc(4096, (most + 4095) / 4096 * 4096);
+    char *dst = aligned_alloc(4096, (most + 4095) / 4096 * 4096);
+    double *times = malloc(trials * sizeof *times);
+    if (!src || !dst || !times) die("aligned_alloc");
+    for (long i = 0; i + 4 <= most; i += 4) { int32_t v = 123; memcpy(src + i, &v, 4); }
+    memset(dst, 0, most); /* touched, so no first-copy page faults are timed */
+
+    printf("{\"pin\":\"%s\",\"cpu\":%d,\"bytes\":[", pin, cpu);
+    for (long s = 0; s < n_sizes; s++) printf("%s%ld", s ? "," : "", sizes[s]);
+    printf("],\"per_copy_ns\":[");
+    double *medians = malloc(n_sizes * sizeof *medians);
+    for (long s = 0; s < n_sizes; s++) {
+        size_t n = (size_t)sizes[s];
+        /* Warm-up, doubling K until the warm-up time is spent; K is then
+           the count that lasts about one batch. */
+        long k = 1, done = 0;
+        double start = now_ns(), spent;
+        do {
+            double t0 = now_ns();
+            copies(dst, src, n, k);
+            double one = (now_ns() - t0) / k;
+            done += k;
+            long want = one > 0 ? (long)(batch_ms * 1e6 / one) : k * 2;
+            k = want < 1 ? 1 : (want > k * 2 ? k * 2 : want);
+            spent = now_ns() - start;
+        } while (spent < warmup_ms * 1e6 || done < 2);
+        printf("%s[", s ? "," : "");
+        for (long t = 0; t < trials; t++) {
+            double t0 = now_ns();
+            copies(dst, src, n, k);
+            times[t] = (now_ns() - t0) / k;
+            printf("%s%.3f", t ? "," : "", times[t]);
+        }
+        printf("]");
+        qsort(times, trials, sizeof *times, by_value);
+        medians[s] = trials % 2 ? times[trials / 2] : (times[trials / 2 - 1] + times[trials / 2]) / 2;
+    }
+    printf("],\"ns_per_byte\":[");
+    for (long s = 0; s < n_sizes; s++)
+        printf("%s%.6f", s ? "," : "", sizes[s] ? medians[s] / sizes[s] : 0.0);
+    printf("]}\n");
+    return 0;
+}
