@@ -87,6 +87,13 @@ pub struct Runner {
     null: File,
     /// The deadline's keeper, made at the first run that has one.
     watchdog: Option<Watchdog>,
+    /// Each program's command, built once and spawned again each run: its
+    /// descriptors (/dev/null, the stderr file) stay open in it, so a run
+    /// does not duplicate and close them (hyperfine opens /dev/null inside
+    /// its timed span; toll does neither between runs). Only when every
+    /// run may share them: an input file is reopened at its start, and an
+    /// output file truncated, every run.
+    commands: Vec<(Vec<String>, Command)>,
 }
 
 /// Kills the running program (its process group) once the deadline has
@@ -183,6 +190,7 @@ impl Runner {
             counters,
             null,
             watchdog: None,
+            commands: Vec::new(),
         })
     }
 
@@ -206,34 +214,32 @@ impl Runner {
             }
         }
         let watch = deadline.and(self.watchdog.as_ref());
-        let mut cmd = Command::new(&argv[0]);
-        // No parent-death signal here (toll_peers::group): it needs a
-        // pre_exec hook, which turns std's posix_spawn (vfork) into a fork
-        // of toll's whole address space inside the timed span of every run.
-        // A program under measurement ends by itself or at --max-time.
-        cmd.args(&argv[1..]).process_group(0);
         let spawn_err = |e| RunError::Spawn(argv[0].clone(), e);
-        match &self.input {
-            Some(p) => cmd.stdin(File::open(p).map_err(spawn_err)?),
-            None => cmd.stdin(self.null.try_clone().map_err(spawn_err)?),
-        };
-        match &self.output {
-            Output::Null => cmd.stdout(self.null.try_clone().map_err(spawn_err)?),
-            Output::Pipe => cmd.stdout(Stdio::piped()),
-            Output::Inherit => cmd.stdout(Stdio::inherit()),
-            Output::File(p) => cmd.stdout(File::create(p).map_err(spawn_err)?),
-        };
         if let Some(err) = &self.stderr {
             if err.metadata().map(|m| m.len() > 0).unwrap_or(true) {
                 let _ = err.set_len(0);
             }
-            cmd.stderr(err.try_clone().map_err(spawn_err)?);
         }
+        let shared = self.input.is_none() && !matches!(self.output, Output::File(_));
+        let mut fresh;
+        let cmd = match self.commands.iter().position(|(a, _)| a == argv) {
+            Some(i) if shared => &mut self.commands[i].1,
+            _ => {
+                fresh = self.command(argv).map_err(spawn_err)?;
+                if shared {
+                    self.commands.push((argv.to_vec(), fresh));
+                    &mut self.commands.last_mut().expect("just pushed").1
+                } else {
+                    &mut fresh
+                }
+            }
+        };
         if let Some(c) = &self.counters {
             c.reset();
         }
         let start = Instant::now();
-        let mut child = cmd.spawn().map_err(spawn_err)?;
+        let spawned = cmd.spawn();
+        let mut child = spawned.map_err(spawn_err)?;
         let pid = child.id() as libc::pid_t;
         let running = |pid| {
             if let Some(w) = watch {
@@ -274,6 +280,31 @@ impl Runner {
             cycles,
             instructions,
         })
+    }
+
+    /// `argv` with this runner's stdin, stdout and stderr, in a process
+    /// group of its own (the deadline kills the whole group).
+    fn command(&self, argv: &[String]) -> std::io::Result<Command> {
+        let mut cmd = Command::new(&argv[0]);
+        // No parent-death signal here (toll_peers::group): it needs a
+        // pre_exec hook, which turns std's posix_spawn (vfork) into a fork
+        // of toll's whole address space inside the timed span of every run.
+        // A program under measurement ends by itself or at --max-time.
+        cmd.args(&argv[1..]).process_group(0);
+        match &self.input {
+            Some(p) => cmd.stdin(File::open(p)?),
+            None => cmd.stdin(self.null.try_clone()?),
+        };
+        match &self.output {
+            Output::Null => cmd.stdout(self.null.try_clone()?),
+            Output::Pipe => cmd.stdout(Stdio::piped()),
+            Output::Inherit => cmd.stdout(Stdio::inherit()),
+            Output::File(p) => cmd.stdout(File::create(p)?),
+        };
+        if let Some(err) = &self.stderr {
+            cmd.stderr(err.try_clone()?);
+        }
+        Ok(cmd)
     }
 
     /// The last run's stderr, its last non-blank lines joined (at most
@@ -408,6 +439,29 @@ mod tests {
         assert_eq!(r.last_stderr(100), "oops");
         let m = r.run(&sh("true"), None).unwrap();
         assert_eq!((m.exit_code, r.last_stderr(100).as_str()), (0, ""));
+    }
+
+    #[test]
+    fn a_command_spawned_again_gets_fresh_stderr_pipe_and_input() {
+        // The same argv reuses its command: each run still sees its own
+        // stderr, a new pipe, and the input file from its start.
+        let script = sh("n=$(wc -c); echo $n; echo err$n >&2; exit $((n % 7))");
+        let dir = toll_peers::scratch::dir().unwrap();
+        let input = dir.join(format!("exec-input-{}", fastrand::u64(..)));
+        std::fs::write(&input, "hello\n").unwrap();
+        for output in [Output::Null, Output::Pipe] {
+            let mut r = Runner::new(None, output.clone(), None).unwrap();
+            for _ in 0..3 {
+                let m = r.run(&script, None).unwrap();
+                assert_eq!((m.exit_code, r.last_stderr(100)), (0, "err0".into()));
+            }
+            let mut r = Runner::new(Some(input.clone()), output, None).unwrap();
+            for _ in 0..3 {
+                let m = r.run(&script, None).unwrap();
+                assert_eq!((m.exit_code, r.last_stderr(100)), (6, "err6".into()));
+            }
+        }
+        let _ = std::fs::remove_file(&input);
     }
 
     #[test]
