@@ -101,6 +101,20 @@ fn two_agents_share_the_load_and_their_histograms_add_exactly() {
         .collect();
     assert_eq!(buckets, ours);
 
+    // `toll show` calls the measured point measured, not failed; the HTML
+    // report renders the stored agents' rows.
+    let shown = stdout(&s.toll(&["show", "last"]));
+    assert!(!shown.contains("failed"), "{shown}");
+    // The HTML report renders the stored agents' rows.
+    let page = s.0.join("agents.html");
+    let o = s.toll(&["report", "last", "-o", page.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("Load agents"),
+        "no agents' rows in the report page"
+    );
+
     // --json keeps each agent's encoded histogram.
     let o = s.toll(&[
         "http",

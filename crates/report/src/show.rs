@@ -363,6 +363,14 @@ pub fn points_table(series: &Series) -> (Table, Vec<String>) {
                     noisy.push(p.n.to_string());
                 }
             }
+            // Measured, but too briefly for a summary of its own (an http
+            // run shorter than one reporting interval): its report says it.
+            (PointStatus::Ok, None) => {
+                t.row(vec![
+                    p.n.to_string(),
+                    "measured, no interval summary".into(),
+                ]);
+            }
             _ => {
                 let word = match &p.error {
                     Some(e) if e.starts_with("not tried") => "not tried",
@@ -417,7 +425,19 @@ pub fn family_reports(run: &Run) -> Vec<(String, String)> {
                 .get("report")
                 .and_then(|r| serde_json::from_value::<crate::http::HttpReport>(r.clone()).ok())
             {
-                out.push((s.label.clone(), crate::http::render(&r)));
+                let mut text = crate::http::render(&r);
+                // A run from load agents: their rows below the whole run's report.
+                if let Some(rows) = extra.get("agents").and_then(|a| {
+                    serde_json::from_value::<Vec<crate::http_agents::AgentRow>>(a.clone()).ok()
+                }) {
+                    let lost: Vec<String> = extra
+                        .get("lost_agents")
+                        .and_then(|l| serde_json::from_value(l.clone()).ok())
+                        .unwrap_or_default();
+                    text.push('\n');
+                    text.push_str(&crate::http_agents::render(&rows, &lost));
+                }
+                out.push((s.label.clone(), text));
             }
         }
     }
