@@ -88,6 +88,10 @@ pub struct HttpReport {
     pub send_lag: Option<SendLag>,
     /// The run ended early (interrupted).
     pub partial: bool,
+    /// toll's own CPU (user + system, all its threads) while it generated
+    /// the load; None for runs stored before it was kept, or from agents.
+    #[serde(default)]
+    pub generator_cpu_s: Option<f64>,
 }
 
 /// Milliseconds with sub-ms digits where ab would print 0.
@@ -212,6 +216,16 @@ pub fn render(r: &HttpReport) -> String {
         "Transfer rate:          {:.2} [Kbytes/sec] received",
         r.transfer_rate_kb_s
     );
+    if let Some(cpu) = r.generator_cpu_s.filter(|_| r.complete_requests > 0) {
+        let secs = (r.time_taken_ns as f64 / 1e9).max(1e-9);
+        let _ = writeln!(
+            w,
+            "toll's own CPU:         {:.3} [s], {:.2} [us] per request, {:.2} of a core",
+            cpu,
+            cpu * 1e6 / r.complete_requests as f64,
+            cpu / secs
+        );
+    }
     let _ = writeln!(w);
     let _ = writeln!(w, "Connection Times (ms)");
     let _ = writeln!(

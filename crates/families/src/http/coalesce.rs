@@ -7,8 +7,13 @@
 //! instead nap on its own timer: answers that arrive meanwhile wake nobody,
 //! and the loop takes them together when the nap ends.
 //!
-//! The cost is that an answer can be read up to one nap late, so the nap is
-//! kept to an eighth of the loop's recent mean latency (and to `--coalesce`).
+//! The kernel stamps each answer's arrival (`stamp`), so a nap does not
+//! lengthen the latencies reported; where the kernel will not stamp, an
+//! answer's end is when it is read, up to one nap late. Either way the
+//! connection's next request goes out up to one nap late, which costs a
+//! closed loop throughput when the server is not the bottleneck, so the nap
+//! is kept to an eighth of the loop's recent mean latency (and to
+//! `--coalesce`).
 //! A nap after which nothing is ready was wasted: the naps that follow are
 //! skipped, more of them after each miss, so a slow server gets ordinary
 //! sleeps.

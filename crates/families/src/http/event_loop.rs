@@ -21,13 +21,15 @@ use super::coalesce::Coalesce;
 pub use super::loop_plan::{Counter, LoopPlan, RateShare};
 use super::response::{feed_carried, Parser, Response};
 use super::schedule::{Schedule, Send};
+use super::stamp;
 use super::stats::{Answered, Stats};
 use super::timer::{self, Timer};
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token};
 use nix::libc;
 use nix::{getsockopt_impl, setsockopt_impl, sockopt_impl};
-use std::io::{ErrorKind, Read, Write};
+use std::io::{ErrorKind, Write};
+use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -341,6 +343,7 @@ impl Loop<'_> {
         c.lowat = 1;
         match TcpStream::connect(self.plan.addr) {
             Ok(mut s) => {
+                stamp::enable(s.as_raw_fd());
                 let interest = Interest::READABLE | Interest::WRITABLE;
                 if poll
                     .registry()
@@ -432,19 +435,24 @@ impl Loop<'_> {
         loop {
             let c = &mut self.conns[k];
             let Some(s) = c.stream.as_mut() else { return };
-            match s.read(&mut self.scratch) {
-                Ok(0) => {
+            match stamp::recv(s.as_raw_fd(), &mut self.scratch) {
+                Ok((0, _)) => {
                     if let Some(r) = c.parser.eof() {
                         let now = Instant::now();
-                        self.finish(poll, k, r, now);
+                        self.finish(poll, k, r, now, now);
                     } else {
                         let got_bytes = c.first_byte.is_some();
                         self.lost_connection(poll, k, got_bytes);
                     }
                     return;
                 }
-                Ok(n) => {
-                    let now = Instant::now();
+                Ok((n, stamped)) => {
+                    let read_at = Instant::now();
+                    // When the bytes arrived, not when this loop read them.
+                    let now = match stamped {
+                        Some(t) => stamp::arrived(&t, read_at, c.written_at),
+                        None => read_at,
+                    };
                     if c.first_byte.is_none() {
                         c.first_byte = Some(now);
                     }
@@ -455,7 +463,7 @@ impl Loop<'_> {
                             if c.lowat != 1 && set_lowat(s, 1) {
                                 c.lowat = 1;
                             }
-                            self.finish(poll, k, r, now);
+                            self.finish(poll, k, r, now, read_at);
                             return;
                         }
                         Err(_) => {
@@ -506,7 +514,8 @@ impl Loop<'_> {
         self.start_next(poll, k, Instant::now());
     }
 
-    fn finish(&mut self, poll: &mut Poll, k: usize, r: Response, now: Instant) {
+    /// The answer ended at `now` (its arrival) and was read at `read_at`.
+    fn finish(&mut self, poll: &mut Poll, k: usize, r: Response, now: Instant, read_at: Instant) {
         let c = &self.conns[k];
         let keep = self.plan.keep_alive && !r.close;
         self.coalesce
@@ -534,7 +543,7 @@ impl Loop<'_> {
         if !keep {
             self.close(poll, k);
         }
-        self.start_next(poll, k, now);
+        self.start_next(poll, k, read_at);
     }
 
     /// Requests past the -s timeout: counted, their connections dropped.

@@ -14,6 +14,7 @@ pub mod loop_plan;
 pub mod request;
 pub mod response;
 pub mod schedule;
+pub mod stamp;
 pub mod stats;
 pub mod target;
 pub mod timer;
@@ -79,6 +80,10 @@ pub struct LoadOutcome {
     /// time: (end of the interval since the load's start, requests).
     pub fine: Vec<(Duration, u64)>,
     pub interrupted: bool,
+    /// This process's CPU time (user + system, all threads) from the start
+    /// of the load to its end: what generating it cost, beside the server.
+    /// None where the load came from elsewhere (agents).
+    pub generator_cpu: Option<Duration>,
 }
 
 /// Connect once before the run, so a refused port, a dead host, an untrusted
@@ -192,6 +197,7 @@ pub fn load(
     let counters: Arc<Vec<Counter>> = Arc::new((0..threads).map(|_| Counter::default()).collect());
     let mut handles = Vec::new();
     let mut first = 0u32;
+    let cpu0 = crate::rpc::server::cpu_ns();
     for t in 0..threads {
         let rate = cfg.rate.map(|r| {
             let per_conn = r / cfg.concurrency as f64;
@@ -266,6 +272,7 @@ pub fn load(
         }
     }
     let end = Instant::now();
+    let cpu = crate::rpc::server::cpu_ns().saturating_sub(cpu0);
     let mut stats = Stats::new(cfg.rate.is_some());
     for h in handles {
         match h.join() {
@@ -299,6 +306,7 @@ pub fn load(
         intervals,
         fine,
         interrupted: stop.load(Ordering::Relaxed),
+        generator_cpu: Some(Duration::from_nanos(cpu)),
     })
 }
 
@@ -406,6 +414,7 @@ pub fn report(cfg: &HttpConfig, out: &LoadOutcome) -> HttpReport {
             max: h.max() as f64 / 1e6,
         }),
         partial: out.interrupted,
+        generator_cpu_s: out.generator_cpu.map(|d| d.as_secs_f64()),
     }
 }
 

@@ -273,6 +273,7 @@ pub fn merge(agents: &[AgentRun]) -> LoadOutcome {
         intervals,
         fine,
         interrupted: false,
+        generator_cpu: None,
     }
 }
 
