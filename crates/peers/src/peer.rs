@@ -260,6 +260,7 @@ impl Peer {
                 version: String::new(),
                 transports: vec![],
                 units: vec![],
+                bindings: vec![],
                 pid: 0,
             },
             launch,
