@@ -156,8 +156,13 @@ mod tests {
         let v = vectors();
         assert!(v.len() >= 8);
         for (n, seed, sum) in v {
-            assert_eq!(pattern_sum(n, seed), sum, "closed form, n = {n}, seed = {seed}");
-            let a = run(&json!({"op": "ffi", "binding": "direct", "n": n, "reps": 3, "seed": seed}));
+            assert_eq!(
+                pattern_sum(n, seed),
+                sum,
+                "closed form, n = {n}, seed = {seed}"
+            );
+            let a =
+                run(&json!({"op": "ffi", "binding": "direct", "n": n, "reps": 3, "seed": seed}));
             assert_eq!(a["ok"], true, "{a}");
             assert_eq!(a["sum"], sum, "direct, n = {n}, seed = {seed}");
         }
@@ -187,7 +192,10 @@ mod tests {
     #[test]
     fn bad_commands_are_refused_in_one_line() {
         let a = run(&json!({"binding": "ctypes", "n": 1, "reps": 1, "seed": 0}));
-        assert_eq!(a["error"], "no binding ctypes: the rust worker has direct, dlopen");
+        assert_eq!(
+            a["error"],
+            "no binding ctypes: the rust worker has direct, dlopen"
+        );
         let a = run(&json!({"binding": "direct", "n": 1, "reps": 0, "seed": 0}));
         assert_eq!(a["ok"], false);
     }

@@ -21,8 +21,14 @@ const SOURCES: [(&str, &str); 13] = [
     ("file.h", include_str!("../../../../workers/c/file.h")),
     ("ffi.c", include_str!("../../../../workers/c/ffi.c")),
     ("ffi.h", include_str!("../../../../workers/c/ffi.h")),
-    ("toll_ffi.c", include_str!("../../../../workers/ffi/toll_ffi.c")),
-    ("toll_ffi.h", include_str!("../../../../workers/ffi/toll_ffi.h")),
+    (
+        "toll_ffi.c",
+        include_str!("../../../../workers/ffi/toll_ffi.c"),
+    ),
+    (
+        "toll_ffi.h",
+        include_str!("../../../../workers/ffi/toll_ffi.h"),
+    ),
 ];
 
 /// `$CC`, else `cc`.

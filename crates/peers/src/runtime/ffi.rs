@@ -40,7 +40,13 @@ pub(super) fn prepare(
     let dir = if python {
         let dir = keyed_dir(
             "ffi-python",
-            &[TOLL_FFI_C, TOLL_FFI_H, TOLL_FFI_PY_C, &cc.version, &launch.toolchain.1],
+            &[
+                TOLL_FFI_C,
+                TOLL_FFI_H,
+                TOLL_FFI_PY_C,
+                &cc.version,
+                &launch.toolchain.1,
+            ],
         );
         build_lib(&cc, &dir, note)?;
         if let Err(why) = build_python_ext(&cc, &launch.program, &dir, note) {
@@ -89,7 +95,10 @@ fn build_lib(cc: &Toolchain, dir: &Path, note: &mut dyn FnMut(&str)) -> Result<(
         "compiling workers/ffi/toll_ffi.c into {LIB} with {} -O2 (first use; cached after)",
         cc.program.display()
     ));
-    write_sources(dir, &[("toll_ffi.c", TOLL_FFI_C), ("toll_ffi.h", TOLL_FFI_H)])?;
+    write_sources(
+        dir,
+        &[("toll_ffi.c", TOLL_FFI_C), ("toll_ffi.h", TOLL_FFI_H)],
+    )?;
     compile(cc, dir, &["toll_ffi.c"], LIB).map_err(|detail| PeerError::BuildFailed {
         peer: "ffi",
         detail,
@@ -108,7 +117,10 @@ fn build_python_ext(
         return Ok(());
     }
     let include = Command::new(python)
-        .args(["-c", "import sysconfig; print(sysconfig.get_paths()['include'])"])
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['include'])",
+        ])
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
