@@ -155,7 +155,12 @@ mod tests {
             .unwrap();
         assert!(row.contains("missing: pip install cffi"), "{text}");
         // The table itself fits 100 columns; the prose lines are wrapped by the terminal's writer.
-        let table = text.lines().filter(|l| l.starts_with("runtime") || l.starts_with("python"));
-        assert!(table.into_iter().all(|l| l.chars().count() <= 100), "{text}");
+        let table = text
+            .lines()
+            .filter(|l| l.starts_with("runtime") || l.starts_with("python"));
+        assert!(
+            table.into_iter().all(|l| l.chars().count() <= 100),
+            "{text}"
+        );
     }
 }
