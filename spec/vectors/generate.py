@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes frames.tsv and sessions.tsv from spec/wire.md's definitions.
+"""Writes frames.tsv, sessions.tsv and ffi.tsv from spec/wire.md's definitions.
 
 Run from anywhere: python3 spec/vectors/generate.py. The output is committed;
 workers' tests read it, never this script.
@@ -67,6 +67,24 @@ SESSIONS = [
 ]
 
 
+# `ffi`: (name, n, seed); byte i of the buffer is (seed + 131·i) mod 256.
+FFI = [
+    ("null", 0, 0),
+    ("one-zero", 1, 0),
+    ("one", 1, 7),
+    ("two-wraps", 2, 200),
+    ("period", 256, 93),
+    ("thousand", 1000, 42),
+    ("past-64k", 65539, 255),
+    ("mebibyte", 1 << 20, 9),
+]
+
+
+def ffi_sum(n, seed):
+    """The sum of the pattern's n bytes, byte by byte (toll's own is closed-form)."""
+    return sum((seed + 131 * i) % 256 for i in range(n))
+
+
 def main():
     with open(os.path.join(HERE, "frames.tsv"), "w") as f:
         f.write("# name\ttype\tkind\tstatus\tseq\tcount\tsum\titems\thex\n")
@@ -81,5 +99,13 @@ def main():
             f.write(f"{name}\t{b''.join(ins).hex()}\t{b''.join(outs).hex()}\n")
 
 
+def write_ffi():
+    with open(os.path.join(HERE, "ffi.tsv"), "w") as f:
+        f.write("# name\tn\tseed\tsum  (byte i = (seed + 131*i) mod 256; sum of the n bytes)\n")
+        for name, n, seed in FFI:
+            f.write(f"{name}\t{n}\t{seed}\t{ffi_sum(n, seed)}\n")
+
+
 if __name__ == "__main__":
     main()
+    write_ffi()

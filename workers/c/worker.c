@@ -1,6 +1,6 @@
 /* toll's C worker: the control plane of spec/wire.md on stdin/stdout, serving
    transfers over inherited pipes, unix sockets, loopback TCP and shared memory;
-   spawn and ring are in units.c, file in file.c. */
+   spawn and ring are in units.c, file in file.c, ffi in ffi.c. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "ffi.h"
 #include "file.h"
 #include "shm.h"
 #include "units.h"
@@ -211,6 +212,14 @@ static void units(const char *op, const char *line, fault f) {
     answer("%s", out);
 }
 
+/* One `ffi` command (ffi.c). */
+static void ffi(const char *line) {
+    char binding[32] = "", out[512];
+    json_str(line, "binding", binding, sizeof binding);
+    ffi_run(binding, json_num(line, "n"), json_num(line, "reps"), json_num(line, "seed"), out, sizeof out);
+    answer("%s", out);
+}
+
 #ifdef __clang__
 #define COMPILER "clang " __clang_version__
 #else
@@ -221,20 +230,23 @@ int main(void) {
     /* A harness gone mid-transfer must yield an error answer (EPIPE), not a silent death. */
     signal(SIGPIPE, SIG_IGN);
     fault f = fault_from_env();
-    char *line = NULL, op[32];
+    char *line = NULL, op[32], bindings[64];
+    ffi_bindings_json(bindings, sizeof bindings);
     size_t cap = 0;
     while (getline(&line, &cap, stdin) > 0) {
         if (!json_str(line, "op", op, sizeof op)) {
             answer_error("command has no `op`", "");
         } else if (strcmp(op, "hello") == 0) {
             answer("{\"ok\":true,\"runtime\":\"c\",\"version\":\"%s\",\"wire\":1,\"pid\":%d,"
-                   "\"ops\":[\"transfer\",\"spawn\",\"ring\",\"file\"],\"file_methods\":" FILE_METHODS_JSON ",\"transports\":[\"pipe\",\"unix\",\"tcp\",\"shm\"],"
+                   "\"ops\":[\"transfer\",\"spawn\",\"ring\",\"file\",\"ffi\"],\"bindings\":%s,\"file_methods\":" FILE_METHODS_JSON ",\"transports\":[\"pipe\",\"unix\",\"tcp\",\"shm\"],"
                    "\"units\":" UNITS_JSON "}",
-                   COMPILER, (int)getpid());
+                   COMPILER, (int)getpid(), bindings);
         } else if (strcmp(op, "spawn") == 0 || strcmp(op, "ring") == 0) {
             units(op, line, f);
         } else if (strcmp(op, "file") == 0) {
             file(line);
+        } else if (strcmp(op, "ffi") == 0) {
+            ffi(line);
         } else if (strcmp(op, "transfer") == 0) {
             transfer(line, f);
         } else if (strcmp(op, "exit") == 0) {

@@ -97,6 +97,7 @@ class Harness:
     def __init__(self, fault=None):
         env = dict(os.environ)
         env.pop("TOLL_WORKER_FAULT", None)
+        env.pop("TOLL_FFI_DIR", None)
         if fault:
             env["TOLL_WORKER_FAULT"] = fault
         req_r, self.req = os.pipe()
@@ -191,8 +192,10 @@ class EndToEnd(unittest.TestCase):
         hello = h.recv()
         self.assertEqual(hello, {
             "ok": True, "runtime": "python", "version": platform.python_version(), "wire": 1,
-            "pid": h.p.pid, "ops": ["transfer", "spawn", "ring", "file"], "transports": ["pipe", "unix", "tcp"],
+            "pid": h.p.pid, "ops": ["transfer", "spawn", "ring", "file", "ffi"], "transports": ["pipe", "unix", "tcp"],
             "units": ["thread", "asyncio-task"], "file_methods": ["read", "mmap-read", "mmap-slice"],
+            # No TOLL_FFI_DIR here: no library to call, so no binding offered (test_toll_ffi.py has them).
+            "bindings": [],
         })
         for bad in ({"op": "nonsense"}, [1], {"op": "transfer", "transport": "shm", "path": "/x"},
                     {"op": "transfer", "transport": "unix"}):

@@ -5,7 +5,7 @@ The harness starts it, says `hello`, then asks for `transfer`s over a pipe
 (two anonymous pipes it inherits as fds 3 and 4), a unix socket or loopback
 TCP; each transfer serves request frames until END, answering each with the
 sum of its int32 items. `spawn` and `ring` are in toll_units.py, `file` in
-toll_file.py.
+toll_file.py, `ffi` in toll_ffi.py.
 """
 import io
 import json
@@ -16,6 +16,7 @@ import struct
 import sys
 from array import array
 
+import toll_ffi
 import toll_file
 import toll_units
 
@@ -191,8 +192,8 @@ def main():
         if op == "hello":
             answer({
                 "ok": True, "runtime": "python", "version": platform.python_version(), "wire": 1,
-                "pid": os.getpid(), "ops": ["transfer", "spawn", "ring", "file"], "transports": ["pipe", "unix", "tcp"],
-                "units": toll_units.UNITS, "file_methods": toll_file.METHODS,
+                "pid": os.getpid(), "ops": ["transfer", "spawn", "ring", "file", "ffi"], "transports": ["pipe", "unix", "tcp"],
+                "units": toll_units.UNITS, "file_methods": toll_file.METHODS, "bindings": toll_ffi.bindings(),
             })
         elif op == "transfer":
             answer(transfer(cmd, fault))
@@ -204,6 +205,8 @@ def main():
             answer(toll_units.spawn(unit, n) if op == "spawn" else toll_units.ring(unit, n, cmd.get("m")))
         elif op == "file":
             answer(toll_file.run(cmd))
+        elif op == "ffi":
+            answer(toll_ffi.run(cmd))
         elif op == "exit":
             return 0
         else:

@@ -70,6 +70,7 @@ pub fn clap_error(e: clap::Error) -> ExitCode {
                     "exec",
                     "file",
                     "rpc",
+                    "ffi",
                     "runs",
                     "show",
                     "report",

@@ -13,6 +13,7 @@
 
 pub mod exec;
 pub mod far;
+pub mod ffi;
 pub mod file;
 pub mod history;
 pub mod http;

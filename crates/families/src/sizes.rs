@@ -26,6 +26,11 @@ pub enum SizeError {
 }
 
 fn number(s: &str) -> Result<u64, SizeError> {
+    number_upto(s, MAX_ITEMS)
+}
+
+/// A number with its suffix, at most `max`.
+fn number_upto(s: &str, max: u64) -> Result<u64, SizeError> {
     let t = s.trim();
     if t.starts_with('-') {
         return Err(SizeError::Negative(t.into()));
@@ -44,7 +49,7 @@ fn number(s: &str) -> Result<u64, SizeError> {
     .unwrap_or((t, 1));
     let v: u64 = digits.parse().map_err(|_| SizeError::Bad(t.into()))?;
     let v = v.checked_mul(mult).ok_or(SizeError::TooLarge(u64::MAX))?;
-    if v > MAX_ITEMS {
+    if v > max {
         return Err(SizeError::TooLarge(v));
     }
     Ok(v)
@@ -52,6 +57,22 @@ fn number(s: &str) -> Result<u64, SizeError> {
 
 /// Parse a size list; the result is sorted and free of duplicates.
 pub fn parse_sizes(spec: &str) -> Result<Vec<u64>, SizeError> {
+    parse_list(spec, &|s| number(s))
+}
+
+/// Parse a list of byte counts for `flag` (`toll ffi --sizes`), in the same
+/// syntax, with no cap of its own: the caller checks what its peers take.
+pub fn parse_bytes(spec: &str, flag: &str) -> Result<Vec<u64>, String> {
+    parse_list(spec, &|s| number_upto(s, u64::MAX)).map_err(|e| match e {
+        SizeError::TooLarge(_) => format!("a size in {flag} is beyond 2^64 - 1 bytes"),
+        other => other.to_string().replace("--sizes", flag),
+    })
+}
+
+fn parse_list(
+    spec: &str,
+    number: &dyn Fn(&str) -> Result<u64, SizeError>,
+) -> Result<Vec<u64>, SizeError> {
     let mut out = Vec::new();
     for part in spec.split(',').map(str::trim) {
         if part.is_empty() {

@@ -18,6 +18,7 @@
 pub mod agent;
 pub mod control;
 mod error;
+pub mod ffi;
 pub mod frame;
 pub mod group;
 mod peer;
@@ -37,6 +38,6 @@ pub use group::process_alive;
 pub use group::Group;
 pub use peer::{Ceiling, Hello, Peer, TcpRoute};
 pub use rpc_server::{launch_rpc_server, rpc_stacks, RpcHello, RpcServer, RpcStats};
-pub use runtime::{Launch, Runtime, UnitClass};
+pub use runtime::{binding_names, Binding, FfiLaunch, Launch, Runtime, UnitClass};
 pub use session::Session;
 pub use transport::Transport;

@@ -31,6 +31,8 @@ pub struct Hello {
     pub transports: Vec<String>,
     /// The units it can spawn and ring.
     pub units: Vec<String>,
+    /// The `toll ffi` bindings it can call now.
+    pub bindings: Vec<String>,
     pub pid: u32,
 }
 
@@ -57,6 +59,7 @@ impl Hello {
             version: string("version"),
             transports: strings("transports"),
             units: strings("units"),
+            bindings: strings("bindings"),
             pid: h.get("pid").and_then(Value::as_u64).unwrap_or(0) as u32,
         })
     }
@@ -257,6 +260,7 @@ impl Peer {
                 version: String::new(),
                 transports: vec![],
                 units: vec![],
+                bindings: vec![],
                 pid: 0,
             },
             launch,

@@ -1,5 +1,6 @@
 //! The Rust worker, built into `toll` (`toll worker`): the control plane of
-//! spec/wire.md over stdin/stdout, serving transfers with [`crate::serve`].
+//! spec/wire.md over stdin/stdout, serving transfers with [`crate::serve`]
+//! and `ffi` with [`crate::ffi`].
 
 use crate::control;
 use crate::serve::{serve, Fault};
@@ -30,12 +31,13 @@ pub fn run() -> i32 {
             Some(Ok((op, cmd))) => match op.as_str() {
                 "hello" => json!({
                     "ok": true, "runtime": "rust", "version": concat!("toll ", env!("CARGO_PKG_VERSION")),
-                    "wire": 1, "pid": std::process::id(), "ops": ["transfer", "spawn", "ring"],
-                    "units": crate::units::UNITS,
+                    "wire": 1, "pid": std::process::id(), "ops": ["transfer", "spawn", "ring", "ffi"],
+                    "units": crate::units::UNITS, "bindings": crate::ffi::bindings(),
                     "transports": Transport::ALL.iter().map(|t| t.name()).collect::<Vec<_>>(),
                 }),
                 "transfer" => transfer(&cmd, &mut out, fault),
                 "spawn" | "ring" => units(&op, &cmd, fault),
+                "ffi" => crate::ffi::run(&cmd),
                 "exit" => return 0,
                 op => json!({"ok": false, "error": format!("unknown op `{op}`")}),
             },

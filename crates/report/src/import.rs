@@ -19,6 +19,7 @@ pub const FAMILIES: &[&str] = &[
     "exec",
     "file",
     "rpc",
+    "ffi",
     "replicate",
 ];
 

@@ -15,6 +15,7 @@ pub mod decided;
 pub mod escape;
 pub mod exec;
 pub mod export;
+pub mod ffi;
 pub mod file;
 pub mod html;
 pub mod http;

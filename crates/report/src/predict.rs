@@ -15,7 +15,7 @@ use toll_measure::predict::{predict, Model, Prediction, CI_METHOD};
 use toll_store::{PointStatus, Run, RunStatus, Series};
 
 /// The families whose series carry a t(n) fit.
-pub const FITTED_FAMILIES: &[&str] = &["transfer", "spawn", "ring", "exec", "file", "rpc"];
+pub const FITTED_FAMILIES: &[&str] = &["transfer", "spawn", "ring", "exec", "file", "rpc", "ffi"];
 
 /// What picks a series: its label and/or attributes.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -143,6 +143,11 @@ fn meaning(family: &str, s: &Series) -> String {
         "ring" => "one round of the token round a ring of n units".into(),
         "file" => "one read of n bytes".into(),
         "rpc" => "one call carrying n payload bytes".into(),
+        "ffi" => format!(
+            "one call from {} into C ({}) passing n bytes",
+            attr("runtime"),
+            attr("binding")
+        ),
         "exec" => match s.attrs.get("parameter").and_then(|v| v.as_str()) {
             Some(p) => format!("one run of the command with {p} = n"),
             None => "one run of the command".into(),

@@ -257,7 +257,7 @@ pub fn dot_chart(run: &Run) -> DotChart {
 
 /// The families whose points [`Chart::for_run`] gives as times in its
 /// y axis' unit.
-const TIMED: [&str; 6] = ["transfer", "spawn", "ring", "file", "rpc", "exec"];
+const TIMED: [&str; 7] = ["transfer", "spawn", "ring", "file", "rpc", "exec", "ffi"];
 
 /// What tells a run apart from the others of its family on this page
 /// (rpc's link), for labels that would otherwise repeat.

@@ -13,7 +13,9 @@ use toll_store::{RunRow, RunStatus, StoreError};
 
 /// The families in the order a chooser lists them: the link first (E1,
 /// what most boards are kept for), then the seed experiments' order.
-const FAMILY_ORDER: [&str; 7] = ["transfer", "spawn", "ring", "rpc", "file", "http", "exec"];
+const FAMILY_ORDER: [&str; 8] = [
+    "transfer", "spawn", "ring", "rpc", "file", "http", "exec", "ffi",
+];
 
 /// The families `rows` hold: those of [`FAMILY_ORDER`] in its order, then
 /// any other by name.

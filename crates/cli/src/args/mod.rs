@@ -5,6 +5,7 @@
 //! flags together, and what needs the machine (toolchains, files, ports).
 
 mod exec;
+mod ffi;
 mod file;
 mod http;
 mod plot_scale;
@@ -14,6 +15,7 @@ mod transfer;
 mod units;
 
 pub use exec::{ExecArgs, MOST_RUNS};
+pub use ffi::FfiArgs;
 pub use file::FileArgs;
 pub use http::{CompareArgs, HttpArgs, HttpCommand, LoadArgs, LoadPlotArgs};
 pub use results::{
@@ -64,6 +66,8 @@ pub enum Command {
     Exec(Box<ExecArgs>),
     /// Read a file by read, pread, mmap or io_uring; sequential or random; cold or warm (E4).
     File(FileArgs),
+    /// Call into C from each language inside one process: ctypes, cffi, dlopen…; α per call, β per byte.
+    Ffi(Box<FfiArgs>),
     /// Time null remote calls: raw, HTTP/1.1, h2c, gRPC; direct or via a broker; blocking or pipelined (E3).
     Rpc(Box<RpcArgs>),
     /// Re-run the seed experiments E1–E5 as they were designed: the original figures beside this machine's, and what still holds.

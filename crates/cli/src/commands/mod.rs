@@ -7,6 +7,7 @@ pub mod doctor;
 pub mod estimate;
 pub mod exec;
 pub mod far;
+pub mod ffi;
 pub mod file;
 pub mod http;
 pub mod http_agents;

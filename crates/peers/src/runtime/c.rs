@@ -9,7 +9,7 @@ use std::process::Command;
 
 pub(super) const INSTALL: &str = "apt-get install gcc";
 
-const SOURCES: [(&str, &str); 9] = [
+const SOURCES: [(&str, &str); 13] = [
     ("worker.c", include_str!("../../../../workers/c/worker.c")),
     ("wire.c", include_str!("../../../../workers/c/wire.c")),
     ("wire.h", include_str!("../../../../workers/c/wire.h")),
@@ -19,10 +19,20 @@ const SOURCES: [(&str, &str); 9] = [
     ("units.h", include_str!("../../../../workers/c/units.h")),
     ("file.c", include_str!("../../../../workers/c/file.c")),
     ("file.h", include_str!("../../../../workers/c/file.h")),
+    ("ffi.c", include_str!("../../../../workers/c/ffi.c")),
+    ("ffi.h", include_str!("../../../../workers/c/ffi.h")),
+    (
+        "toll_ffi.c",
+        include_str!("../../../../workers/ffi/toll_ffi.c"),
+    ),
+    (
+        "toll_ffi.h",
+        include_str!("../../../../workers/ffi/toll_ffi.h"),
+    ),
 ];
 
 /// `$CC`, else `cc`.
-pub(super) fn detect() -> Result<Toolchain, PeerError> {
+pub(crate) fn detect() -> Result<Toolchain, PeerError> {
     find_tool("c", "CC", "cc", INSTALL).map_err(|e| match e {
         PeerError::MissingToolchain {
             peer,
@@ -55,7 +65,16 @@ pub(super) fn prepare(cc: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Launc
             .current_dir(&src)
             .args(["-O2", "-std=gnu11", "-Wall", "-Wextra", "-pthread", "-o"])
             .arg(&tmp)
-            .args(["worker.c", "wire.c", "shm.c", "units.c", "file.c"])
+            .args([
+                "worker.c",
+                "wire.c",
+                "shm.c",
+                "units.c",
+                "file.c",
+                "ffi.c",
+                "toll_ffi.c",
+                "-ldl",
+            ])
             .output()
             .map_err(|e| PeerError::io(format!("running {}", cc.program.display()), e))?;
         if !out.status.success() {

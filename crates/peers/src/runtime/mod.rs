@@ -6,7 +6,9 @@ use crate::transport::Transport;
 use std::fmt;
 use std::str::FromStr;
 
+mod bindings;
 mod cache;
+mod ffi;
 mod launch;
 mod toolchain;
 
@@ -19,7 +21,9 @@ mod node;
 mod python;
 mod squeak;
 
+pub use bindings::Binding;
 pub use cache::cache_dir;
+pub use ffi::{FfiLaunch, LIB as FFI_LIB};
 pub use launch::Launch;
 pub use toolchain::{find_in_path, Toolchain};
 
@@ -214,6 +218,43 @@ impl Runtime {
             Runtime::Squeak => squeak::prepare(tool, note),
         }
     }
+}
+
+impl Runtime {
+    /// The bindings its worker can offer for `toll ffi`, in the order toll
+    /// measures them; empty for a runtime without them yet.
+    pub fn bindings(self) -> &'static [Binding] {
+        match self {
+            Runtime::Rust => &bindings::RUST,
+            Runtime::C => &bindings::C,
+            Runtime::Python => &bindings::PYTHON,
+            _ => &[],
+        }
+    }
+
+    /// One of its bindings by name.
+    pub fn binding(self, name: &str) -> Option<&'static Binding> {
+        self.bindings().iter().find(|b| b.name == name)
+    }
+
+    /// Find the C compiler and this runtime's toolchain, build the worker
+    /// and the C side it calls (cached), and set `TOLL_FFI_DIR` for it.
+    pub fn prepare_ffi(self, note: &mut dyn FnMut(&str)) -> Result<FfiLaunch, PeerError> {
+        let cc = c::detect()?;
+        let launch = self.prepare_noting(note)?;
+        ffi::prepare(cc, launch, self == Runtime::Python, note)
+    }
+}
+
+/// Every binding name any runtime has, sorted, for messages.
+pub fn binding_names() -> Vec<&'static str> {
+    let mut all: Vec<&'static str> = Runtime::ALL
+        .iter()
+        .flat_map(|r| r.bindings().iter().map(|b| b.name))
+        .collect();
+    all.sort_unstable();
+    all.dedup();
+    all
 }
 
 /// [`Runtime::RPC_SERVERS`]' names, for messages.

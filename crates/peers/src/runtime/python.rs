@@ -9,6 +9,7 @@ pub(super) const INSTALL: &str = "apt-get install python3";
 const WORKER: &str = include_str!("../../../../workers/python/toll_worker.py");
 const UNITS: &str = include_str!("../../../../workers/python/toll_units.py");
 const FILE: &str = include_str!("../../../../workers/python/toll_file.py");
+const FFI: &str = include_str!("../../../../workers/python/toll_ffi.py");
 
 /// `$TOLL_PYTHON`, else `python3`.
 pub(super) fn detect() -> Result<Toolchain, PeerError> {
@@ -16,7 +17,7 @@ pub(super) fn detect() -> Result<Toolchain, PeerError> {
 }
 
 pub(super) fn prepare(python: Toolchain) -> Result<Launch, PeerError> {
-    let dir = keyed_dir("python", &[WORKER, UNITS, FILE]);
+    let dir = keyed_dir("python", &[WORKER, UNITS, FILE, FFI]);
     let script = dir.join("toll_worker.py");
     if !script.is_file() {
         // Its modules first: a worker script present means a complete directory.
@@ -25,6 +26,7 @@ pub(super) fn prepare(python: Toolchain) -> Result<Launch, PeerError> {
             &[
                 ("toll_units.py", UNITS),
                 ("toll_file.py", FILE),
+                ("toll_ffi.py", FFI),
                 ("toll_worker.py", WORKER),
             ],
         )?;

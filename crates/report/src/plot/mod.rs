@@ -75,6 +75,7 @@ impl Chart {
             "spawn" => ("units (N)".into(), "µs per unit", true, series),
             "ring" => ("units in the ring (N)".into(), "µs per hop", true, series),
             "file" => ("bytes per read".into(), "µs per read", false, series),
+            "ffi" => ("bytes per call (n)".into(), "µs per call", false, series),
             "rpc" => (
                 "payload bytes per call".into(),
                 "µs per call",

@@ -1,0 +1,62 @@
+//! `toll ffi`: the runtimes and bindings, the bytes per call, and the
+//! engine's settings.
+
+use super::plot_scale::PlotScale;
+use crate::parsers::checked;
+use crate::usage::usage;
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct FfiArgs {
+    /// Runtimes, comma-separated: rust, c, python (the ones with bindings so
+    /// far), or all; one this machine lacks is a row saying what to install.
+    #[arg(long, default_value = "all", value_name = "LIST")]
+    pub runtime: String,
+    /// Bindings, comma-separated: direct, dlopen (rust, c); ctypes, cffi, ext
+    /// (python). Default: every binding of the runtimes chosen.
+    #[arg(long, value_name = "LIST")]
+    pub binding: Option<String>,
+    /// Bytes passed per call: a list and/or ranges (0, 1Ki, 4096:65536:4096);
+    /// 0 is the null call.
+    #[arg(long, default_value = toll_families::ffi::DEFAULT_SIZES, value_name = "LIST",
+          allow_hyphen_values = true, value_parser = checked(bytes))]
+    pub sizes: Bytes,
+    /// Rounds, every size timed once a round in shuffled order (1 to 100000).
+    #[arg(long, default_value_t = 10, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub trials: u32,
+    /// Warm-up per size, in milliseconds (0 to 60000).
+    #[arg(long, default_value_t = 100, value_name = "MS",
+          value_parser = clap::value_parser!(u64).range(0..=60_000))]
+    pub warmup_ms: u64,
+    /// Target length of one timed batch of calls, in milliseconds (1 to 10000).
+    #[arg(long, default_value_t = 10, value_name = "MS",
+          value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub batch_ms: u64,
+    /// Memory ceiling per batch, in MiB of the machine's memory (1 to
+    /// 16777216): a worker that grows more is stopped and its point failed.
+    #[arg(long, default_value_t = 4096, value_name = "MIB",
+          value_parser = clap::value_parser!(u64).range(1..=16_777_216))]
+    pub max_mem: u64,
+    /// Print the stored run as JSON on stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Draw ns per call against bytes per call, one line per binding, to an SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    #[command(flatten)]
+    pub scale: PlotScale,
+}
+
+/// Bytes per call, sorted, without duplicates.
+#[derive(Debug, Clone)]
+pub struct Bytes(pub Vec<u64>);
+
+/// --sizes: bytes, with no cap of toll's own (each binding's is checked
+/// against the runtimes chosen).
+fn bytes(flag: &str, text: &str) -> anyhow::Result<Bytes> {
+    toll_families::sizes::parse_bytes(text, flag)
+        .map(Bytes)
+        .map_err(usage)
+}

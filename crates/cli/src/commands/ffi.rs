@@ -1,0 +1,132 @@
+//! `toll ffi`: validate the arguments (bindings, sizes, the C compiler)
+//! before anything is measured, run the sweep, print α and β per
+//! (runtime, binding).
+
+use super::db;
+use crate::args::FfiArgs;
+use crate::progress::Progress;
+use crate::usage::usage;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+use toll_families::ffi::{self, FfiConfig};
+use toll_measure::EngineConfig;
+use toll_peers::{Ceiling, Runtime};
+use toll_store::RunStatus;
+
+/// A batch's time ceiling: a batch is sized to `--batch-ms`, so one that
+/// takes this long has hung.
+const BATCH_CEILING: Duration = Duration::from_secs(120);
+
+/// `toll ffi`.
+pub fn run(args: FfiArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
+    let cfg = config(&args)?;
+    if dry_run {
+        return dry(&cfg, db);
+    }
+    measure(cfg, &args, db)
+}
+
+fn config(a: &FfiArgs) -> anyhow::Result<FfiConfig> {
+    // `all` is every runtime with bindings, whether or not this machine has
+    // it: one it lacks is a row with its install command.
+    let runtimes = if a.runtime.trim() == "all" {
+        ffi::runtimes_with_bindings()
+    } else {
+        super::runtimes::parse(&a.runtime, "--runtime", "runtime")?
+    };
+    let bindings: Option<Vec<String>> = a.binding.as_deref().map(|b| {
+        b.split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect()
+    });
+    if bindings.as_ref().is_some_and(Vec::is_empty) {
+        return Err(usage("--binding is empty: give a comma-separated list"));
+    }
+    let targets = ffi::select(&runtimes, bindings.as_deref(), &a.sizes.0)
+        .map_err(|e| usage(e.to_string()))?;
+    // Every binding calls the shared C side: without a compiler, nothing runs.
+    Runtime::C.detect()?;
+    Ok(FfiConfig {
+        sizes: a.sizes.0.clone(),
+        targets,
+        engine: EngineConfig {
+            trials: a.trials,
+            warmup: Duration::from_millis(a.warmup_ms),
+            batch_time: Duration::from_millis(a.batch_ms),
+            ..EngineConfig::default()
+        },
+        ceiling: Ceiling {
+            time: BATCH_CEILING,
+            mem_kb: a.max_mem * 1024,
+        },
+    })
+}
+
+/// `--dry-run`: what would be measured, and which rows would say what to install.
+fn dry(cfg: &FfiConfig, db: Option<&Path>) -> anyhow::Result<ExitCode> {
+    if let Some(p) = db {
+        db::check_name(p)?;
+    }
+    let series: Vec<String> = cfg.targets.iter().map(|t| t.label()).collect();
+    let sizes: Vec<String> = cfg.sizes.iter().map(u64::to_string).collect();
+    crate::say!(
+        "would measure {} series ({}) at {} bytes per call, {} rounds each",
+        series.len(),
+        series.join(", "),
+        sizes.join(", "),
+        cfg.engine.trials
+    );
+    for t in &cfg.targets {
+        if let Err(e) = t.runtime.detect() {
+            crate::say!("{}: not available here: {e}", t.label());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn measure(cfg: FfiConfig, a: &FfiArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let store = db::open(db)?;
+    crate::stop::install();
+    let mut progress =
+        Progress::new((cfg.targets.len() * cfg.sizes.len()) as u64 * u64::from(cfg.engine.trials));
+    let outcome = ffi::run(&cfg, &store, &mut progress, &crate::stop::STOP);
+    progress.finish();
+    let outcome = outcome?;
+    let run = store.load_run(outcome.run_id)?;
+    let mut out = crate::screen::output(a.json);
+    let printed = if a.json {
+        toll_report::export::exporter(toll_report::export::Format::Json).export(&run, &mut out)
+    } else {
+        let id = outcome.run_id;
+        write!(
+            out,
+            "{}",
+            toll_report::ffi::render(&ffi::report::view(&cfg, &outcome))
+        )
+        .and_then(|_| writeln!(out, "{}", db::stored_line(&store, id, outcome.status)))
+    };
+    match printed {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
+        _ => drop(out),
+    }
+    if let Some(path) = &a.plot {
+        let chart = toll_report::plot::Chart::for_run(&run);
+        super::plot::draw(path, chart, &a.scale.plot_scale)?;
+    }
+    match outcome.error {
+        Some(e) => Err(anyhow::anyhow!(
+            "{e} — run {} stored as {} (`toll show {}`)",
+            outcome.run_id,
+            outcome.status.as_str(),
+            outcome.run_id
+        )),
+        None if outcome.status == RunStatus::Partial => {
+            crate::tell!("interrupted: run {} stored as partial", outcome.run_id);
+            Ok(crate::stop::exit_code())
+        }
+        None => Ok(ExitCode::SUCCESS),
+    }
+}

@@ -1,0 +1,166 @@
+//! `toll ffi` end to end: every binding this machine has, measured on the
+//! real workers with small sizes, stored, exported, plotted and compared;
+//! a runtime the machine lacks as a row with its install command; and the
+//! bad input refused in one line before anything is measured.
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+/// Small sizes and quick settings: a run takes seconds.
+const RUN: &[&str] = &[
+    "ffi",
+    "--sizes",
+    "0,256,1Ki",
+    "--trials",
+    "3",
+    "--warmup-ms",
+    "5",
+    "--batch-ms",
+    "2",
+];
+
+fn series(run: &Value) -> &Vec<Value> {
+    run["series"].as_array().expect("series")
+}
+
+#[test]
+fn every_binding_here_is_measured_stored_and_each_series_has_a_fit_or_says_why_not() {
+    let s = Scratch::new("ffi-all");
+    let plot = s.0.join("ffi.svg");
+    let mut args = RUN.to_vec();
+    args.extend(["--plot", plot.to_str().unwrap()]);
+    let o = s.toll(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("α ns") && out.contains("β ns/KiB"), "{out}");
+    assert!(std::fs::read_to_string(&plot).unwrap().contains("<svg"));
+    let run = export_json(&s, "last");
+    assert_eq!(run["family"], "ffi");
+    assert_eq!(run["status"], "complete");
+    let labels: Vec<&str> = series(&run)
+        .iter()
+        .map(|sr| sr["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "rust/direct",
+            "rust/dlopen",
+            "c/direct",
+            "c/dlopen",
+            "python/ctypes",
+            "python/cffi",
+            "python/ext"
+        ]
+    );
+    for sr in series(&run) {
+        let label = sr["label"].as_str().unwrap();
+        let why = sr["attrs"]["unavailable"].as_str();
+        match (&sr["fit"], why) {
+            (Value::Null, Some(why)) => {
+                assert!(why.starts_with("not available here"), "{label}: {why}");
+                assert!(
+                    out.contains("missing: ") || out.contains("not available"),
+                    "{out}"
+                );
+            }
+            (Value::Null, None) => panic!("{label} has neither a fit nor a reason: {sr}"),
+            (fit, _) => {
+                assert!(fit["decision"].is_object(), "{label}: {fit}");
+                for p in sr["points"].as_array().unwrap() {
+                    assert_eq!(p["status"], "ok", "{label}: {p}");
+                    assert_eq!(p["samples"].as_array().unwrap().len(), 3, "{label}");
+                }
+            }
+        }
+    }
+    // Stored with the toolchains that built and ran the bindings.
+    let tools: Vec<&str> = run["env"]["toolchains"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t[0].as_str().unwrap())
+        .collect();
+    for t in ["toll", "cc", "python3"] {
+        assert!(tools.contains(&t), "{t} not in {tools:?}");
+    }
+    // A second run compares with the first, series by series.
+    let o = s.toll(&[
+        "ffi",
+        "--runtime",
+        "c",
+        "--sizes",
+        "0,256,1Ki",
+        "--trials",
+        "3",
+        "--warmup-ms",
+        "5",
+        "--batch-ms",
+        "2",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let second: Value = serde_json::from_slice(&o.stdout).expect("--json is JSON");
+    assert_eq!(series(&second).len(), 2);
+    let o = s.toll(&["compare", "1", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("c/dlopen"), "{}", stdout(&o));
+    let o = s.toll(&["report", "1", "-o", s.0.join("r.html").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn a_runtime_this_machine_lacks_is_a_row_with_its_install_command() {
+    let s = Scratch::new("ffi-missing");
+    let mut args = RUN.to_vec();
+    args.extend(["--runtime", "python"]);
+    let o = s.toll_env(&args, &[("TOLL_PYTHON", "/nonexistent/python3")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("python") && l.contains("ctypes"))
+        .unwrap_or_else(|| panic!("no python/ctypes row in:\n{out}"));
+    assert!(row.contains("missing: apt-get install python3"), "{row}");
+    let run = export_json(&s, "last");
+    for sr in series(&run) {
+        assert!(sr["fit"].is_null());
+        assert!(sr["attrs"]["unavailable"].as_str().is_some(), "{sr}");
+        for p in sr["points"].as_array().unwrap() {
+            assert_eq!(p["status"], "failed");
+            assert!(p["error"].as_str().unwrap().contains("python3"), "{p}");
+        }
+    }
+}
+
+#[test]
+fn bad_input_is_one_line_before_anything_is_measured() {
+    let s = Scratch::new("ffi-bad");
+    assert_usage_errors(
+        &s,
+        &[
+            (
+                &["ffi", "--binding", "jna"],
+                "unknown binding `jna`: known bindings are cffi, ctypes, direct, dlopen, ext",
+            ),
+            (
+                &["ffi", "--runtime", "python", "--binding", "dlopen"],
+                "python has no binding `dlopen`: its bindings are ctypes, cffi, ext",
+            ),
+            (
+                &["ffi", "--runtime", "c", "--sizes", "0,9223372036854775808"],
+                "--sizes 9223372036854775808 is beyond what c/direct can pass in one call",
+            ),
+            (
+                &["ffi", "--runtime", "go"],
+                "go has no ffi bindings yet: runtimes with bindings are rust, c, python",
+            ),
+            (&["ffi", "--binding", ","], "--binding is empty"),
+            (&["ffi", "--sizes", "1k:10"], "bad range `1k:10`"),
+        ],
+    );
+    let o = s.toll_env(&["ffi", "--runtime", "c"], &[("CC", "/nonexistent/cc")]);
+    assert_one_line_error(&o, "C compiler");
+    assert!(!s.db().exists(), "nothing stored without a compiler");
+}

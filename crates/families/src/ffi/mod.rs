@@ -1,0 +1,243 @@
+//! `toll ffi`: what a call from one language into C costs inside one
+//! process, for each (runtime, binding): the null call's time is α, the
+//! bytes passed in and summed on the C side give β; one series per
+//! (runtime, binding), one point per size, every batch stored.
+//!
+//! A runtime this machine lacks, or a binding whose part is missing (cffi
+//! not installed, no Python headers for the extension module), is stored
+//! as a series whose points fail with what to install, so every series
+//! says either its fit or why it has none.
+
+use crate::observer::Observer;
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use toll_measure::{Engine, Fingerprint};
+use toll_peers::{FfiLaunch, Peer, PeerError, Runtime};
+use toll_store::{NewRun, Point, PointStatus, RunStatus, Store};
+
+mod config;
+pub mod report;
+mod sweep;
+
+pub use config::*;
+use sweep::Sweep;
+
+/// A runtime's worker for `ffi`, or why there is none here.
+type Prepared = Result<FfiLaunch, String>;
+
+/// Run a `toll ffi` sweep, storing everything as it goes. A missing C
+/// compiler comes back as `Err` before any run is stored.
+pub fn run(
+    cfg: &FfiConfig,
+    store: &Store,
+    observer: &mut dyn Observer,
+    stop: &AtomicBool,
+) -> Result<FfiOutcome, FfiError> {
+    // Every binding calls the shared C side: no compiler, no run.
+    Runtime::C.detect()?;
+    let mut prepared: BTreeMap<Runtime, Prepared> = BTreeMap::new();
+    for t in &cfg.targets {
+        if prepared.contains_key(&t.runtime) {
+            continue;
+        }
+        let p = match t.runtime.prepare_ffi(&mut |m| observer.note(m)) {
+            Ok(l) => Ok(l),
+            Err(PeerError::MissingToolchain { tool, install, .. }) => {
+                Err(format!("no {tool} on this machine (install: `{install}`)"))
+            }
+            Err(e) => return Err(e.into()),
+        };
+        prepared.insert(t.runtime, p);
+    }
+    let mut toolchains: Vec<(String, String)> = Vec::new();
+    for l in prepared.values().flatten() {
+        for tc in [&l.launch.toolchain, &l.cc] {
+            if !toolchains.contains(tc) {
+                toolchains.push(tc.clone());
+            }
+        }
+    }
+    let env = Fingerprint::capture(toolchains);
+    if let Some(w) = env.busy_warning() {
+        observer.warning(&w);
+    }
+    let cpu_model = env.cpu_model.clone();
+    let engine = Engine::new(cfg.engine.clone());
+    let run_id = store.begin_run(&NewRun {
+        family: "ffi".into(),
+        config: json!({
+            "sizes": cfg.sizes, "engine": cfg.engine,
+            "targets": cfg.targets.iter().map(FfiTarget::label).collect::<Vec<_>>(),
+        }),
+        env,
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+    })?;
+    let mut series = Vec::new();
+    let mut error = None;
+    for target in &cfg.targets {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        match one(
+            cfg,
+            &engine,
+            store,
+            observer,
+            stop,
+            *target,
+            &prepared[&target.runtime],
+            run_id,
+            &cpu_model,
+        ) {
+            Ok(s) => series.push(s),
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        }
+    }
+    let interrupted = stop.load(Ordering::Relaxed);
+    let measured = series
+        .iter()
+        .any(|s| s.points.iter().any(|p| p.result.is_ok()));
+    let status = match (&error, interrupted) {
+        (Some(_), _) if !measured => RunStatus::Failed,
+        (Some(_), _) | (None, true) => RunStatus::Partial,
+        (None, false) => RunStatus::Complete,
+    };
+    let error_text = match &error {
+        Some(e) => Some(e.to_string()),
+        None if interrupted => Some("interrupted by the user".to_string()),
+        None => None,
+    };
+    store.finish_run(
+        run_id,
+        status,
+        &summary_line(&series),
+        error_text.as_deref(),
+    )?;
+    Ok(FfiOutcome {
+        run_id,
+        status,
+        series,
+        error,
+    })
+}
+
+/// One series: measured, or stored as unavailable with what to install.
+#[allow(clippy::too_many_arguments)]
+fn one(
+    cfg: &FfiConfig,
+    engine: &Engine,
+    store: &Store,
+    observer: &mut dyn Observer,
+    stop: &AtomicBool,
+    target: FfiTarget,
+    prepared: &Prepared,
+    run_id: i64,
+    cpu_model: &str,
+) -> Result<FfiSeries, FfiError> {
+    let label = target.label();
+    let mut attrs = json!({
+        "runtime": target.runtime.name(), "binding": target.binding.name,
+        "how": target.binding.how, "per": "call", "unit": "bytes",
+    });
+    let started = match prepared {
+        Err(why) => Err(why.clone()),
+        Ok(l) => match Peer::start(target.runtime, l.launch.clone()) {
+            Err(e) => Err(format!("the {} worker did not start: {e}", target.runtime)),
+            Ok(peer) if peer.hello.bindings.iter().any(|b| b == target.binding.name) => Ok(peer),
+            Ok(peer) => {
+                let why = l
+                    .unbuilt
+                    .iter()
+                    .find(|(b, _)| *b == target.binding.name)
+                    .map(|(_, why)| why.clone())
+                    .unwrap_or_else(|| format!("the {} worker cannot load it", target.runtime));
+                peer.close();
+                Err(match target.binding.install {
+                    "" => why,
+                    install => format!("{why} (install: `{install}`)"),
+                })
+            }
+        },
+    };
+    match started {
+        Ok(peer) => {
+            attrs["runtime_version"] = json!(peer.hello.version);
+            let series_id = store.add_series(run_id, &label, &attrs)?;
+            let sweep = Sweep {
+                cfg,
+                engine,
+                store,
+                observer,
+                stop,
+                target,
+                peer,
+                cpu_model,
+            };
+            sweep.series(run_id, series_id, attrs)
+        }
+        Err(why) => {
+            let why = format!("not available here: {why}");
+            observer.warning(&format!("{label}: {why}"));
+            attrs["unavailable"] = json!(why);
+            let series_id = store.add_series(run_id, &label, &attrs)?;
+            let points: Vec<Point> = cfg
+                .sizes
+                .iter()
+                .map(|&n| Point {
+                    n,
+                    status: PointStatus::Failed,
+                    error: Some(why.clone()),
+                    summary: None,
+                    samples: vec![],
+                    extra: None,
+                })
+                .collect();
+            let mut batch: Vec<(Option<i64>, &Point)> = points.iter().map(|p| (None, p)).collect();
+            store.save_points(series_id, &mut batch)?;
+            Ok(FfiSeries {
+                target,
+                points: cfg
+                    .sizes
+                    .iter()
+                    .map(|&n| FfiPoint {
+                        n,
+                        result: Err(why.clone()),
+                    })
+                    .collect(),
+                fit: None,
+                unavailable: Some(why),
+                others_busy: 0.0,
+            })
+        }
+    }
+}
+
+/// The one-line summary `toll runs` shows: the cheapest crossing measured.
+pub fn summary_line(series: &[FfiSeries]) -> String {
+    let null = series
+        .iter()
+        .flat_map(|s| {
+            s.points
+                .iter()
+                .filter(|p| p.n == 0)
+                .filter_map(move |p| Some((s, p.result.as_ref().ok()?.median)))
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    let missing = series.iter().filter(|s| s.unavailable.is_some()).count();
+    let tail = match missing {
+        0 => String::new(),
+        k => format!(" ({k} not available here)"),
+    };
+    match null {
+        None => format!("{} series, no null call measured{tail}", series.len()),
+        Some((s, ns)) => format!(
+            "{} series{tail}; cheapest null call {} {ns:.1} ns",
+            series.len(),
+            s.target.label()
+        ),
+    }
+}

@@ -1,0 +1,84 @@
+//! The foreign-function bindings each runtime's worker offers for `toll ffi`
+//! (spec/wire.md, `ffi`): the catalog toll checks `--binding` against, and
+//! what to install when a binding's part is missing (`Runtime::bindings`
+//! picks a runtime's row). Adding a binding is a
+//! row here and its call in the runtime's worker (docs/guide/ffi.md).
+
+/// `isize::MAX`: a Rust slice's, C's `ptrdiff_t`'s and CPython's
+/// `Py_ssize_t`'s limit on one buffer.
+const ISIZE_MAX: u64 = isize::MAX as u64;
+
+/// One way a runtime calls into workers/ffi/toll_ffi.c.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Binding {
+    /// Its name on the command line and the wire (`ctypes`).
+    pub name: &'static str,
+    /// What the call goes through, for the table's legend.
+    pub how: &'static str,
+    /// The most bytes one call can pass, and what sets that limit.
+    pub max_bytes: u64,
+    pub max_why: &'static str,
+    /// What to install when the worker does not offer it ("" when nothing
+    /// beyond the runtime and a C compiler is needed).
+    pub install: &'static str,
+}
+
+const fn binding(name: &'static str, how: &'static str, max_why: &'static str) -> Binding {
+    Binding {
+        name,
+        how,
+        max_bytes: ISIZE_MAX,
+        max_why,
+        install: "",
+    }
+}
+
+pub(super) const RUST: [Binding; 2] = [
+    binding(
+        "direct",
+        "a Rust function behind #[inline(never)] (the same loop as toll_ffi.c, in Rust)",
+        "a slice",
+    ),
+    binding(
+        "dlopen",
+        "libtoll_ffi.so through dlopen/dlsym function pointers",
+        "a slice",
+    ),
+];
+
+pub(super) const C: [Binding; 2] = [
+    binding(
+        "direct",
+        "toll_ffi.c compiled into the worker, a noinline call in another translation unit",
+        "ptrdiff_t",
+    ),
+    binding(
+        "dlopen",
+        "libtoll_ffi.so through dlopen/dlsym function pointers",
+        "ptrdiff_t",
+    ),
+];
+
+pub(super) const PYTHON: [Binding; 3] = [
+    binding(
+        "ctypes",
+        "ctypes.CDLL(libtoll_ffi.so) with argtypes and restype set",
+        "a Py_ssize_t",
+    ),
+    Binding {
+        install: "pip install cffi",
+        ..binding(
+            "cffi",
+            "cffi's ABI mode, ffi.dlopen(libtoll_ffi.so)",
+            "a Py_ssize_t",
+        )
+    },
+    Binding {
+        install: "apt-get install python3-dev",
+        ..binding(
+            "ext",
+            "a C extension module toll builds from workers/ffi/toll_ffi_py.c (METH_NOARGS, METH_O)",
+            "a Py_ssize_t",
+        )
+    },
+];

@@ -1,0 +1,166 @@
+//! `toll ffi`'s table: one row per (runtime, binding) with the null call's
+//! median and the model t(n) = α + β·n (α: the crossing, β: each byte
+//! passed in and summed), their intervals and verdict; a binding this
+//! machine lacks is a row that says what to install. The family fills an
+//! [`FfiView`] (`toll_families::ffi::report`); this module renders it.
+
+use crate::table::Table;
+use crate::{decided, legend};
+use toll_measure::decision::Sign;
+use toll_measure::{SeriesFit, Summary};
+
+/// What a `toll ffi` run's table shows.
+#[derive(Debug, Clone)]
+pub struct FfiView {
+    /// Bytes per call swept.
+    pub sizes: Vec<u64>,
+    pub trials: u32,
+    pub series: Vec<FfiSeriesView>,
+}
+
+/// One (runtime, binding) series.
+#[derive(Debug, Clone)]
+pub struct FfiSeriesView {
+    pub runtime: String,
+    pub binding: String,
+    /// What the call goes through.
+    pub how: String,
+    /// ns per null call (the n = 0 point), when measured.
+    pub null: Option<Summary>,
+    pub fit: Option<SeriesFit>,
+    /// Sizes measured.
+    pub measured: usize,
+    /// The first failure, (n, why).
+    pub failure: Option<(u64, String)>,
+    /// Why it is not measured here, and the command that installs what it needs.
+    pub unavailable: Option<(String, Option<String>)>,
+}
+
+/// The command inside "(install: `…`)" of a reason, if it names one.
+pub fn install_of(why: &str) -> Option<String> {
+    let start = why.find("(install: `")? + "(install: `".len();
+    let len = why[start..].find('`')?;
+    Some(why[start..start + len].to_string())
+}
+
+/// The table, its legend and notes.
+pub fn render(v: &FfiView) -> String {
+    let sizes: Vec<String> = v.sizes.iter().map(u64::to_string).collect();
+    let mut out = format!(
+        "toll ffi: bytes per call = {}; {} rounds (every size once a round, shuffled); the worker times each batch of calls itself\n\n",
+        sizes.join(", "),
+        v.trials
+    );
+    let widened = v
+        .series
+        .iter()
+        .filter_map(|s| s.fit.as_ref()?.decision.as_ref())
+        .any(|d| d.widened);
+    let (a_ci, b_ci) = decided::ci_headings(widened);
+    let mut t = Table::new(&[
+        "runtime",
+        "binding",
+        "null ns",
+        "α ns",
+        &a_ci,
+        "β ns/KiB",
+        &b_ci,
+        "fit",
+    ]);
+    let mut notes = Vec::new();
+    let mut near_zero = false;
+    for s in &v.series {
+        let label = format!("{}/{}", s.runtime, s.binding);
+        let null = s
+            .null
+            .as_ref()
+            .map(|m| format!("{:.1}", m.median))
+            .unwrap_or_else(|| "–".into());
+        let mut cells = vec![s.runtime.clone(), s.binding.clone(), null];
+        if let Some((why, install)) = &s.unavailable {
+            let word = match install {
+                Some(cmd) => format!("missing: {cmd}"),
+                None => "not available".into(),
+            };
+            cells.extend(["–".into(), "–".into(), "–".into(), "–".into(), word]);
+            notes.push(format!("{label}: {why}"));
+        } else if let Some(d) = s.fit.as_ref().and_then(|f| f.decision.as_ref()) {
+            near_zero |= d.alpha.sign != Sign::Positive || d.beta.sign != Sign::Positive;
+            let (a, ac) = decided::cells(&d.alpha, |x| format!("{x:.1}"));
+            let (b, bc) = decided::cells(&d.beta, |x| format!("{:.1}", x * 1024.0));
+            cells.extend([a, ac, b, bc, d.words()]);
+        } else {
+            cells.extend([
+                "–".into(),
+                "–".into(),
+                "–".into(),
+                "–".into(),
+                decided::no_model(s.measured),
+            ]);
+        }
+        t.row(cells);
+        if s.unavailable.is_none() {
+            if let Some((n, why)) = &s.failure {
+                notes.push(format!("{label} failed at n = {n}: {why}"));
+            }
+        }
+    }
+    out.push_str(&t.render());
+    out.push_str("null ns: the median null call; α: the crossing, from the line t(n) = α + β·n through every size; β: each KiB passed in and summed on the C side\n");
+    out.push_str(decided::FIT_LEGEND);
+    out.push('\n');
+    out.push_str(&legend::run_to_run(
+        v.series.iter().filter_map(|s| s.fit.as_ref()),
+    ));
+    if near_zero {
+        out.push_str(decided::NEAR_ZERO_LEGEND);
+        out.push('\n');
+    }
+    out.push_str("bindings:\n");
+    for s in &v.series {
+        out.push_str(&format!("  {}/{}: {}\n", s.runtime, s.binding, s.how));
+    }
+    for n in notes {
+        out.push_str(&format!("note: {n}\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_binding_is_a_row_with_its_install_command() {
+        let why = "not available here: cffi does not import (install: `pip install cffi`)";
+        assert_eq!(install_of(why).as_deref(), Some("pip install cffi"));
+        let v = FfiView {
+            sizes: vec![0, 1024],
+            trials: 3,
+            series: vec![FfiSeriesView {
+                runtime: "python".into(),
+                binding: "cffi".into(),
+                how: "cffi's ABI mode".into(),
+                null: None,
+                fit: None,
+                measured: 0,
+                failure: None,
+                unavailable: Some((why.into(), install_of(why))),
+            }],
+        };
+        let text = render(&v);
+        let row = text
+            .lines()
+            .find(|l| l.contains("cffi") && l.contains("missing"))
+            .unwrap();
+        assert!(row.contains("missing: pip install cffi"), "{text}");
+        // The table itself fits 100 columns; the prose lines are wrapped by the terminal's writer.
+        let table = text
+            .lines()
+            .filter(|l| l.starts_with("runtime") || l.starts_with("python"));
+        assert!(
+            table.into_iter().all(|l| l.chars().count() <= 100),
+            "{text}"
+        );
+    }
+}

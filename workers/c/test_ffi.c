@@ -1,0 +1,43 @@
+/* The C worker's `ffi` against spec/vectors/ffi.tsv: both bindings return
+   the pattern's sum for every vector (TOLL_FFI_DIR names where the Makefile
+   built libtoll_ffi.so). Usage: test_ffi VECTORS_DIR */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ffi.h"
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_ffi VECTORS_DIR\n");
+        return 2;
+    }
+    char path[4096], line[512], name[64], out[512];
+    snprintf(path, sizeof path, "%s/ffi.tsv", argv[1]);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        return 2;
+    }
+    const char *bindings[] = {"direct", "dlopen"};
+    int checked = 0, failed = 0;
+    while (fgets(line, sizeof line, f)) {
+        long n, seed;
+        unsigned long long want;
+        if (line[0] == '#' || sscanf(line, "%63s %ld %ld %llu", name, &n, &seed, &want) != 4) continue;
+        for (int b = 0; b < 2; b++) {
+            ffi_run(bindings[b], n, 3, seed, out, sizeof out);
+            const char *s = strstr(out, "\"sum\":");
+            unsigned long long got = s ? strtoull(s + 6, NULL, 10) : ~0ull;
+            if (!strstr(out, "\"ok\":true") || got != want) {
+                fprintf(stderr, "ffi %s %s: want sum %llu, got %s\n", bindings[b], name, want, out);
+                failed++;
+            }
+            checked++;
+        }
+    }
+    fclose(f);
+    if (failed || !checked) return 1;
+    printf("c worker ffi: %d sum vectors passed (direct, dlopen)\n", checked);
+    return 0;
+}

@@ -1,0 +1,16 @@
+/* The C side of every `toll ffi` binding (spec/wire.md, `ffi`): one source,
+   built once into libtoll_ffi.so and, for the "direct" bindings and Python's
+   extension module, compiled in beside the caller. */
+#ifndef TOLL_FFI_H
+#define TOLL_FFI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The null call: the crossing alone. */
+void toll_ffi_null(void);
+
+/* The sum of the n bytes at p, each read: the receiver's proof of receipt. */
+uint64_t toll_ffi_sum(const uint8_t *p, size_t n);
+
+#endif
