@@ -2,7 +2,9 @@
 //! loopback: nginx started here, two `toll agent`s started by --remote-cmd
 //! with this very binary. The merged run must be the exact sum of the
 //! agents' (counts and histograms), a launcher that fails must be named in
-//! one line, and the flags not yet run across agents must be refused.
+//! one line, and the flags not yet run across agents must be refused. The
+//! agents start at one scheduled instant, and each row shows its clock
+//! offset (on one machine: zero within its uncertainty).
 
 mod common;
 use base64::Engine;
@@ -48,7 +50,14 @@ fn two_agents_share_the_load_and_their_histograms_add_exactly() {
     let text = stdout(&o);
     assert!(text.contains("Complete requests:      2000"), "{text}");
     assert!(text.contains("Load agents:            2"), "{text}");
-    assert!(text.contains("not clock-aligned"), "{text}");
+    // Started at one scheduled instant; each row shows its clock offset
+    // (on one machine, zero within its uncertainty, give or take scheduling).
+    assert!(
+        text.contains("started together at a scheduled instant"),
+        "{text}"
+    );
+    assert!(text.contains("clock offset"), "{text}");
+    assert_eq!(text.matches(" ± ").count(), 2, "{text}");
 
     let run = export_json(&s, "last");
     assert_eq!(run["status"], "complete");
@@ -66,6 +75,16 @@ fn two_agents_share_the_load_and_their_histograms_add_exactly() {
         .map(|r| r["connections"].as_u64().unwrap())
         .collect();
     assert_eq!(conns, vec![2, 2], "-c split evenly");
+    for r in rows {
+        let (o, u) = (
+            r["clock_offset_ms"].as_f64().unwrap(),
+            r["clock_uncertainty_ms"].as_f64().unwrap(),
+        );
+        // One clock: the estimate errs by at most its uncertainty, which on
+        // loopback is well under 50 ms even on a busy machine.
+        assert!(u >= 0.0 && u < 50.0, "uncertainty {u} ms");
+        assert!(o.abs() <= u + 0.001, "offset {o} ms ± {u} on one clock");
+    }
     let report = &extra["report"];
     assert_eq!(report["complete_requests"], 2000);
     assert_eq!(report["failed_requests"], 0);

@@ -1,7 +1,7 @@
 //! The rows a `toll http` run from load agents adds below ab's report: one
-//! per agent (its requests, rate, median and p99 latency, errors and CPU
-//! time), and a line per agent lost on the way. Stored with the run, so
-//! every view renders the same rows.
+//! per agent (its requests, rate, median and p99 latency, errors, CPU time
+//! and clock offset from the coordinator), and a line per agent lost on the
+//! way. Stored with the run, so every view renders the same rows.
 
 use crate::table::Table;
 use serde::{Deserialize, Serialize};
@@ -24,6 +24,13 @@ pub struct AgentRow {
     /// Its time from start to last answer, on its clock.
     pub wall_ns: u64,
     pub bytes: u64,
+    /// Its clock minus the coordinator's, and that estimate's uncertainty
+    /// (half the least round trip of the exchanges); absent in runs stored
+    /// before offsets were measured.
+    #[serde(default)]
+    pub clock_offset_ms: Option<f64>,
+    #[serde(default)]
+    pub clock_uncertainty_ms: Option<f64>,
     /// Its latency histogram (ab's Total) in HdrHistogram's V2 encoding,
     /// compressed, base64: anyone can decode and re-merge it.
     pub histogram_v2: String,
@@ -32,8 +39,17 @@ pub struct AgentRow {
 /// The agents' table, and a line for each agent lost (`lost`: its why).
 pub fn render(rows: &[AgentRow], lost: &[String]) -> String {
     let mut t = Table::new(&[
-        "agent", "host", "requests", "req/s", "p50 ms", "p99 ms", "errors", "CPU s",
+        "agent",
+        "host",
+        "requests",
+        "req/s",
+        "p50 ms",
+        "p99 ms",
+        "errors",
+        "CPU s",
+        "clock offset",
     ]);
+    let mut aligned = !rows.is_empty();
     for r in rows {
         t.row(vec![
             r.agent.clone(),
@@ -44,10 +60,22 @@ pub fn render(rows: &[AgentRow], lost: &[String]) -> String {
             format!("{:.3}", r.p99_ms),
             r.errors.to_string(),
             format!("{:.2}", r.cpu_s),
+            match (r.clock_offset_ms, r.clock_uncertainty_ms) {
+                (Some(o), Some(u)) => format!("{o:+.3} ± {u:.3} ms"),
+                _ => {
+                    aligned = false;
+                    "-".into()
+                }
+            },
         ]);
     }
+    let start = if aligned {
+        "started together at a scheduled instant"
+    } else {
+        "starts not clock-aligned"
+    };
     let mut out = format!(
-        "Load agents:            {} (histograms added exactly; starts not clock-aligned)\n",
+        "Load agents:            {} (histograms added exactly; {start})\n",
         rows.len()
     );
     out.push_str(&t.render());
@@ -75,11 +103,25 @@ mod tests {
             cpu_s: 0.31,
             wall_ns: 200_000_000,
             bytes: 1,
+            clock_offset_ms: Some(-0.0123),
+            clock_uncertainty_ms: Some(0.031),
             histogram_v2: String::new(),
         };
-        let text = render(&[row.clone(), row], &["the far end `x` exited".into()]);
+        let text = render(
+            &[row.clone(), row.clone()],
+            &["the far end `x` exited".into()],
+        );
         assert_eq!(text.matches("toll agent").count(), 2, "{text}");
         assert!(text.contains("lost: the far end `x` exited"), "{text}");
         assert!(text.contains("0.200") && text.contains("1.500"), "{text}");
+        assert!(text.contains("-0.012 ± 0.031 ms"), "{text}");
+        assert!(text.contains("started together"), "{text}");
+        // A row stored before offsets were measured still reads, as such.
+        let mut old = serde_json::to_value(&row).unwrap();
+        let o = old.as_object_mut().unwrap();
+        o.remove("clock_offset_ms");
+        o.remove("clock_uncertainty_ms");
+        let old: AgentRow = serde_json::from_value(old).unwrap();
+        assert!(render(&[old], &[]).contains("starts not clock-aligned"));
     }
 }

@@ -140,7 +140,7 @@ impl Shared {
         let c = &self.plan.common;
         let mut schedule = c
             .rate
-            .map(|r| Schedule::new(c.start + r.offset * (r.first + k as u32), r.interval));
+            .map(|r| Schedule::new(r.first_slot(c.start, k), r.interval));
         loop {
             let now = Instant::now();
             if c.requests.is_some_and(|n| self.issued.get() >= n)

@@ -132,7 +132,7 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::R
     for k in 0..plan.connections {
         let schedule = plan
             .rate
-            .map(|r| Schedule::new(plan.start + r.offset * (r.first + k as u32), r.interval));
+            .map(|r| Schedule::new(r.first_slot(plan.start, k), r.interval));
         lp.conns.push(Conn {
             stream: None,
             phase: Phase::Waiting,

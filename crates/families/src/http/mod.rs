@@ -25,6 +25,7 @@ pub use error::HttpError;
 use client_loop::ClientPlan;
 use event_loop::{Counter, LoopPlan, RateShare};
 use hdrhistogram::Histogram;
+pub use loop_plan::{Part, Shard};
 use request::{RequestSpec, Template};
 use serde_json::json;
 use stats::Stats;
@@ -167,6 +168,17 @@ pub fn load(
     stop: &Arc<AtomicBool>,
     on_progress: &mut dyn FnMut(u64, Duration),
 ) -> Result<LoadOutcome, HttpError> {
+    load_part(cfg, Part::default(), stop, on_progress)
+}
+
+/// [`load`] as one agent's part of a run from many: from `part.start`, on
+/// its shard of the arrival schedule.
+pub fn load_part(
+    cfg: &HttpConfig,
+    part: Part,
+    stop: &Arc<AtomicBool>,
+    on_progress: &mut dyn FnMut(u64, Duration),
+) -> Result<LoadOutcome, HttpError> {
     let request: Arc<[u8]> = request::serialise(&cfg.target, &cfg.spec).into();
     // HTTP/2 and TLS go through hyper's clients; plain HTTP/1.1 through
     // the mio loop.
@@ -187,20 +199,17 @@ pub fn load(
     let threads = cfg.threads.clamp(1, cfg.concurrency.max(1));
     let conns = shares(cfg.concurrency as u64, threads);
     let reqs = cfg.requests.map(|n| shares(n, threads));
-    let start = Instant::now() + Duration::from_millis(2);
+    let start = part
+        .start
+        .unwrap_or_else(|| Instant::now() + Duration::from_millis(2));
     let deadline = cfg.time_limit.map(|d| start + d);
     let counters: Arc<Vec<Counter>> = Arc::new((0..threads).map(|_| Counter::default()).collect());
     let mut handles = Vec::new();
     let mut first = 0u32;
     for t in 0..threads {
-        let rate = cfg.rate.map(|r| {
-            let per_conn = r / cfg.concurrency as f64;
-            RateShare {
-                interval: Duration::from_secs_f64(1.0 / per_conn),
-                first,
-                offset: Duration::from_secs_f64(1.0 / r),
-            }
-        });
+        let rate = cfg
+            .rate
+            .map(|r| RateShare::of(r, cfg.concurrency, first, part.shard));
         first += conns[t] as u32;
         let plan = LoopPlan {
             addr: cfg.target.addrs[0],

@@ -2,17 +2,25 @@
 //! (resolve the URL and connect once, as a single-host run does before it
 //! loads) and `http-go` (run toll's own engine with its share of the
 //! connections and requests, and answer with its histograms and counts).
-//! Plugged into the agent's loop with [`toll_peers::agent::serve::run_with`],
-//! so the load needs no second protocol.
+//! Between the two, `clock` exchanges let the coordinator measure this
+//! host's clock offset, and `http-go` names the instant to start on this
+//! host's clock, so that all agents start together. Plugged into the
+//! agent's loop with [`toll_peers::agent::serve::run_with`], so the load
+//! needs no second protocol.
 
+use super::clock;
 use super::wire::{FarLoad, FarResult};
-use crate::http::{self, HttpConfig, Target};
+use crate::http::{self, HttpConfig, Part, Target};
 use serde_json::{json, Value};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// The ops the agent answers for an http load.
-pub const OPS: &[&str] = &["http-ready", "http-go"];
+pub const OPS: &[&str] = &["http-ready", "clock", "http-go"];
+
+/// A start further ahead than this is a coordinator's mistake, not a plan.
+const LONGEST_LEAD: Duration = Duration::from_secs(600);
 
 /// The load prepared by `http-ready`, run by `http-go`.
 #[derive(Default)]
@@ -24,6 +32,7 @@ impl FarSide {
     /// Answer one of [`OPS`].
     pub fn handle(&mut self, op: &str, cmd: &Value) -> Value {
         let answer = match op {
+            "clock" => Ok(clock::answer(clock::wall_ns())),
             "http-ready" => self.ready(cmd),
             "http-go" => self.go(cmd),
             _ => Err(format!("unknown op `{op}`")),
@@ -67,9 +76,27 @@ impl FarSide {
         if cfg.requests.is_none() && cfg.time_limit.is_none() {
             return Err("`http-go` needs `requests` when the load has no time limit".into());
         }
+        // The instant to start, on this host's clock: how far ahead it is,
+        // or how late this agent already is for it.
+        let (start, late) = match cmd.get("start_at_ns").and_then(Value::as_i64) {
+            Some(at) => {
+                let lead = at - clock::wall_ns();
+                if lead > LONGEST_LEAD.as_nanos() as i64 {
+                    return Err(format!(
+                        "`http-go` starts {:.0} s from now on this host's clock: more than {} s ahead",
+                        lead as f64 / 1e9,
+                        LONGEST_LEAD.as_secs()
+                    ));
+                }
+                let ahead = Duration::from_nanos(lead.max(0) as u64);
+                (Some(Instant::now() + ahead), (-lead).max(0) as u64)
+            }
+            None => (None, 0),
+        };
+        let part = Part { start, shard: None };
         let stop = Arc::new(AtomicBool::new(false));
         let cpu0 = crate::rpc::server::cpu_ns();
-        let out = http::load(&cfg, &stop, &mut |_, _| {}).map_err(|e| e.to_string())?;
+        let out = http::load_part(&cfg, part, &stop, &mut |_, _| {}).map_err(|e| e.to_string())?;
         let cpu = crate::rpc::server::cpu_ns().saturating_sub(cpu0);
         Ok(FarResult {
             stats: out.stats,
@@ -78,6 +105,7 @@ impl FarSide {
             threads: cfg.threads.clamp(1, cfg.concurrency),
             intervals: out.intervals,
             fine: out.fine,
+            late: Duration::from_nanos(late),
         }
         .to_json())
     }

@@ -1,25 +1,27 @@
 //! `toll http` from many load agents: the coordinator. Each agent is a
 //! `toll agent` started by a launcher (`ssh HOST toll agent`, or any
 //! command), driven over its stdin/stdout. The coordinator has every agent
-//! prepare the load (`http-ready`: resolve, connect once), then, once all
-//! have answered, tells them all to go (`http-go`, with each one's share of
-//! the connections and requests, split so shares differ by at most one).
+//! prepare the load (`http-ready`: resolve, connect once) and measures each
+//! one's clock offset (`clock`, NTP's four timestamps); once all have
+//! answered, it tells them all to go (`http-go`, with each one's share of
+//! the connections and requests, split so shares differ by at most one, and
+//! one start instant a margin ahead, translated to each agent's clock).
 //! Each agent runs toll's own engine and answers with its histograms in
 //! HdrHistogram's V2 encoding; they are added exactly (`Histogram::add`), so
 //! the merged percentiles are those of every request, not an average of
 //! percentiles.
 //!
-//! Not yet: the agents' clock offsets (they start when the `http-go` line
-//! reaches them, so their starts differ by the control channel's latency),
-//! interval histograms while the run goes, open loop (`--rate`), HTTP/2 and
-//! TLS across agents.
+//! Not yet: interval histograms while the run goes, open loop (`--rate`),
+//! HTTP/2 and TLS across agents.
 
+pub mod clock;
 pub mod far_side;
 pub mod record;
 pub mod wire;
 
 use super::stats::Stats;
 use super::{shares, HttpConfig, HttpError, LoadOutcome};
+use clock::ClockOffset;
 use serde_json::json;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -36,6 +38,12 @@ const READY_WITHIN: Duration = Duration::from_secs(60);
 const LONGEST_COUNTED_LOAD: Duration = Duration::from_secs(24 * 3600);
 /// Past a --duration load's end, the time an agent has to answer.
 const ANSWER_GRACE: Duration = Duration::from_secs(30);
+/// The start is this far ahead of the last agent's readiness, plus ten of
+/// the slowest agent's round trips: time for every `http-go` line to arrive.
+const START_MARGIN: Duration = Duration::from_millis(200);
+/// An agent that starts later than this after the scheduled instant is
+/// named in a warning.
+const LATE_START: Duration = Duration::from_millis(1);
 
 /// Where the load comes from: the launchers, and how many must last.
 #[derive(Debug, Clone)]
@@ -55,6 +63,8 @@ pub struct AgentRun {
     pub host: String,
     pub connections: u64,
     pub requests: Option<u64>,
+    /// Its clock offset from the coordinator's.
+    pub clock: ClockOffset,
     pub result: FarResult,
 }
 
@@ -87,11 +97,14 @@ fn far_load(cfg: &HttpConfig, threads: Option<usize>) -> FarLoad {
     }
 }
 
-/// Start every agent at once and have it prepare the load: the ready ones
-/// (in the launchers' order) and the ones that failed.
-fn start_all(launchers: &[String], load: &FarLoad) -> (Vec<(String, Agent)>, Vec<Lost>) {
+/// An agent ready to go, with its clock offset.
+type Ready = (String, Agent, ClockOffset);
+
+/// Start every agent at once, have it prepare the load and measure its
+/// clock: the ready ones (in the launchers' order) and the ones that failed.
+fn start_all(launchers: &[String], load: &FarLoad) -> (Vec<Ready>, Vec<Lost>) {
     let ours = concat!("toll ", env!("CARGO_PKG_VERSION"));
-    let starting: Vec<(String, JoinHandle<Result<Agent, String>>)> = launchers
+    let starting: Vec<(String, JoinHandle<Result<(Agent, ClockOffset), String>>)> = launchers
         .iter()
         .map(|l| {
             let (l2, cmd) = (
@@ -109,7 +122,9 @@ fn start_all(launchers: &[String], load: &FarLoad) -> (Vec<(String, Agent)>, Vec
                 agent
                     .request_within(&cmd, READY_WITHIN)
                     .map_err(|e| e.to_string())?;
-                Ok(agent)
+                let offset = clock::measure(&mut agent)
+                    .map_err(|e| format!("agent `{l2}`: its clock could not be read: {e}"))?;
+                Ok((agent, offset))
             });
             (l.clone(), h)
         })
@@ -117,7 +132,7 @@ fn start_all(launchers: &[String], load: &FarLoad) -> (Vec<(String, Agent)>, Vec
     let (mut ready, mut lost) = (Vec::new(), Vec::new());
     for (launcher, h) in starting {
         match h.join() {
-            Ok(Ok(agent)) => ready.push((launcher, agent)),
+            Ok(Ok((agent, offset))) => ready.push((launcher, agent, offset)),
             Ok(Err(why)) => lost.push(Lost { launcher, why }),
             Err(_) => lost.push(Lost {
                 why: format!("agent `{launcher}`: its coordinator thread panicked"),
@@ -162,15 +177,23 @@ pub fn load(
     let lost_at_start = lost.len();
     let conns = shares(cfg.concurrency as u64, ready.len());
     let reqs = cfg.requests.map(|n| shares(n, ready.len()));
-    let within = cfg
-        .time_limit
-        .map_or(LONGEST_COUNTED_LOAD, |d| d + cfg.timeout + ANSWER_GRACE);
+    // One start instant for all, on the coordinator's clock, far enough
+    // ahead for every `http-go` line to arrive; each agent is told it on
+    // its own clock.
+    let slowest = ready.iter().map(|r| r.2.uncertainty_ns).max().unwrap_or(0);
+    let margin = START_MARGIN + Duration::from_nanos(slowest) * 20;
+    let start_at = clock::wall_ns() + margin.as_nanos() as i64;
+    let within = margin
+        + cfg
+            .time_limit
+            .map_or(LONGEST_COUNTED_LOAD, |d| d + cfg.timeout + ANSWER_GRACE);
     type Going = JoinHandle<(Agent, Result<FarResult, String>)>;
-    let mut going: Vec<(String, u32, u64, Option<u64>, Going)> = Vec::new();
+    let mut going: Vec<(String, u32, u64, Option<u64>, ClockOffset, Going)> = Vec::new();
     // Every agent is ready: the `http-go` lines go out back to back.
-    for (i, (launcher, mut agent)) in ready.into_iter().enumerate() {
+    for (i, (launcher, mut agent, offset)) in ready.into_iter().enumerate() {
         let (c, n) = (conns[i], reqs.as_ref().map(|r| r[i]));
-        let cmd = json!({"op": "http-go", "connections": c, "requests": n});
+        let cmd = json!({"op": "http-go", "connections": c, "requests": n,
+                         "start_at_ns": offset.to_agent(start_at)});
         let pid = agent.pid();
         let h = std::thread::spawn(move || {
             let answer = agent.request_within(&cmd, within);
@@ -179,13 +202,13 @@ pub fn load(
                 .and_then(|v| FarResult::from_json(&v).map_err(|e| format!("answered badly: {e}")));
             (agent, result)
         });
-        going.push((launcher, pid, c, n, h));
+        going.push((launcher, pid, c, n, offset, h));
     }
     let mut stopped = false;
-    while !going.iter().all(|g| g.4.is_finished()) {
+    while !going.iter().all(|g| g.5.is_finished()) {
         if !stopped && stop.load(Ordering::Relaxed) {
             // The agents are in process groups of their own: end them.
-            for g in going.iter().filter(|g| !g.4.is_finished()) {
+            for g in going.iter().filter(|g| !g.5.is_finished()) {
                 let pgid = nix::unistd::Pid::from_raw(g.1 as i32);
                 let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
             }
@@ -194,7 +217,7 @@ pub fn load(
         std::thread::sleep(Duration::from_millis(20));
     }
     let mut agents = Vec::new();
-    for (launcher, _, connections, requests, h) in going {
+    for (launcher, _, connections, requests, clock, h) in going {
         match h.join() {
             Ok((agent, Ok(result))) => {
                 let host = agent.hello.host.clone();
@@ -204,6 +227,7 @@ pub fn load(
                     host,
                     connections,
                     requests,
+                    clock,
                     result,
                 });
             }
@@ -230,6 +254,13 @@ pub fn load(
         warn(&format!(
             "{}; the run is stored partial with the others",
             l.why
+        ));
+    }
+    for a in agents.iter().filter(|a| a.result.late > LATE_START) {
+        warn(&format!(
+            "agent `{}` started {:.1} ms after the scheduled instant (its `http-go` came late): its load began that much after the others'",
+            a.launcher,
+            a.result.late.as_secs_f64() * 1e3
         ));
     }
     Ok(AgentsOutcome {
@@ -291,6 +322,10 @@ mod tests {
             host: "h".into(),
             connections: 1,
             requests: Some(complete),
+            clock: ClockOffset {
+                offset_ns: 0,
+                uncertainty_ns: 0,
+            },
             result: FarResult {
                 stats,
                 wall: Duration::from_millis(wall_ms),
@@ -301,6 +336,7 @@ mod tests {
                     total_ns: wall_ms * 1_000_000,
                 }],
                 fine: vec![],
+                late: Duration::ZERO,
             },
         }
     }

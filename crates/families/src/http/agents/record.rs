@@ -34,6 +34,8 @@ pub fn rows(out: &AgentsOutcome) -> Vec<AgentRow> {
                 cpu_s: a.result.cpu_s,
                 wall_ns: a.result.wall.as_nanos() as u64,
                 bytes: s.total_bytes,
+                clock_offset_ms: Some(a.clock.offset_ns as f64 / 1e6),
+                clock_uncertainty_ms: Some(a.clock.uncertainty_ns as f64 / 1e6),
                 histogram_v2: encode(&s.total),
             }
         })

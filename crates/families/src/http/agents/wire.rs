@@ -104,6 +104,8 @@ pub struct FarResult {
     pub threads: usize,
     pub intervals: Vec<Sample>,
     pub fine: Vec<(Duration, u64)>,
+    /// How late it started after the instant it was given.
+    pub late: Duration,
 }
 
 impl FarResult {
@@ -122,6 +124,7 @@ impl FarResult {
             "histograms": {"total": encode(&s.total), "connect": encode(&s.connect),
                            "processing": encode(&s.processing), "waiting": encode(&s.waiting)},
             "wall_ns": ns(self.wall), "cpu_s": self.cpu_s, "threads": self.threads,
+            "late_ns": ns(self.late),
             "intervals": self.intervals.iter().map(|i| [i.iters, i.total_ns]).collect::<Vec<_>>(),
             "fine": self.fine.iter().map(|f| [ns(f.0), f.1]).collect::<Vec<_>>(),
         })
@@ -183,6 +186,7 @@ impl FarResult {
                 .into_iter()
                 .map(|(at, c)| (secs(at), c))
                 .collect(),
+            late: secs(n("late_ns")),
         })
     }
 }
