@@ -312,3 +312,71 @@ fn an_agent_that_dies_mid_run_is_named_and_the_others_finish() {
     assert_eq!(rows.len(), 1);
     assert_eq!(extra["report"]["complete_requests"], rows[0]["requests"]);
 }
+
+#[test]
+fn bad_agents_are_one_line_before_any_load() {
+    let s = Scratch::new("http-agents-unreachable");
+    let nginx = nginx::start(&s, &[""]);
+    let url = format!("http://127.0.0.1:{}/hello.html", nginx.port());
+    // No agent reachable: one line naming every launcher.
+    let (a, b) = ("/nonexistent/toll-a agent", "/nonexistent/toll-b agent");
+    let o = s.toll(&[
+        "http",
+        "-n",
+        "100",
+        "-c",
+        "2",
+        "--min-agents",
+        "1",
+        "--remote-cmd",
+        a,
+        "--remote-cmd",
+        b,
+        &url,
+    ]);
+    assert_one_line_error(&o, "none of the 2 load agent(s) could be started");
+    assert!(
+        stderr(&o).contains(a) && stderr(&o).contains(b),
+        "{}",
+        stderr(&o)
+    );
+    // --remote whose host does not resolve: ssh's failure, named (or, on a
+    // machine without ssh, that ssh is missing).
+    let o = s.toll(&[
+        "http",
+        "-n",
+        "100",
+        "-c",
+        "2",
+        "--remote",
+        "no-such-host.invalid",
+        &url,
+    ]);
+    let err = stderr(&o);
+    assert!(
+        err.contains("no-such-host.invalid") || err.contains("ssh, which was not found"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(!o.status.success());
+
+    // An agent of another toll version: named, with the fix. It answers
+    // every line with an old agent's hello.
+    let old = r#"while read l; do echo '{"ok":true,"runtime":"agent","agent":1,"wire":1,"version":"toll 0.0.1","pid":1,"host":"old"}'; done"#;
+    let agent = agent_cmd();
+    let o = s.toll(&[
+        "http",
+        "-n",
+        "100",
+        "-c",
+        "2",
+        "--remote-cmd",
+        &agent,
+        "--remote-cmd",
+        old,
+        &url,
+    ]);
+    assert_one_line_error(&o, "is toll 0.0.1, this is toll ");
+    assert!(stderr(&o).contains("install the same toll on both"));
+    assert!(!s.db().exists(), "nothing stored");
+}

@@ -162,6 +162,13 @@ pub fn load(
 ) -> Result<AgentsOutcome, HttpError> {
     let of = plan.launchers.len();
     let (ready, mut lost) = start_all(&plan.launchers, &far_load(cfg, plan.threads));
+    if ready.is_empty() {
+        let why: Vec<&str> = lost.iter().map(|l| l.why.as_str()).collect();
+        return Err(HttpError::Agents(format!(
+            "none of the {of} load agent(s) could be started, so no load was sent: {}",
+            why.join("; ")
+        )));
+    }
     if ready.len() < plan.min_agents {
         // Dropping the ready agents stops them.
         return Err(too_few(&lost, ready.len(), plan.min_agents, of));
