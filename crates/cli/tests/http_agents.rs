@@ -4,7 +4,8 @@
 //! agents' (counts and histograms), a launcher that fails must be named in
 //! one line, and the flags not yet run across agents must be refused. The
 //! agents start at one scheduled instant, and each row shows its clock
-//! offset (on one machine: zero within its uncertainty).
+//! offset (on one machine: zero within its uncertainty). At a constant rate
+//! the agents share one arrival schedule.
 
 mod common;
 use base64::Engine;
@@ -239,8 +240,18 @@ fn flags_not_yet_run_across_agents_are_refused_before_any_load() {
     };
     let cases: Vec<(Vec<String>, &str)> = vec![
         (
-            with(&["--rate", "100", "-n", "100", "-c", "2", url]),
-            "--rate",
+            with(&[
+                "--remote-cmd",
+                &agent,
+                "--rate",
+                "1.5",
+                "-n",
+                "100",
+                "-c",
+                "2",
+                url,
+            ]),
+            "--rate 1.5 is lower than the 2 agents",
         ),
         (with(&["--http2", "-n", "100", "-c", "2", url]), "--http2"),
         (
@@ -379,4 +390,81 @@ fn bad_agents_are_one_line_before_any_load() {
     assert_one_line_error(&o, "is toll 0.0.1, this is toll ");
     assert!(stderr(&o).contains("install the same toll on both"));
     assert!(!s.db().exists(), "nothing stored");
+}
+
+#[test]
+fn a_constant_rate_is_one_schedule_shared_by_the_agents() {
+    let s = Scratch::new("http-agents-rate");
+    let nginx = nginx::start(&s, &[""]);
+    let url = format!("http://127.0.0.1:{}/hello.html", nginx.port());
+    let agent = agent_cmd();
+    let o = s.toll(&[
+        "http",
+        "--rate",
+        "400",
+        "--duration",
+        "2s",
+        "-c",
+        "4",
+        "-k",
+        "--remote-cmd",
+        &agent,
+        "--remote-cmd",
+        &agent,
+        "--json",
+        &url,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(run["status"], "complete");
+    let extra = &run["series"][0]["points"][0]["extra"];
+    let report = &extra["report"];
+    assert_eq!(report["target_rate"], 400.0);
+    let achieved = report["requests_per_second"].as_f64().unwrap();
+    assert!(
+        (achieved - 400.0).abs() <= 20.0,
+        "merged rate {achieved}/s, asked 400/s"
+    );
+    let complete = report["complete_requests"].as_u64().unwrap();
+    // 2 s of arrivals at 400/s: 800, give or take the one in flight at the end.
+    assert!((798..=802).contains(&complete), "{complete} requests");
+    assert_eq!(report["failed_requests"], 0);
+    let rows = extra["agents"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    let mut corrected: Option<Histogram<u64>> = None;
+    let mut uncorrected: Option<Histogram<u64>> = None;
+    for r in rows {
+        // Each agent's shard: half the arrivals, at half the rate.
+        let n = r["requests"].as_u64().unwrap();
+        assert!((398..=402).contains(&n), "an agent's share: {n} {r}");
+        let rps = r["requests_per_second"].as_f64().unwrap();
+        assert!((rps - 200.0).abs() <= 10.0, "an agent's rate: {rps}");
+        let (c, u) = (
+            decode(r["histogram_v2"].as_str().unwrap()),
+            decode(r["histogram_uncorrected_v2"].as_str().unwrap()),
+        );
+        assert_eq!((c.len(), u.len()), (n, n));
+        for (m, h) in [(&mut corrected, c), (&mut uncorrected, u)] {
+            match m {
+                Some(m) => m.add(&h).unwrap(),
+                None => *m = Some(h),
+            }
+        }
+    }
+    // Corrected and uncorrected both merge exactly.
+    let (corrected, uncorrected) = (corrected.unwrap(), uncorrected.unwrap());
+    assert_eq!(corrected.len(), complete);
+    let p = report["percentiles"].as_array().unwrap();
+    let q = report["uncorrected_percentiles"].as_array().unwrap();
+    assert_eq!(
+        p[0][1].as_f64().unwrap(),
+        corrected.value_at_percentile(50.0) as f64 / 1e6
+    );
+    assert_eq!(
+        q[0][1].as_f64().unwrap(),
+        uncorrected.value_at_percentile(50.0) as f64 / 1e6
+    );
+    // An unloaded server: the corrected median stays near the uncorrected.
+    let (c50, u50) = (p[0][1].as_f64().unwrap(), q[0][1].as_f64().unwrap());
+    assert!(c50 >= u50 && c50 <= u50 + 1.0, "p50 {c50} ms vs {u50} ms");
 }

@@ -42,6 +42,10 @@ pub struct AgentRow {
     /// Its latency histogram (ab's Total) in HdrHistogram's V2 encoding,
     /// compressed, base64: anyone can decode and re-merge it.
     pub histogram_v2: String,
+    /// At a constant rate, its uncorrected latency histogram (from each
+    /// request's actual send), encoded the same way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram_uncorrected_v2: Option<String>,
 }
 
 /// The agents' table, and a line for each agent lost (`lost`: its why).
@@ -131,6 +135,7 @@ mod tests {
             threads: 1,
             saturated: false,
             histogram_v2: String::new(),
+            histogram_uncorrected_v2: None,
         };
         let text = render(
             &[row.clone(), row.clone()],

@@ -1,10 +1,11 @@
 //! `toll http URL --remote HOST,… | --remote-cmd CMD …`: the load sent from
 //! load agents, their latency histograms added exactly, the run stored and
-//! printed as ab's report with a row per agent. The flags this slice does
-//! not run across agents yet are refused before any agent starts.
+//! printed as ab's report with a row per agent. `--rate` is one arrival
+//! schedule sharded across the agents. The flags not run across agents yet
+//! are refused before any agent starts.
 
 use super::db;
-use super::http::{config, draw, plot_target, print_run, stop_flag};
+use super::http::{config, draw, plot_target, print_run, stop_flag, warn_lag};
 use crate::args::HttpArgs;
 use crate::usage::usage;
 use std::path::Path;
@@ -49,9 +50,6 @@ fn refuse_unsupported(a: &HttpArgs, cfg: &HttpConfig) -> anyhow::Result<()> {
             "{flag} does not run from load agents yet (--remote, --remote-cmd): drop {flag}, or load from this machine"
         ))
     };
-    if a.load.rate.is_some() {
-        return Err(not_yet("--rate"));
-    }
     if a.load.http2 {
         return Err(not_yet("--http2"));
     }
@@ -80,6 +78,12 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         return Err(usage(format!(
             "{k} agents need at least {k} connections, and -c is {}: raise -c to {k} or more, or give fewer agents",
             cfg.concurrency
+        )));
+    }
+    // Each agent's shard of the schedule is at least one arrival a second.
+    if let Some(r) = cfg.rate.filter(|&r| r < k as f64) {
+        return Err(usage(format!(
+            "--rate {r} is lower than the {k} agents that would share it (each sends at least 1 request/s): raise --rate to {k} or more, or give fewer agents"
         )));
     }
     let min_agents = a.agents.min_agents.map_or(k, |m| m as usize);
@@ -130,6 +134,7 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
     if let (Some((path, scale)), true) = (&plot, out.outcome.stats.complete > 0) {
         draw(&store, run_id, path, *scale)?;
     }
+    warn_lag(&report);
     if out.outcome.stats.complete == 0 {
         crate::tell!(
             "toll: no request to {} completed ({} failed): see the failures above",

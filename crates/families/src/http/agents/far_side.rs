@@ -10,7 +10,7 @@
 
 use super::clock;
 use super::wire::{FarLoad, FarResult};
-use crate::http::{self, HttpConfig, Part, Target};
+use crate::http::{self, HttpConfig, Part, Shard, Target};
 use serde_json::{json, Value};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -53,7 +53,7 @@ impl FarSide {
             threads: load.threads.unwrap_or(cpus),
             timeout: load.timeout,
             variable_length: load.variable_length,
-            rate: None,
+            rate: load.rate,
             http2: false,
             streams: 1,
             insecure: false,
@@ -93,7 +93,13 @@ impl FarSide {
             }
             None => (None, 0),
         };
-        let part = Part { start, shard: None };
+        // At a constant rate: this agent's shard of the one arrival schedule.
+        let shard = match (cfg.rate, cmd.get("shard")) {
+            (Some(_), Some(s)) => Some(shard(s, cfg.concurrency)?),
+            (Some(_), None) => return Err("`http-go` at a constant rate needs its `shard`".into()),
+            (None, _) => None,
+        };
+        let part = Part { start, shard };
         let stop = Arc::new(AtomicBool::new(false));
         let cpu0 = crate::rpc::server::cpu_ns();
         let out = http::load_part(&cfg, part, &stop, &mut |_, _| {}).map_err(|e| e.to_string())?;
@@ -109,4 +115,28 @@ impl FarSide {
         }
         .to_json())
     }
+}
+
+/// The shard `http-go` names, checked against this agent's connections:
+/// agent `index` of `of` holds connections index, index + of, … of the
+/// run's `connections`.
+fn shard(v: &Value, mine: usize) -> Result<Shard, String> {
+    let n = |k: &str| {
+        v.get(k)
+            .and_then(Value::as_u64)
+            .map(|x| x as usize)
+            .ok_or_else(|| format!("`http-go`'s shard has no `{k}`"))
+    };
+    let s = Shard {
+        index: n("index")?,
+        of: n("of")?,
+        connections: n("connections")?,
+    };
+    if s.of == 0 || s.index >= s.of || (s.index..s.connections).step_by(s.of).count() != mine {
+        return Err(format!(
+            "`http-go`'s shard {} of {} over {} connections does not hold its {mine} connection(s)",
+            s.index, s.of, s.connections
+        ));
+    }
+    Ok(s)
 }

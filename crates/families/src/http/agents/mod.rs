@@ -11,8 +11,14 @@
 //! the merged percentiles are those of every request, not an average of
 //! percentiles.
 //!
-//! Not yet: interval histograms while the run goes, open loop (`--rate`),
-//! HTTP/2 and TLS across agents.
+//! At a constant rate (`--rate R`) there is one arrival schedule, arrival i
+//! at start + i/R on connection i mod c, and agent k of K holds connections
+//! k, k + K, …: so the agents' arrivals together are exactly the schedule,
+//! and each corrects for coordinated omission from its own slots, as one
+//! machine does; their corrected and uncorrected histograms add.
+//!
+//! Not yet: interval histograms while the run goes, HTTP/2 and TLS across
+//! agents.
 
 pub mod clock;
 pub mod far_side;
@@ -94,6 +100,7 @@ fn far_load(cfg: &HttpConfig, threads: Option<usize>) -> FarLoad {
         variable_length: cfg.variable_length,
         spin: cfg.spin,
         coalesce: cfg.coalesce,
+        rate: cfg.rate,
     }
 }
 
@@ -182,7 +189,10 @@ pub fn load(
         ));
     }
     let lost_at_start = lost.len();
-    let conns = shares(cfg.concurrency as u64, ready.len());
+    // Agent i holds connections i, i + k, i + 2k, … of the run's: as many
+    // as shares() gives it, and at a constant rate its shard of arrivals.
+    let k = ready.len();
+    let conns = shares(cfg.concurrency as u64, k);
     let reqs = cfg.requests.map(|n| shares(n, ready.len()));
     // One start instant for all, on the coordinator's clock, far enough
     // ahead for every `http-go` line to arrive; each agent is told it on
@@ -199,8 +209,11 @@ pub fn load(
     // Every agent is ready: the `http-go` lines go out back to back.
     for (i, (launcher, mut agent, offset)) in ready.into_iter().enumerate() {
         let (c, n) = (conns[i], reqs.as_ref().map(|r| r[i]));
-        let cmd = json!({"op": "http-go", "connections": c, "requests": n,
-                         "start_at_ns": offset.to_agent(start_at)});
+        let mut cmd = json!({"op": "http-go", "connections": c, "requests": n,
+                             "start_at_ns": offset.to_agent(start_at)});
+        if cfg.rate.is_some() {
+            cmd["shard"] = json!({"index": i, "of": k, "connections": cfg.concurrency});
+        }
         let pid = agent.pid();
         let h = std::thread::spawn(move || {
             let answer = agent.request_within(&cmd, within);
@@ -281,7 +294,8 @@ pub fn load(
 /// time is the longest agent's, the rate over time summed interval by
 /// interval (each agent's intervals count from its own start).
 pub fn merge(agents: &[AgentRun]) -> LoadOutcome {
-    let mut stats = Stats::new(false);
+    let constant_rate = agents.iter().any(|a| a.result.stats.uncorrected.is_some());
+    let mut stats = Stats::new(constant_rate);
     let mut elapsed = Duration::ZERO;
     let mut intervals: Vec<Sample> = Vec::new();
     let mut fine: Vec<(Duration, u64)> = Vec::new();

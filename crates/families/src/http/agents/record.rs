@@ -56,6 +56,7 @@ pub fn rows(out: &AgentsOutcome) -> Vec<AgentRow> {
                     a.result.threads,
                 ),
                 histogram_v2: encode(&s.total),
+                histogram_uncorrected_v2: s.uncorrected.as_ref().map(encode),
             }
         })
         .collect()
