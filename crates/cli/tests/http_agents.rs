@@ -83,7 +83,7 @@ fn two_agents_share_the_load_and_their_histograms_add_exactly() {
         );
         // One clock: the estimate errs by at most its uncertainty, which on
         // loopback is well under 50 ms even on a busy machine.
-        assert!(u >= 0.0 && u < 50.0, "uncertainty {u} ms");
+        assert!((0.0..50.0).contains(&u), "uncertainty {u} ms");
         assert!(o.abs() <= u + 0.001, "offset {o} ms ± {u} on one clock");
     }
     let report = &extra["report"];

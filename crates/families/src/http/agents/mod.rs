@@ -106,12 +106,24 @@ fn far_load(cfg: &HttpConfig, threads: Option<usize>) -> FarLoad {
 
 /// An agent ready to go, with its clock offset.
 type Ready = (String, Agent, ClockOffset);
+/// An agent being started, on its own thread.
+type Starting = JoinHandle<Result<(Agent, ClockOffset), String>>;
+
+/// An agent running its load, on its own thread.
+struct Going {
+    launcher: String,
+    pid: u32,
+    connections: u64,
+    requests: Option<u64>,
+    clock: ClockOffset,
+    answer: JoinHandle<(Agent, Result<FarResult, String>)>,
+}
 
 /// Start every agent at once, have it prepare the load and measure its
 /// clock: the ready ones (in the launchers' order) and the ones that failed.
 fn start_all(launchers: &[String], load: &FarLoad) -> (Vec<Ready>, Vec<Lost>) {
     let ours = concat!("toll ", env!("CARGO_PKG_VERSION"));
-    let starting: Vec<(String, JoinHandle<Result<(Agent, ClockOffset), String>>)> = launchers
+    let starting: Vec<(String, Starting)> = launchers
         .iter()
         .map(|l| {
             let (l2, cmd) = (
@@ -204,8 +216,7 @@ pub fn load(
         + cfg
             .time_limit
             .map_or(LONGEST_COUNTED_LOAD, |d| d + cfg.timeout + ANSWER_GRACE);
-    type Going = JoinHandle<(Agent, Result<FarResult, String>)>;
-    let mut going: Vec<(String, u32, u64, Option<u64>, ClockOffset, Going)> = Vec::new();
+    let mut going: Vec<Going> = Vec::new();
     // Every agent is ready: the `http-go` lines go out back to back.
     for (i, (launcher, mut agent, offset)) in ready.into_iter().enumerate() {
         let (c, n) = (conns[i], reqs.as_ref().map(|r| r[i]));
@@ -215,21 +226,28 @@ pub fn load(
             cmd["shard"] = json!({"index": i, "of": k, "connections": cfg.concurrency});
         }
         let pid = agent.pid();
-        let h = std::thread::spawn(move || {
+        let answer = std::thread::spawn(move || {
             let answer = agent.request_within(&cmd, within);
             let result = answer
                 .map_err(|e| e.to_string())
                 .and_then(|v| FarResult::from_json(&v).map_err(|e| format!("answered badly: {e}")));
             (agent, result)
         });
-        going.push((launcher, pid, c, n, offset, h));
+        going.push(Going {
+            launcher,
+            pid,
+            connections: c,
+            requests: n,
+            clock: offset,
+            answer,
+        });
     }
     let mut stopped = false;
-    while !going.iter().all(|g| g.5.is_finished()) {
+    while !going.iter().all(|g| g.answer.is_finished()) {
         if !stopped && stop.load(Ordering::Relaxed) {
             // The agents are in process groups of their own: end them.
-            for g in going.iter().filter(|g| !g.5.is_finished()) {
-                let pgid = nix::unistd::Pid::from_raw(g.1 as i32);
+            for g in going.iter().filter(|g| !g.answer.is_finished()) {
+                let pgid = nix::unistd::Pid::from_raw(g.pid as i32);
                 let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
             }
             stopped = true;
@@ -237,8 +255,16 @@ pub fn load(
         std::thread::sleep(Duration::from_millis(20));
     }
     let mut agents = Vec::new();
-    for (launcher, _, connections, requests, clock, h) in going {
-        match h.join() {
+    for g in going {
+        let Going {
+            launcher,
+            connections,
+            requests,
+            clock,
+            answer,
+            ..
+        } = g;
+        match answer.join() {
             Ok((agent, Ok(result))) => {
                 let host = agent.hello.host.clone();
                 agent.close();
