@@ -5,7 +5,8 @@
 //! one line, and the flags not yet run across agents must be refused. The
 //! agents start at one scheduled instant, and each row shows its clock
 //! offset (on one machine: zero within its uncertainty). At a constant rate
-//! the agents share one arrival schedule.
+//! the agents share one arrival schedule. The seconds the agents stream add
+//! up to the run.
 
 mod common;
 use base64::Engine;
@@ -322,6 +323,14 @@ fn an_agent_that_dies_mid_run_is_named_and_the_others_finish() {
     let rows = extra["agents"].as_array().unwrap();
     assert_eq!(rows.len(), 1);
     assert_eq!(extra["report"]["complete_requests"], rows[0]["requests"]);
+    // The seconds kept are the finished agent's only, as the run's counts.
+    let per_second: u64 = extra["latency_per_second"]["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(Some(per_second), rows[0]["requests"].as_u64());
 }
 
 #[test]
@@ -464,6 +473,23 @@ fn a_constant_rate_is_one_schedule_shared_by_the_agents() {
         q[0][1].as_f64().unwrap(),
         uncorrected.value_at_percentile(50.0) as f64 / 1e6
     );
+    // The agents' seconds, streamed as the run went and merged: together
+    // exactly the run's histogram, bucket for bucket.
+    let per_second = &extra["latency_per_second"];
+    let counts: Vec<u64> = per_second["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .collect();
+    assert!(counts.len() >= 2, "a 2 s run has two seconds: {counts:?}");
+    assert_eq!(counts.iter().sum::<u64>(), complete, "{counts:?}");
+    let mut seconds = corrected.clone();
+    seconds.reset();
+    for h in per_second["histograms_v2"].as_array().unwrap() {
+        seconds.add(decode(h.as_str().unwrap())).unwrap();
+    }
+    assert_eq!(seconds, corrected, "the seconds add up to the run");
     // An unloaded server: the corrected median stays near the uncorrected.
     let (c50, u50) = (p[0][1].as_f64().unwrap(), q[0][1].as_f64().unwrap());
     assert!(c50 >= u50 && c50 <= u50 + 1.0, "p50 {c50} ms vs {u50} ms");

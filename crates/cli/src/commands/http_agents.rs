@@ -8,6 +8,7 @@ use super::db;
 use super::http::{config, draw, plot_target, print_run, stop_flag, warn_lag};
 use crate::args::HttpArgs;
 use crate::usage::usage;
+use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
 use std::process::ExitCode;
 use toll_families::http::agents::{self, record, AgentsPlan};
@@ -111,9 +112,26 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         threads: a.load.threads,
     };
     let stop = stop_flag();
-    let out = agents::load(&cfg, &plan, &stop, &mut |line| {
-        crate::tell!("warning: {line}")
-    })?;
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
+            .expect("valid template"),
+    );
+    let out = agents::load(
+        &cfg,
+        &plan,
+        &stop,
+        &mut |line| bar.suspend(|| crate::tell!("warning: {line}")),
+        &mut |s| {
+            bar.set_message(format!(
+                "{} requests; second {}: {}/s, p50 {:.3} ms, p99 {:.3} ms (all agents)",
+                s.done, s.number, s.requests, s.p50_ms, s.p99_ms
+            ));
+            bar.tick();
+        },
+    );
+    bar.finish_and_clear();
+    let out = out?;
     // Opened only now: agents that fail leave no database behind.
     let store = db::open(db_path)?;
     let report = http::report(&cfg, &out.outcome);

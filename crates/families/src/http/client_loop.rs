@@ -47,7 +47,9 @@ pub fn run(plan: &ClientPlan, stop: &AtomicBool, progress: &Counter) -> io::Resu
         .build()?;
     let shared = Rc::new(Shared {
         plan: plan.clone(),
-        stats: RefCell::new(Stats::new(plan.common.rate.is_some())),
+        stats: RefCell::new(
+            Stats::new(plan.common.rate.is_some()).with_interval(plan.common.interval.clone()),
+        ),
         issued: Cell::new(0),
         read_bytes: Rc::new(Cell::new(0)),
     });

@@ -106,7 +106,7 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::R
     let mut events = Events::with_capacity(1024);
     let mut lp = Loop {
         plan,
-        stats: Stats::new(plan.rate.is_some()),
+        stats: Stats::new(plan.rate.is_some()).with_interval(plan.interval.clone()),
         issued: 0,
         conns: Vec::with_capacity(plan.connections),
         progress,

@@ -2,6 +2,7 @@
 //! of the connections, requests and rate, its limits; and the counter it
 //! reports progress on.
 
+use super::stats::IntervalSink;
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -35,6 +36,8 @@ pub struct LoopPlan {
     /// The longest nap in place of a sleep while requests are in flight
     /// (0: sleep until an event).
     pub coalesce: Duration,
+    /// Where each answer's latency also goes, when the run streams them.
+    pub interval: Option<IntervalSink>,
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -1,17 +1,19 @@
 //! The agent's side of an http load: what `toll agent` does on `http-ready`
 //! (resolve the URL and connect once, as a single-host run does before it
-//! loads) and `http-go` (run toll's own engine with its share of the
-//! connections and requests, and answer with its histograms and counts).
-//! Between the two, `clock` exchanges let the coordinator measure this
-//! host's clock offset, and `http-go` names the instant to start on this
-//! host's clock, so that all agents start together. Plugged into the
-//! agent's loop with [`toll_peers::agent::serve::run_with`], so the load
-//! needs no second protocol.
+//! loads), `clock` (the timestamps the coordinator measures this host's
+//! clock offset with) and `http-go` (wait for the start instant it names,
+//! on this host's clock, so that all agents start together; run toll's own
+//! engine with its share of the connections, requests or arrivals; send
+//! each second's latency histogram as an `http-second` line as it goes; and
+//! answer with its histograms and counts). Plugged into the agent's loop
+//! with [`toll_peers::agent::serve::run_with`], so the load needs no second
+//! protocol.
 
 use super::clock;
-use super::wire::{FarLoad, FarResult};
+use super::wire::{encode, FarLoad, FarResult, SECOND};
 use crate::http::{self, HttpConfig, Part, Shard, Target};
 use serde_json::{json, Value};
+use std::io::Write;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -102,7 +104,19 @@ impl FarSide {
         let part = Part { start, shard };
         let stop = Arc::new(AtomicBool::new(false));
         let cpu0 = crate::rpc::server::cpu_ns();
-        let out = http::load_part(&cfg, part, &stop, &mut |_, _| {}).map_err(|e| e.to_string())?;
+        // Asked to stream: each second's latencies go out as an event line
+        // before the answer (this thread holds stdout's reentrant lock).
+        let mut second = |at: Duration, h: hdrhistogram::Histogram<u64>| {
+            let line = json!({"ok": true, "event": SECOND, "at_ns": at.as_nanos() as u64,
+                              "requests": h.len(), "histogram": encode(&h)});
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+        };
+        let stream = cmd.get("stream").and_then(Value::as_bool) == Some(true);
+        let on_second: Option<&mut dyn FnMut(Duration, hdrhistogram::Histogram<u64>)> =
+            stream.then_some(&mut second);
+        let out = http::load_part(&cfg, part, &stop, &mut |_, _| {}, on_second)
+            .map_err(|e| e.to_string())?;
         let cpu = crate::rpc::server::cpu_ns().saturating_sub(cpu0);
         Ok(FarResult {
             stats: out.stats,

@@ -17,18 +17,25 @@
 //! and each corrects for coordinated omission from its own slots, as one
 //! machine does; their corrected and uncorrected histograms add.
 //!
-//! Not yet: interval histograms while the run goes, HTTP/2 and TLS across
-//! agents.
+//! While the load runs, each agent streams each second's latency histogram
+//! (`http-second` lines before its answer); the coordinator adds them into
+//! the run's seconds, shows them as progress, and takes an agent silent for
+//! [`STALL`] as stalled.
+//!
+//! Not yet: HTTP/2 and TLS across agents.
 
 pub mod clock;
 pub mod far_side;
 pub mod record;
+pub mod seconds;
 pub mod wire;
 
 use super::stats::Stats;
 use super::{shares, HttpConfig, HttpError, LoadOutcome};
 use clock::ClockOffset;
+use seconds::{Second, Seconds};
 use serde_json::json;
+use serde_json::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -39,11 +46,9 @@ use wire::{FarLoad, FarResult};
 
 /// How long an agent may take to start and connect once.
 const READY_WITHIN: Duration = Duration::from_secs(60);
-/// With -n alone the load has no known end: a stalled agent is found only
-/// at this bound (interval reports, later, will find it sooner).
-const LONGEST_COUNTED_LOAD: Duration = Duration::from_secs(24 * 3600);
-/// Past a --duration load's end, the time an agent has to answer.
-const ANSWER_GRACE: Duration = Duration::from_secs(30);
+/// An agent sends a line every second of its load: one that sends none
+/// for this long has stalled (or its host, or the link to it, has).
+const STALL: Duration = Duration::from_secs(15);
 /// The start is this far ahead of the last agent's readiness, plus ten of
 /// the slowest agent's round trips: time for every `http-go` line to arrive.
 const START_MARGIN: Duration = Duration::from_millis(200);
@@ -87,6 +92,9 @@ pub struct AgentsOutcome {
     pub outcome: LoadOutcome,
     pub agents: Vec<AgentRun>,
     pub lost: Vec<Lost>,
+    /// The run's seconds, each the sum of the same second of every agent
+    /// that finished.
+    pub seconds: Vec<Second>,
 }
 
 /// The flags an agent repeats, from the validated single-host config.
@@ -178,6 +186,7 @@ pub fn load(
     plan: &AgentsPlan,
     stop: &Arc<AtomicBool>,
     warn: &mut dyn FnMut(&str),
+    on_second: &mut dyn FnMut(&Second),
 ) -> Result<AgentsOutcome, HttpError> {
     let of = plan.launchers.len();
     let (ready, mut lost) = start_all(&plan.launchers, &far_load(cfg, plan.threads));
@@ -212,22 +221,24 @@ pub fn load(
     let slowest = ready.iter().map(|r| r.2.uncertainty_ns).max().unwrap_or(0);
     let margin = START_MARGIN + Duration::from_nanos(slowest) * 20;
     let start_at = clock::wall_ns() + margin.as_nanos() as i64;
-    let within = margin
-        + cfg
-            .time_limit
-            .map_or(LONGEST_COUNTED_LOAD, |d| d + cfg.timeout + ANSWER_GRACE);
+    // The first second's line comes a margin and a second after the go.
+    let stall = margin + STALL;
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Value)>();
     let mut going: Vec<Going> = Vec::new();
     // Every agent is ready: the `http-go` lines go out back to back.
     for (i, (launcher, mut agent, offset)) in ready.into_iter().enumerate() {
         let (c, n) = (conns[i], reqs.as_ref().map(|r| r[i]));
         let mut cmd = json!({"op": "http-go", "connections": c, "requests": n,
-                             "start_at_ns": offset.to_agent(start_at)});
+                             "start_at_ns": offset.to_agent(start_at), "stream": true});
         if cfg.rate.is_some() {
             cmd["shard"] = json!({"index": i, "of": k, "connections": cfg.concurrency});
         }
         let pid = agent.pid();
+        let tx = tx.clone();
         let answer = std::thread::spawn(move || {
-            let answer = agent.request_within(&cmd, within);
+            let answer = agent.request_streaming(&cmd, wire::SECOND, stall, &mut |v| {
+                let _ = tx.send((i, v));
+            });
             let result = answer
                 .map_err(|e| e.to_string())
                 .and_then(|v| FarResult::from_json(&v).map_err(|e| format!("answered badly: {e}")));
@@ -242,8 +253,28 @@ pub fn load(
             answer,
         });
     }
+    drop(tx);
+    let mut seconds = Seconds::new(k);
     let mut stopped = false;
-    while !going.iter().all(|g| g.answer.is_finished()) {
+    loop {
+        // Counted before the lines are taken: an agent counted finished has
+        // sent all of its.
+        let live = going.iter().filter(|g| !g.answer.is_finished()).count();
+        // Each agent's seconds, merged; shown once all running have sent.
+        while let Ok((i, v)) = rx.try_recv() {
+            if let Err(e) = seconds.add(i, &v) {
+                warn(&format!(
+                    "agent `{}` sent a bad second: {e}",
+                    going[i].launcher
+                ));
+            }
+        }
+        for s in seconds.ready(live) {
+            on_second(&s);
+        }
+        if live == 0 {
+            break;
+        }
         if !stopped && stop.load(Ordering::Relaxed) {
             // The agents are in process groups of their own: end them.
             for g in going.iter().filter(|g| !g.answer.is_finished()) {
@@ -255,6 +286,7 @@ pub fn load(
         std::thread::sleep(Duration::from_millis(20));
     }
     let mut agents = Vec::new();
+    let mut kept = Vec::new();
     for g in going {
         let Going {
             launcher,
@@ -264,7 +296,9 @@ pub fn load(
             answer,
             ..
         } = g;
-        match answer.join() {
+        let joined = answer.join();
+        kept.push(matches!(joined, Ok((_, Ok(_)))));
+        match joined {
             Ok((agent, Ok(result))) => {
                 let host = agent.hello.host.clone();
                 agent.close();
@@ -313,6 +347,7 @@ pub fn load(
         outcome: merge(&agents),
         agents,
         lost,
+        seconds: seconds.merged(&kept),
     })
 }
 

@@ -73,6 +73,18 @@ pub fn added(launchers: &[String], min_agents: usize, out: &AgentsOutcome) -> Ad
     a.config.insert("agents".into(), json!(launchers));
     a.config.insert("min_agents".into(), json!(min_agents));
     a.extra.insert("agents".into(), json!(rows(out)));
+    // The latency over time: each second merged over the agents, with its
+    // histogram for anyone to re-merge.
+    let s = &out.seconds;
+    a.extra.insert(
+        "latency_per_second".into(),
+        json!({
+            "requests": s.iter().map(|s| s.requests).collect::<Vec<_>>(),
+            "p50_ms": s.iter().map(|s| s.p50_ms).collect::<Vec<_>>(),
+            "p99_ms": s.iter().map(|s| s.p99_ms).collect::<Vec<_>>(),
+            "histograms_v2": s.iter().map(|s| s.histogram_v2.as_str()).collect::<Vec<_>>(),
+        }),
+    );
     let lost = lost_lines(out);
     if !lost.is_empty() {
         a.extra.insert("lost_agents".into(), json!(lost));

@@ -18,6 +18,10 @@ use std::time::Duration;
 use toll_measure::duration_ns::ns;
 use toll_measure::Sample;
 
+/// The event line an agent sends each second of a streamed load: its
+/// `histogram` of that second's latencies (V2, like the result's).
+pub const SECOND: &str = "http-second";
+
 /// The load an agent prepares on `http-ready`: the single-host flags it
 /// repeats; its share of connections and requests comes with `http-go`.
 #[derive(Debug, Clone, PartialEq)]
