@@ -2,7 +2,11 @@
 //! loopback: nginx started here, two `toll agent`s started by --remote-cmd
 //! with this very binary. The merged run must be the exact sum of the
 //! agents' (counts and histograms), a launcher that fails must be named in
-//! one line, and the flags not yet run across agents must be refused.
+//! one line, and the flags not yet run across agents must be refused. The
+//! agents start at one scheduled instant, and each row shows its clock
+//! offset (on one machine: zero within its uncertainty). At a constant rate
+//! the agents share one arrival schedule. The seconds the agents stream add
+//! up to the run.
 
 mod common;
 use base64::Engine;
@@ -48,7 +52,14 @@ fn two_agents_share_the_load_and_their_histograms_add_exactly() {
     let text = stdout(&o);
     assert!(text.contains("Complete requests:      2000"), "{text}");
     assert!(text.contains("Load agents:            2"), "{text}");
-    assert!(text.contains("not clock-aligned"), "{text}");
+    // Started at one scheduled instant; each row shows its clock offset
+    // (on one machine, zero within its uncertainty, give or take scheduling).
+    assert!(
+        text.contains("started together at a scheduled instant"),
+        "{text}"
+    );
+    assert!(text.contains("clock offset"), "{text}");
+    assert_eq!(text.matches(" ± ").count(), 2, "{text}");
 
     let run = export_json(&s, "last");
     assert_eq!(run["status"], "complete");
@@ -66,6 +77,16 @@ fn two_agents_share_the_load_and_their_histograms_add_exactly() {
         .map(|r| r["connections"].as_u64().unwrap())
         .collect();
     assert_eq!(conns, vec![2, 2], "-c split evenly");
+    for r in rows {
+        let (o, u) = (
+            r["clock_offset_ms"].as_f64().unwrap(),
+            r["clock_uncertainty_ms"].as_f64().unwrap(),
+        );
+        // One clock: the estimate errs by at most its uncertainty, which on
+        // loopback is well under 50 ms even on a busy machine.
+        assert!((0.0..50.0).contains(&u), "uncertainty {u} ms");
+        assert!(o.abs() <= u + 0.001, "offset {o} ms ± {u} on one clock");
+    }
     let report = &extra["report"];
     assert_eq!(report["complete_requests"], 2000);
     assert_eq!(report["failed_requests"], 0);
@@ -220,8 +241,18 @@ fn flags_not_yet_run_across_agents_are_refused_before_any_load() {
     };
     let cases: Vec<(Vec<String>, &str)> = vec![
         (
-            with(&["--rate", "100", "-n", "100", "-c", "2", url]),
-            "--rate",
+            with(&[
+                "--remote-cmd",
+                &agent,
+                "--rate",
+                "1.5",
+                "-n",
+                "100",
+                "-c",
+                "2",
+                url,
+            ]),
+            "--rate 1.5 is lower than the 2 agents",
         ),
         (with(&["--http2", "-n", "100", "-c", "2", url]), "--http2"),
         (
@@ -292,4 +323,174 @@ fn an_agent_that_dies_mid_run_is_named_and_the_others_finish() {
     let rows = extra["agents"].as_array().unwrap();
     assert_eq!(rows.len(), 1);
     assert_eq!(extra["report"]["complete_requests"], rows[0]["requests"]);
+    // The seconds kept are the finished agent's only, as the run's counts.
+    let per_second: u64 = extra["latency_per_second"]["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(Some(per_second), rows[0]["requests"].as_u64());
+}
+
+#[test]
+fn bad_agents_are_one_line_before_any_load() {
+    let s = Scratch::new("http-agents-unreachable");
+    let nginx = nginx::start(&s, &[""]);
+    let url = format!("http://127.0.0.1:{}/hello.html", nginx.port());
+    // No agent reachable: one line naming every launcher.
+    let (a, b) = ("/nonexistent/toll-a agent", "/nonexistent/toll-b agent");
+    let o = s.toll(&[
+        "http",
+        "-n",
+        "100",
+        "-c",
+        "2",
+        "--min-agents",
+        "1",
+        "--remote-cmd",
+        a,
+        "--remote-cmd",
+        b,
+        &url,
+    ]);
+    assert_one_line_error(&o, "none of the 2 load agent(s) could be started");
+    assert!(
+        stderr(&o).contains(a) && stderr(&o).contains(b),
+        "{}",
+        stderr(&o)
+    );
+    // --remote whose host does not resolve: ssh's failure, named (or, on a
+    // machine without ssh, that ssh is missing).
+    let o = s.toll(&[
+        "http",
+        "-n",
+        "100",
+        "-c",
+        "2",
+        "--remote",
+        "no-such-host.invalid",
+        &url,
+    ]);
+    let err = stderr(&o);
+    assert!(
+        err.contains("no-such-host.invalid") || err.contains("ssh, which was not found"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(!o.status.success());
+
+    // An agent of another toll version: named, with the fix. It answers
+    // every line with an old agent's hello.
+    let old = r#"while read l; do echo '{"ok":true,"runtime":"agent","agent":1,"wire":1,"version":"toll 0.0.1","pid":1,"host":"old"}'; done"#;
+    let agent = agent_cmd();
+    let o = s.toll(&[
+        "http",
+        "-n",
+        "100",
+        "-c",
+        "2",
+        "--remote-cmd",
+        &agent,
+        "--remote-cmd",
+        old,
+        &url,
+    ]);
+    assert_one_line_error(&o, "is toll 0.0.1, this is toll ");
+    assert!(stderr(&o).contains("install the same toll on both"));
+    assert!(!s.db().exists(), "nothing stored");
+}
+
+#[test]
+fn a_constant_rate_is_one_schedule_shared_by_the_agents() {
+    let s = Scratch::new("http-agents-rate");
+    let nginx = nginx::start(&s, &[""]);
+    let url = format!("http://127.0.0.1:{}/hello.html", nginx.port());
+    let agent = agent_cmd();
+    let o = s.toll(&[
+        "http",
+        "--rate",
+        "400",
+        "--duration",
+        "2s",
+        "-c",
+        "4",
+        "-k",
+        "--remote-cmd",
+        &agent,
+        "--remote-cmd",
+        &agent,
+        "--json",
+        &url,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(run["status"], "complete");
+    let extra = &run["series"][0]["points"][0]["extra"];
+    let report = &extra["report"];
+    assert_eq!(report["target_rate"], 400.0);
+    let achieved = report["requests_per_second"].as_f64().unwrap();
+    assert!(
+        (achieved - 400.0).abs() <= 20.0,
+        "merged rate {achieved}/s, asked 400/s"
+    );
+    let complete = report["complete_requests"].as_u64().unwrap();
+    // 2 s of arrivals at 400/s: 800, give or take the one in flight at the end.
+    assert!((798..=802).contains(&complete), "{complete} requests");
+    assert_eq!(report["failed_requests"], 0);
+    let rows = extra["agents"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    let mut corrected: Option<Histogram<u64>> = None;
+    let mut uncorrected: Option<Histogram<u64>> = None;
+    for r in rows {
+        // Each agent's shard: half the arrivals, at half the rate.
+        let n = r["requests"].as_u64().unwrap();
+        assert!((398..=402).contains(&n), "an agent's share: {n} {r}");
+        let rps = r["requests_per_second"].as_f64().unwrap();
+        assert!((rps - 200.0).abs() <= 10.0, "an agent's rate: {rps}");
+        let (c, u) = (
+            decode(r["histogram_v2"].as_str().unwrap()),
+            decode(r["histogram_uncorrected_v2"].as_str().unwrap()),
+        );
+        assert_eq!((c.len(), u.len()), (n, n));
+        for (m, h) in [(&mut corrected, c), (&mut uncorrected, u)] {
+            match m {
+                Some(m) => m.add(&h).unwrap(),
+                None => *m = Some(h),
+            }
+        }
+    }
+    // Corrected and uncorrected both merge exactly.
+    let (corrected, uncorrected) = (corrected.unwrap(), uncorrected.unwrap());
+    assert_eq!(corrected.len(), complete);
+    let p = report["percentiles"].as_array().unwrap();
+    let q = report["uncorrected_percentiles"].as_array().unwrap();
+    assert_eq!(
+        p[0][1].as_f64().unwrap(),
+        corrected.value_at_percentile(50.0) as f64 / 1e6
+    );
+    assert_eq!(
+        q[0][1].as_f64().unwrap(),
+        uncorrected.value_at_percentile(50.0) as f64 / 1e6
+    );
+    // The agents' seconds, streamed as the run went and merged: together
+    // exactly the run's histogram, bucket for bucket.
+    let per_second = &extra["latency_per_second"];
+    let counts: Vec<u64> = per_second["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .collect();
+    assert!(counts.len() >= 2, "a 2 s run has two seconds: {counts:?}");
+    assert_eq!(counts.iter().sum::<u64>(), complete, "{counts:?}");
+    let mut seconds = corrected.clone();
+    seconds.reset();
+    for h in per_second["histograms_v2"].as_array().unwrap() {
+        seconds.add(decode(h.as_str().unwrap())).unwrap();
+    }
+    assert_eq!(seconds, corrected, "the seconds add up to the run");
+    // An unloaded server: the corrected median stays near the uncorrected.
+    let (c50, u50) = (p[0][1].as_f64().unwrap(), q[0][1].as_f64().unwrap());
+    assert!(c50 >= u50 && c50 <= u50 + 1.0, "p50 {c50} ms vs {u50} ms");
 }

@@ -445,6 +445,38 @@ impl Peer {
         answer
     }
 
+    /// Send one command whose answer follows any number of event lines
+    /// (`{"ok": true, "event": event, …}`), each handed to `on_event`. Each
+    /// line must come within `stall` of the one before, or the worker is
+    /// taken as stalled and killed: a long load that reports as it goes is
+    /// found stalled in seconds, not at its end.
+    pub fn streaming(
+        &mut self,
+        cmd: &Value,
+        event: &str,
+        stall: Duration,
+        on_event: &mut dyn FnMut(Value),
+    ) -> Result<Value, PeerError> {
+        let op = cmd
+            .get("op")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string();
+        self.send(cmd, &op)?;
+        self.ceiling = Some(Ceiling {
+            time: stall,
+            mem_kb: 0,
+        });
+        let answer = loop {
+            match self.read_answer(&op) {
+                Ok(v) if v.get("event").and_then(Value::as_str) == Some(event) => on_event(v),
+                other => break other,
+            }
+        };
+        self.ceiling = None;
+        answer
+    }
+
     /// Open a transfer session over `transport`; `scratch` is a private directory.
     pub fn transfer(
         &mut self,

@@ -1,7 +1,8 @@
 //! The rows a `toll http` run from load agents adds below ab's report: one
-//! per agent (its requests, rate, median and p99 latency, errors and CPU
-//! time), and a line per agent lost on the way. Stored with the run, so
-//! every view renders the same rows.
+//! per agent (its requests, rate, median and p99 latency, errors, CPU time
+//! and clock offset from the coordinator), a warning for each agent that was
+//! itself saturated, and a line per agent lost on the way. Stored with the
+//! run, so every view renders the same rows.
 
 use crate::table::Table;
 use serde::{Deserialize, Serialize};
@@ -24,16 +25,43 @@ pub struct AgentRow {
     /// Its time from start to last answer, on its clock.
     pub wall_ns: u64,
     pub bytes: u64,
+    /// Its clock minus the coordinator's, and that estimate's uncertainty
+    /// (half the least round trip of the exchanges); absent in runs stored
+    /// before offsets were measured.
+    #[serde(default)]
+    pub clock_offset_ms: Option<f64>,
+    #[serde(default)]
+    pub clock_uncertainty_ms: Option<f64>,
+    /// Its engine threads (0 in runs stored before they were kept).
+    #[serde(default)]
+    pub threads: usize,
+    /// It was busy near a core per engine thread: its latencies include its
+    /// own queueing (decided when stored).
+    #[serde(default)]
+    pub saturated: bool,
     /// Its latency histogram (ab's Total) in HdrHistogram's V2 encoding,
     /// compressed, base64: anyone can decode and re-merge it.
     pub histogram_v2: String,
+    /// At a constant rate, its uncorrected latency histogram (from each
+    /// request's actual send), encoded the same way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram_uncorrected_v2: Option<String>,
 }
 
 /// The agents' table, and a line for each agent lost (`lost`: its why).
 pub fn render(rows: &[AgentRow], lost: &[String]) -> String {
     let mut t = Table::new(&[
-        "agent", "host", "requests", "req/s", "p50 ms", "p99 ms", "errors", "CPU s",
+        "agent",
+        "host",
+        "requests",
+        "req/s",
+        "p50 ms",
+        "p99 ms",
+        "errors",
+        "CPU s",
+        "clock offset",
     ]);
+    let mut aligned = !rows.is_empty();
     for r in rows {
         t.row(vec![
             r.agent.clone(),
@@ -43,14 +71,41 @@ pub fn render(rows: &[AgentRow], lost: &[String]) -> String {
             format!("{:.3}", r.p50_ms),
             format!("{:.3}", r.p99_ms),
             r.errors.to_string(),
-            format!("{:.2}", r.cpu_s),
+            if r.saturated {
+                format!("{:.2} saturated", r.cpu_s)
+            } else {
+                format!("{:.2}", r.cpu_s)
+            },
+            match (r.clock_offset_ms, r.clock_uncertainty_ms) {
+                (Some(o), Some(u)) => format!("{o:+.3} ± {u:.3} ms"),
+                _ => {
+                    aligned = false;
+                    "-".into()
+                }
+            },
         ]);
     }
+    let start = if aligned {
+        "started together at a scheduled instant"
+    } else {
+        "starts not clock-aligned"
+    };
     let mut out = format!(
-        "Load agents:            {} (histograms added exactly; starts not clock-aligned)\n",
+        "Load agents:            {} (histograms added exactly; {start})\n",
         rows.len()
     );
     out.push_str(&t.render());
+    for r in rows.iter().filter(|r| r.saturated) {
+        let wall = r.wall_ns as f64 / 1e9;
+        out.push_str(&format!(
+            "warning: agent `{}` was saturated: {:.2} CPU s in {:.2} s is {:.2} cores busy for {} engine thread(s); its latencies include its own queueing: add agents, or give each more cores (--threads)\n",
+            r.agent,
+            r.cpu_s,
+            wall,
+            r.cpu_s / wall.max(1e-9),
+            r.threads
+        ));
+    }
     for why in lost {
         out.push_str(&format!("lost: {why}\n"));
     }
@@ -75,11 +130,47 @@ mod tests {
             cpu_s: 0.31,
             wall_ns: 200_000_000,
             bytes: 1,
+            clock_offset_ms: Some(-0.0123),
+            clock_uncertainty_ms: Some(0.031),
+            threads: 1,
+            saturated: false,
             histogram_v2: String::new(),
+            histogram_uncorrected_v2: None,
         };
-        let text = render(&[row.clone(), row], &["the far end `x` exited".into()]);
+        let text = render(
+            &[row.clone(), row.clone()],
+            &["the far end `x` exited".into()],
+        );
         assert_eq!(text.matches("toll agent").count(), 2, "{text}");
         assert!(text.contains("lost: the far end `x` exited"), "{text}");
         assert!(text.contains("0.200") && text.contains("1.500"), "{text}");
+        assert!(text.contains("-0.012 ± 0.031 ms"), "{text}");
+        assert!(text.contains("started together"), "{text}");
+        // A row stored before offsets were measured still reads, as such.
+        let mut old = serde_json::to_value(&row).unwrap();
+        let o = old.as_object_mut().unwrap();
+        o.remove("clock_offset_ms");
+        o.remove("clock_uncertainty_ms");
+        let old: AgentRow = serde_json::from_value(old).unwrap();
+        assert!(render(&[old], &[]).contains("starts not clock-aligned"));
+        assert!(!text.contains("saturated"), "{text}");
+        let busy = AgentRow {
+            agent: "ssh b toll agent".into(),
+            cpu_s: 0.19,
+            saturated: true,
+            ..row
+        };
+        let text = render(&[busy], &[]);
+        assert!(text.contains("0.19 saturated"), "the row marks it: {text}");
+        let warning: Vec<&str> = text.lines().filter(|l| l.starts_with("warning:")).collect();
+        assert_eq!(warning.len(), 1, "{text}");
+        assert!(
+            warning[0].contains("`ssh b toll agent` was saturated"),
+            "{text}"
+        );
+        assert!(
+            warning[0].contains("0.95 cores busy for 1 engine thread"),
+            "{text}"
+        );
     }
 }

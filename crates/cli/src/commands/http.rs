@@ -206,12 +206,7 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
     if let (Some((path, scale)), true) = (&plot, outcome.stats.complete > 0) {
         draw(&store, run_id, path, *scale)?;
     }
-    if let Some(lag) = report.send_lag.as_ref().filter(|l| l.p99 >= LAG_WARNING_MS) {
-        crate::tell!(
-            "warning: toll ran behind its own schedule (send lag p99 {:.3} ms, max {:.3} ms), and the corrected latencies include that delay: give it more --threads, a lower --rate, or a quieter machine",
-            lag.p99, lag.max
-        );
-    }
+    warn_lag(&report);
     if outcome.stats.complete == 0 {
         crate::tell!(
             "toll: no request to {} completed ({} failed): see the failures above",
@@ -221,6 +216,16 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// At a constant rate, a warning when toll (or its agents) sent late.
+pub(super) fn warn_lag(report: &toll_report::http::HttpReport) {
+    if let Some(lag) = report.send_lag.as_ref().filter(|l| l.p99 >= LAG_WARNING_MS) {
+        crate::tell!(
+            "warning: toll ran behind its own schedule (send lag p99 {:.3} ms, max {:.3} ms), and the corrected latencies include that delay: give it more --threads, a lower --rate, or a quieter machine",
+            lag.p99, lag.max
+        );
+    }
 }
 
 /// The stored run as JSON, or the title, the report and where it is stored.

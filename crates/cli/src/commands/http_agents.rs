@@ -1,12 +1,14 @@
 //! `toll http URL --remote HOST,… | --remote-cmd CMD …`: the load sent from
 //! load agents, their latency histograms added exactly, the run stored and
-//! printed as ab's report with a row per agent. The flags this slice does
-//! not run across agents yet are refused before any agent starts.
+//! printed as ab's report with a row per agent. `--rate` is one arrival
+//! schedule sharded across the agents. The flags not run across agents yet
+//! are refused before any agent starts.
 
 use super::db;
-use super::http::{config, draw, plot_target, print_run, stop_flag};
+use super::http::{config, draw, plot_target, print_run, stop_flag, warn_lag};
 use crate::args::HttpArgs;
 use crate::usage::usage;
+use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
 use std::process::ExitCode;
 use toll_families::http::agents::{self, record, AgentsPlan};
@@ -49,9 +51,6 @@ fn refuse_unsupported(a: &HttpArgs, cfg: &HttpConfig) -> anyhow::Result<()> {
             "{flag} does not run from load agents yet (--remote, --remote-cmd): drop {flag}, or load from this machine"
         ))
     };
-    if a.load.rate.is_some() {
-        return Err(not_yet("--rate"));
-    }
     if a.load.http2 {
         return Err(not_yet("--http2"));
     }
@@ -82,6 +81,12 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
             cfg.concurrency
         )));
     }
+    // Each agent's shard of the schedule is at least one arrival a second.
+    if let Some(r) = cfg.rate.filter(|&r| r < k as f64) {
+        return Err(usage(format!(
+            "--rate {r} is lower than the {k} agents that would share it (each sends at least 1 request/s): raise --rate to {k} or more, or give fewer agents"
+        )));
+    }
     let min_agents = a.agents.min_agents.map_or(k, |m| m as usize);
     if min_agents > k {
         return Err(usage(format!(
@@ -107,9 +112,26 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         threads: a.load.threads,
     };
     let stop = stop_flag();
-    let out = agents::load(&cfg, &plan, &stop, &mut |line| {
-        crate::tell!("warning: {line}")
-    })?;
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
+            .expect("valid template"),
+    );
+    let out = agents::load(
+        &cfg,
+        &plan,
+        &stop,
+        &mut |line| bar.suspend(|| crate::tell!("warning: {line}")),
+        &mut |s| {
+            bar.set_message(format!(
+                "{} requests; second {}: {}/s, p50 {:.3} ms, p99 {:.3} ms (all agents)",
+                s.done, s.number, s.requests, s.p50_ms, s.p99_ms
+            ));
+            bar.tick();
+        },
+    );
+    bar.finish_and_clear();
+    let out = out?;
     // Opened only now: agents that fail leave no database behind.
     let store = db::open(db_path)?;
     let report = http::report(&cfg, &out.outcome);
@@ -130,6 +152,7 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
     if let (Some((path, scale)), true) = (&plot, out.outcome.stats.complete > 0) {
         draw(&store, run_id, path, *scale)?;
     }
+    warn_lag(&report);
     if out.outcome.stats.complete == 0 {
         crate::tell!(
             "toll: no request to {} completed ({} failed): see the failures above",

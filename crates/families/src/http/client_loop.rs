@@ -47,7 +47,9 @@ pub fn run(plan: &ClientPlan, stop: &AtomicBool, progress: &Counter) -> io::Resu
         .build()?;
     let shared = Rc::new(Shared {
         plan: plan.clone(),
-        stats: RefCell::new(Stats::new(plan.common.rate.is_some())),
+        stats: RefCell::new(
+            Stats::new(plan.common.rate.is_some()).with_interval(plan.common.interval.clone()),
+        ),
         issued: Cell::new(0),
         read_bytes: Rc::new(Cell::new(0)),
     });
@@ -140,7 +142,7 @@ impl Shared {
         let c = &self.plan.common;
         let mut schedule = c
             .rate
-            .map(|r| Schedule::new(c.start + r.offset * (r.first + k as u32), r.interval));
+            .map(|r| Schedule::new(r.first_slot(c.start, k), r.interval));
         loop {
             let now = Instant::now();
             if c.requests.is_some_and(|n| self.issued.get() >= n)

@@ -114,7 +114,7 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::R
     let mut events = Events::with_capacity(1024);
     let mut lp = Loop {
         plan,
-        stats: Stats::new(plan.rate.is_some()),
+        stats: Stats::new(plan.rate.is_some()).with_interval(plan.interval.clone()),
         issued: 0,
         conns: Vec::with_capacity(plan.connections),
         progress,
@@ -140,7 +140,7 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::R
     for k in 0..plan.connections {
         let schedule = plan
             .rate
-            .map(|r| Schedule::new(plan.start + r.offset * (r.first + k as u32), r.interval));
+            .map(|r| Schedule::new(r.first_slot(plan.start, k), r.interval));
         lp.conns.push(Conn {
             stream: None,
             phase: Phase::Waiting,

@@ -26,6 +26,7 @@ pub use error::HttpError;
 use client_loop::ClientPlan;
 use event_loop::{Counter, LoopPlan, RateShare};
 use hdrhistogram::Histogram;
+pub use loop_plan::{Part, Shard};
 use request::{RequestSpec, Template};
 use serde_json::json;
 use stats::Stats;
@@ -172,6 +173,19 @@ pub fn load(
     stop: &Arc<AtomicBool>,
     on_progress: &mut dyn FnMut(u64, Duration),
 ) -> Result<LoadOutcome, HttpError> {
+    load_part(cfg, Part::default(), stop, on_progress, None)
+}
+
+/// [`load`] as one agent's part of a run from many: from `part.start`, on
+/// its shard of the arrival schedule; `on_second`, when given, gets each
+/// second's latencies (and the last part-second's) as they are taken.
+pub fn load_part(
+    cfg: &HttpConfig,
+    part: Part,
+    stop: &Arc<AtomicBool>,
+    on_progress: &mut dyn FnMut(u64, Duration),
+    mut on_second: Option<&mut dyn FnMut(Duration, Histogram<u64>)>,
+) -> Result<LoadOutcome, HttpError> {
     let request: Arc<[u8]> = request::serialise(&cfg.target, &cfg.spec).into();
     // HTTP/2 and TLS go through hyper's clients; plain HTTP/1.1 through
     // the mio loop.
@@ -192,21 +206,22 @@ pub fn load(
     let threads = cfg.threads.clamp(1, cfg.concurrency.max(1));
     let conns = shares(cfg.concurrency as u64, threads);
     let reqs = cfg.requests.map(|n| shares(n, threads));
-    let start = Instant::now() + Duration::from_millis(2);
+    let start = part
+        .start
+        .unwrap_or_else(|| Instant::now() + Duration::from_millis(2));
     let deadline = cfg.time_limit.map(|d| start + d);
     let counters: Arc<Vec<Counter>> = Arc::new((0..threads).map(|_| Counter::default()).collect());
+    let sinks: Vec<stats::IntervalSink> = match on_second {
+        Some(_) => (0..threads).map(|_| stats::interval_sink()).collect(),
+        None => Vec::new(),
+    };
     let mut handles = Vec::new();
     let mut first = 0u32;
     let cpu0 = crate::rpc::server::cpu_ns();
     for t in 0..threads {
-        let rate = cfg.rate.map(|r| {
-            let per_conn = r / cfg.concurrency as f64;
-            RateShare {
-                interval: Duration::from_secs_f64(1.0 / per_conn),
-                first,
-                offset: Duration::from_secs_f64(1.0 / r),
-            }
-        });
+        let rate = cfg
+            .rate
+            .map(|r| RateShare::of(r, cfg.concurrency, first, part.shard));
         first += conns[t] as u32;
         let plan = LoopPlan {
             addr: cfg.target.addrs[0],
@@ -222,6 +237,7 @@ pub fn load(
             start,
             spin: cfg.spin,
             coalesce: cfg.coalesce,
+            interval: sinks.get(t).cloned(),
         };
         let client = template.as_ref().map(|template| ClientPlan {
             common: plan.clone(),
@@ -267,6 +283,9 @@ pub fn load(
                 total_ns: (now - last_at).as_nanos() as u64,
             });
             on_progress(count, now.saturating_duration_since(start));
+            if let Some(f) = on_second.as_mut() {
+                f(now.saturating_duration_since(start), stats::drain(&sinks));
+            }
             last_count = count;
             last_at = now;
         }
@@ -280,6 +299,9 @@ pub fn load(
             Ok(Err(e)) => return Err(HttpError::Io(format!("event loop: {e}"))),
             Err(_) => return Err(HttpError::Io("an event loop panicked".into())),
         }
+    }
+    if let Some(f) = on_second.as_mut() {
+        f(end.saturating_duration_since(start), stats::drain(&sinks));
     }
     let tail = stats.complete.saturating_sub(last_count);
     let tail_ns = end.saturating_duration_since(last_at).as_nanos() as u64;

@@ -11,7 +11,29 @@
 
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+/// One loop's latencies (ab's Total) since the sampler last took them: a
+/// run from load agents streams them second by second. Locked once per
+/// answer by its loop alone, and once a second by the sampler.
+pub type IntervalSink = Arc<Mutex<Histogram<u64>>>;
+
+/// A fresh, empty sink.
+pub fn interval_sink() -> IntervalSink {
+    Arc::new(Mutex::new(histogram()))
+}
+
+/// Take what the loops' sinks hold, leaving them empty: one histogram.
+pub fn drain(sinks: &[IntervalSink]) -> Histogram<u64> {
+    let mut out = histogram();
+    for s in sinks {
+        let mut h = s.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = out.add(&*h);
+        h.reset();
+    }
+    out
+}
 
 /// Latencies are kept in nanoseconds, 3 significant digits, up to an hour.
 pub fn histogram() -> Histogram<u64> {
@@ -54,6 +76,8 @@ pub struct Stats {
     pub server: Option<String>,
     /// https: the first handshake's version and cipher suite.
     pub tls: Option<String>,
+    /// Where each answer's Total also goes, when the run streams them.
+    pub interval: Option<IntervalSink>,
 }
 
 /// One answered request, as either engine saw it.
@@ -105,7 +129,14 @@ impl Stats {
             doc_len: None,
             server: None,
             tls: None,
+            interval: None,
         }
+    }
+
+    /// The same, with each answer's Total also recorded into `sink`.
+    pub fn with_interval(mut self, sink: Option<IntervalSink>) -> Stats {
+        self.interval = sink;
+        self
     }
 
     /// Count one answer under ab's definitions: the first answer sets the
@@ -134,7 +165,11 @@ impl Stats {
         } else {
             (ns(a.connected - a.started), a.connected)
         };
-        let _ = self.total.record(ns(a.end - a.intended.min(a.started)));
+        let total = ns(a.end - a.intended.min(a.started));
+        let _ = self.total.record(total);
+        if let Some(sink) = &self.interval {
+            let _ = sink.lock().unwrap_or_else(|e| e.into_inner()).record(total);
+        }
         let _ = self.connect.record(connect);
         let _ = self.processing.record(ns(a.end - from));
         let _ = self.waiting.record(ns(a.first_byte - a.written));
@@ -261,6 +296,24 @@ mod tests {
         );
         assert!(near(s.total.max(), us(5200)));
         assert_eq!(s.total.len(), 100);
+    }
+
+    #[test]
+    fn a_sink_sees_every_total_and_drains_empty() {
+        let t0 = Instant::now();
+        let sinks = [interval_sink(), interval_sink()];
+        let mut s = Stats::new(true).with_interval(Some(sinks[0].clone()));
+        for k in 0..5u64 {
+            s.record(
+                answered(t0, t0, t0 + us(100 * (k + 1)), Duration::ZERO),
+                false,
+            );
+        }
+        let first = drain(&sinks);
+        assert_eq!(first, s.total, "the second's histogram is the total's");
+        assert!(drain(&sinks).is_empty(), "taken once");
+        s.record(answered(t0, t0, t0 + us(900), Duration::ZERO), false);
+        assert_eq!(drain(&sinks).len(), 1);
     }
 
     #[test]

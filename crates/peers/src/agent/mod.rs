@@ -143,6 +143,22 @@ impl Agent {
             .map_err(|e| far_error(&launcher, e))
     }
 
+    /// Send one command whose answer follows event lines named `event`,
+    /// each handed to `on_event`; past `stall` without a line, the agent is
+    /// taken as stalled and killed.
+    pub fn request_streaming(
+        &mut self,
+        cmd: &Value,
+        event: &str,
+        stall: Duration,
+        on_event: &mut dyn FnMut(Value),
+    ) -> Result<Value, PeerError> {
+        let launcher = self.launcher.clone();
+        self.peer
+            .streaming(cmd, event, stall, on_event)
+            .map_err(|e| far_error(&launcher, e))
+    }
+
     /// How a worker on the far host reaches this machine: listen on `addr`
     /// when given; else on the address ssh came from; else on this machine's
     /// address on the route to one of the far host's addresses.

@@ -1,18 +1,28 @@
 //! The agent's side of an http load: what `toll agent` does on `http-ready`
 //! (resolve the URL and connect once, as a single-host run does before it
-//! loads) and `http-go` (run toll's own engine with its share of the
-//! connections and requests, and answer with its histograms and counts).
-//! Plugged into the agent's loop with [`toll_peers::agent::serve::run_with`],
-//! so the load needs no second protocol.
+//! loads), `clock` (the timestamps the coordinator measures this host's
+//! clock offset with) and `http-go` (wait for the start instant it names,
+//! on this host's clock, so that all agents start together; run toll's own
+//! engine with its share of the connections, requests or arrivals; send
+//! each second's latency histogram as an `http-second` line as it goes; and
+//! answer with its histograms and counts). Plugged into the agent's loop
+//! with [`toll_peers::agent::serve::run_with`], so the load needs no second
+//! protocol.
 
-use super::wire::{FarLoad, FarResult};
-use crate::http::{self, HttpConfig, Target};
+use super::clock;
+use super::wire::{encode, FarLoad, FarResult, SECOND};
+use crate::http::{self, HttpConfig, Part, Shard, Target};
 use serde_json::{json, Value};
+use std::io::Write;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// The ops the agent answers for an http load.
-pub const OPS: &[&str] = &["http-ready", "http-go"];
+pub const OPS: &[&str] = &["http-ready", "clock", "http-go"];
+
+/// A start further ahead than this is a coordinator's mistake, not a plan.
+const LONGEST_LEAD: Duration = Duration::from_secs(600);
 
 /// The load prepared by `http-ready`, run by `http-go`.
 #[derive(Default)]
@@ -24,6 +34,7 @@ impl FarSide {
     /// Answer one of [`OPS`].
     pub fn handle(&mut self, op: &str, cmd: &Value) -> Value {
         let answer = match op {
+            "clock" => Ok(clock::answer(clock::wall_ns())),
             "http-ready" => self.ready(cmd),
             "http-go" => self.go(cmd),
             _ => Err(format!("unknown op `{op}`")),
@@ -44,7 +55,7 @@ impl FarSide {
             threads: load.threads.unwrap_or(cpus),
             timeout: load.timeout,
             variable_length: load.variable_length,
-            rate: None,
+            rate: load.rate,
             http2: false,
             streams: 1,
             insecure: false,
@@ -67,9 +78,45 @@ impl FarSide {
         if cfg.requests.is_none() && cfg.time_limit.is_none() {
             return Err("`http-go` needs `requests` when the load has no time limit".into());
         }
+        // The instant to start, on this host's clock: how far ahead it is,
+        // or how late this agent already is for it.
+        let (start, late) = match cmd.get("start_at_ns").and_then(Value::as_i64) {
+            Some(at) => {
+                let lead = at - clock::wall_ns();
+                if lead > LONGEST_LEAD.as_nanos() as i64 {
+                    return Err(format!(
+                        "`http-go` starts {:.0} s from now on this host's clock: more than {} s ahead",
+                        lead as f64 / 1e9,
+                        LONGEST_LEAD.as_secs()
+                    ));
+                }
+                let ahead = Duration::from_nanos(lead.max(0) as u64);
+                (Some(Instant::now() + ahead), (-lead).max(0) as u64)
+            }
+            None => (None, 0),
+        };
+        // At a constant rate: this agent's shard of the one arrival schedule.
+        let shard = match (cfg.rate, cmd.get("shard")) {
+            (Some(_), Some(s)) => Some(shard(s, cfg.concurrency)?),
+            (Some(_), None) => return Err("`http-go` at a constant rate needs its `shard`".into()),
+            (None, _) => None,
+        };
+        let part = Part { start, shard };
         let stop = Arc::new(AtomicBool::new(false));
         let cpu0 = crate::rpc::server::cpu_ns();
-        let out = http::load(&cfg, &stop, &mut |_, _| {}).map_err(|e| e.to_string())?;
+        // Asked to stream: each second's latencies go out as an event line
+        // before the answer (this thread holds stdout's reentrant lock).
+        let mut second = |at: Duration, h: hdrhistogram::Histogram<u64>| {
+            let line = json!({"ok": true, "event": SECOND, "at_ns": at.as_nanos() as u64,
+                              "requests": h.len(), "histogram": encode(&h)});
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+        };
+        let stream = cmd.get("stream").and_then(Value::as_bool) == Some(true);
+        let on_second: Option<&mut dyn FnMut(Duration, hdrhistogram::Histogram<u64>)> =
+            stream.then_some(&mut second);
+        let out = http::load_part(&cfg, part, &stop, &mut |_, _| {}, on_second)
+            .map_err(|e| e.to_string())?;
         let cpu = crate::rpc::server::cpu_ns().saturating_sub(cpu0);
         Ok(FarResult {
             stats: out.stats,
@@ -78,7 +125,32 @@ impl FarSide {
             threads: cfg.threads.clamp(1, cfg.concurrency),
             intervals: out.intervals,
             fine: out.fine,
+            late: Duration::from_nanos(late),
         }
         .to_json())
     }
+}
+
+/// The shard `http-go` names, checked against this agent's connections:
+/// agent `index` of `of` holds connections index, index + of, … of the
+/// run's `connections`.
+fn shard(v: &Value, mine: usize) -> Result<Shard, String> {
+    let n = |k: &str| {
+        v.get(k)
+            .and_then(Value::as_u64)
+            .map(|x| x as usize)
+            .ok_or_else(|| format!("`http-go`'s shard has no `{k}`"))
+    };
+    let s = Shard {
+        index: n("index")?,
+        of: n("of")?,
+        connections: n("connections")?,
+    };
+    if s.of == 0 || s.index >= s.of || (s.index..s.connections).step_by(s.of).count() != mine {
+        return Err(format!(
+            "`http-go`'s shard {} of {} over {} connections does not hold its {mine} connection(s)",
+            s.index, s.of, s.connections
+        ));
+    }
+    Ok(s)
 }

@@ -1,26 +1,41 @@
 //! `toll http` from many load agents: the coordinator. Each agent is a
 //! `toll agent` started by a launcher (`ssh HOST toll agent`, or any
 //! command), driven over its stdin/stdout. The coordinator has every agent
-//! prepare the load (`http-ready`: resolve, connect once), then, once all
-//! have answered, tells them all to go (`http-go`, with each one's share of
-//! the connections and requests, split so shares differ by at most one).
+//! prepare the load (`http-ready`: resolve, connect once) and measures each
+//! one's clock offset (`clock`, NTP's four timestamps); once all have
+//! answered, it tells them all to go (`http-go`, with each one's share of
+//! the connections and requests, split so shares differ by at most one, and
+//! one start instant a margin ahead, translated to each agent's clock).
 //! Each agent runs toll's own engine and answers with its histograms in
 //! HdrHistogram's V2 encoding; they are added exactly (`Histogram::add`), so
 //! the merged percentiles are those of every request, not an average of
 //! percentiles.
 //!
-//! Not yet: the agents' clock offsets (they start when the `http-go` line
-//! reaches them, so their starts differ by the control channel's latency),
-//! interval histograms while the run goes, open loop (`--rate`), HTTP/2 and
-//! TLS across agents.
+//! At a constant rate (`--rate R`) there is one arrival schedule, arrival i
+//! at start + i/R on connection i mod c, and agent k of K holds connections
+//! k, k + K, …: so the agents' arrivals together are exactly the schedule,
+//! and each corrects for coordinated omission from its own slots, as one
+//! machine does; their corrected and uncorrected histograms add.
+//!
+//! While the load runs, each agent streams each second's latency histogram
+//! (`http-second` lines before its answer); the coordinator adds them into
+//! the run's seconds, shows them as progress, and takes an agent silent for
+//! [`STALL`] as stalled.
+//!
+//! Not yet: HTTP/2 and TLS across agents.
 
+pub mod clock;
 pub mod far_side;
 pub mod record;
+pub mod seconds;
 pub mod wire;
 
 use super::stats::Stats;
 use super::{shares, HttpConfig, HttpError, LoadOutcome};
+use clock::ClockOffset;
+use seconds::{Second, Seconds};
 use serde_json::json;
+use serde_json::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -31,11 +46,15 @@ use wire::{FarLoad, FarResult};
 
 /// How long an agent may take to start and connect once.
 const READY_WITHIN: Duration = Duration::from_secs(60);
-/// With -n alone the load has no known end: a stalled agent is found only
-/// at this bound (interval reports, later, will find it sooner).
-const LONGEST_COUNTED_LOAD: Duration = Duration::from_secs(24 * 3600);
-/// Past a --duration load's end, the time an agent has to answer.
-const ANSWER_GRACE: Duration = Duration::from_secs(30);
+/// An agent sends a line every second of its load: one that sends none
+/// for this long has stalled (or its host, or the link to it, has).
+const STALL: Duration = Duration::from_secs(15);
+/// The start is this far ahead of the last agent's readiness, plus ten of
+/// the slowest agent's round trips: time for every `http-go` line to arrive.
+const START_MARGIN: Duration = Duration::from_millis(200);
+/// An agent that starts later than this after the scheduled instant is
+/// named in a warning.
+const LATE_START: Duration = Duration::from_millis(1);
 
 /// Where the load comes from: the launchers, and how many must last.
 #[derive(Debug, Clone)]
@@ -55,6 +74,8 @@ pub struct AgentRun {
     pub host: String,
     pub connections: u64,
     pub requests: Option<u64>,
+    /// Its clock offset from the coordinator's.
+    pub clock: ClockOffset,
     pub result: FarResult,
 }
 
@@ -71,6 +92,9 @@ pub struct AgentsOutcome {
     pub outcome: LoadOutcome,
     pub agents: Vec<AgentRun>,
     pub lost: Vec<Lost>,
+    /// The run's seconds, each the sum of the same second of every agent
+    /// that finished.
+    pub seconds: Vec<Second>,
 }
 
 /// The flags an agent repeats, from the validated single-host config.
@@ -84,14 +108,30 @@ fn far_load(cfg: &HttpConfig, threads: Option<usize>) -> FarLoad {
         variable_length: cfg.variable_length,
         spin: cfg.spin,
         coalesce: cfg.coalesce,
+        rate: cfg.rate,
     }
 }
 
-/// Start every agent at once and have it prepare the load: the ready ones
-/// (in the launchers' order) and the ones that failed.
-fn start_all(launchers: &[String], load: &FarLoad) -> (Vec<(String, Agent)>, Vec<Lost>) {
+/// An agent ready to go, with its clock offset.
+type Ready = (String, Agent, ClockOffset);
+/// An agent being started, on its own thread.
+type Starting = JoinHandle<Result<(Agent, ClockOffset), String>>;
+
+/// An agent running its load, on its own thread.
+struct Going {
+    launcher: String,
+    pid: u32,
+    connections: u64,
+    requests: Option<u64>,
+    clock: ClockOffset,
+    answer: JoinHandle<(Agent, Result<FarResult, String>)>,
+}
+
+/// Start every agent at once, have it prepare the load and measure its
+/// clock: the ready ones (in the launchers' order) and the ones that failed.
+fn start_all(launchers: &[String], load: &FarLoad) -> (Vec<Ready>, Vec<Lost>) {
     let ours = concat!("toll ", env!("CARGO_PKG_VERSION"));
-    let starting: Vec<(String, JoinHandle<Result<Agent, String>>)> = launchers
+    let starting: Vec<(String, Starting)> = launchers
         .iter()
         .map(|l| {
             let (l2, cmd) = (
@@ -109,7 +149,9 @@ fn start_all(launchers: &[String], load: &FarLoad) -> (Vec<(String, Agent)>, Vec
                 agent
                     .request_within(&cmd, READY_WITHIN)
                     .map_err(|e| e.to_string())?;
-                Ok(agent)
+                let offset = clock::measure(&mut agent)
+                    .map_err(|e| format!("agent `{l2}`: its clock could not be read: {e}"))?;
+                Ok((agent, offset))
             });
             (l.clone(), h)
         })
@@ -117,7 +159,7 @@ fn start_all(launchers: &[String], load: &FarLoad) -> (Vec<(String, Agent)>, Vec
     let (mut ready, mut lost) = (Vec::new(), Vec::new());
     for (launcher, h) in starting {
         match h.join() {
-            Ok(Ok(agent)) => ready.push((launcher, agent)),
+            Ok(Ok((agent, offset))) => ready.push((launcher, agent, offset)),
             Ok(Err(why)) => lost.push(Lost { launcher, why }),
             Err(_) => lost.push(Lost {
                 why: format!("agent `{launcher}`: its coordinator thread panicked"),
@@ -144,9 +186,17 @@ pub fn load(
     plan: &AgentsPlan,
     stop: &Arc<AtomicBool>,
     warn: &mut dyn FnMut(&str),
+    on_second: &mut dyn FnMut(&Second),
 ) -> Result<AgentsOutcome, HttpError> {
     let of = plan.launchers.len();
     let (ready, mut lost) = start_all(&plan.launchers, &far_load(cfg, plan.threads));
+    if ready.is_empty() {
+        let why: Vec<&str> = lost.iter().map(|l| l.why.as_str()).collect();
+        return Err(HttpError::Agents(format!(
+            "none of the {of} load agent(s) could be started, so no load was sent: {}",
+            why.join("; ")
+        )));
+    }
     if ready.len() < plan.min_agents {
         // Dropping the ready agents stops them.
         return Err(too_few(&lost, ready.len(), plan.min_agents, of));
@@ -160,33 +210,75 @@ pub fn load(
         ));
     }
     let lost_at_start = lost.len();
-    let conns = shares(cfg.concurrency as u64, ready.len());
+    // Agent i holds connections i, i + k, i + 2k, … of the run's: as many
+    // as shares() gives it, and at a constant rate its shard of arrivals.
+    let k = ready.len();
+    let conns = shares(cfg.concurrency as u64, k);
     let reqs = cfg.requests.map(|n| shares(n, ready.len()));
-    let within = cfg
-        .time_limit
-        .map_or(LONGEST_COUNTED_LOAD, |d| d + cfg.timeout + ANSWER_GRACE);
-    type Going = JoinHandle<(Agent, Result<FarResult, String>)>;
-    let mut going: Vec<(String, u32, u64, Option<u64>, Going)> = Vec::new();
+    // One start instant for all, on the coordinator's clock, far enough
+    // ahead for every `http-go` line to arrive; each agent is told it on
+    // its own clock.
+    let slowest = ready.iter().map(|r| r.2.uncertainty_ns).max().unwrap_or(0);
+    let margin = START_MARGIN + Duration::from_nanos(slowest) * 20;
+    let start_at = clock::wall_ns() + margin.as_nanos() as i64;
+    // The first second's line comes a margin and a second after the go.
+    let stall = margin + STALL;
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Value)>();
+    let mut going: Vec<Going> = Vec::new();
     // Every agent is ready: the `http-go` lines go out back to back.
-    for (i, (launcher, mut agent)) in ready.into_iter().enumerate() {
+    for (i, (launcher, mut agent, offset)) in ready.into_iter().enumerate() {
         let (c, n) = (conns[i], reqs.as_ref().map(|r| r[i]));
-        let cmd = json!({"op": "http-go", "connections": c, "requests": n});
+        let mut cmd = json!({"op": "http-go", "connections": c, "requests": n,
+                             "start_at_ns": offset.to_agent(start_at), "stream": true});
+        if cfg.rate.is_some() {
+            cmd["shard"] = json!({"index": i, "of": k, "connections": cfg.concurrency});
+        }
         let pid = agent.pid();
-        let h = std::thread::spawn(move || {
-            let answer = agent.request_within(&cmd, within);
+        let tx = tx.clone();
+        let answer = std::thread::spawn(move || {
+            let answer = agent.request_streaming(&cmd, wire::SECOND, stall, &mut |v| {
+                let _ = tx.send((i, v));
+            });
             let result = answer
                 .map_err(|e| e.to_string())
                 .and_then(|v| FarResult::from_json(&v).map_err(|e| format!("answered badly: {e}")));
             (agent, result)
         });
-        going.push((launcher, pid, c, n, h));
+        going.push(Going {
+            launcher,
+            pid,
+            connections: c,
+            requests: n,
+            clock: offset,
+            answer,
+        });
     }
+    drop(tx);
+    let mut seconds = Seconds::new(k);
     let mut stopped = false;
-    while !going.iter().all(|g| g.4.is_finished()) {
+    loop {
+        // Counted before the lines are taken: an agent counted finished has
+        // sent all of its.
+        let live = going.iter().filter(|g| !g.answer.is_finished()).count();
+        // Each agent's seconds, merged; shown once all running have sent.
+        while let Ok((i, v)) = rx.try_recv() {
+            if let Err(e) = seconds.add(i, &v) {
+                warn(&format!(
+                    "agent `{}` sent a bad second: {e}",
+                    going[i].launcher
+                ));
+            }
+        }
+        for s in seconds.ready(live) {
+            on_second(&s);
+        }
+        if live == 0 {
+            break;
+        }
         if !stopped && stop.load(Ordering::Relaxed) {
             // The agents are in process groups of their own: end them.
-            for g in going.iter().filter(|g| !g.4.is_finished()) {
-                let pgid = nix::unistd::Pid::from_raw(g.1 as i32);
+            for g in going.iter().filter(|g| !g.answer.is_finished()) {
+                let pgid = nix::unistd::Pid::from_raw(g.pid as i32);
                 let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
             }
             stopped = true;
@@ -194,8 +286,19 @@ pub fn load(
         std::thread::sleep(Duration::from_millis(20));
     }
     let mut agents = Vec::new();
-    for (launcher, _, connections, requests, h) in going {
-        match h.join() {
+    let mut kept = Vec::new();
+    for g in going {
+        let Going {
+            launcher,
+            connections,
+            requests,
+            clock,
+            answer,
+            ..
+        } = g;
+        let joined = answer.join();
+        kept.push(matches!(joined, Ok((_, Ok(_)))));
+        match joined {
             Ok((agent, Ok(result))) => {
                 let host = agent.hello.host.clone();
                 agent.close();
@@ -204,6 +307,7 @@ pub fn load(
                     host,
                     connections,
                     requests,
+                    clock,
                     result,
                 });
             }
@@ -232,10 +336,18 @@ pub fn load(
             l.why
         ));
     }
+    for a in agents.iter().filter(|a| a.result.late > LATE_START) {
+        warn(&format!(
+            "agent `{}` started {:.1} ms after the scheduled instant (its `http-go` came late): its load began that much after the others'",
+            a.launcher,
+            a.result.late.as_secs_f64() * 1e3
+        ));
+    }
     Ok(AgentsOutcome {
         outcome: merge(&agents),
         agents,
         lost,
+        seconds: seconds.merged(&kept),
     })
 }
 
@@ -243,7 +355,8 @@ pub fn load(
 /// time is the longest agent's, the rate over time summed interval by
 /// interval (each agent's intervals count from its own start).
 pub fn merge(agents: &[AgentRun]) -> LoadOutcome {
-    let mut stats = Stats::new(false);
+    let constant_rate = agents.iter().any(|a| a.result.stats.uncorrected.is_some());
+    let mut stats = Stats::new(constant_rate);
     let mut elapsed = Duration::ZERO;
     let mut intervals: Vec<Sample> = Vec::new();
     let mut fine: Vec<(Duration, u64)> = Vec::new();
@@ -292,6 +405,10 @@ mod tests {
             host: "h".into(),
             connections: 1,
             requests: Some(complete),
+            clock: ClockOffset {
+                offset_ns: 0,
+                uncertainty_ns: 0,
+            },
             result: FarResult {
                 stats,
                 wall: Duration::from_millis(wall_ms),
@@ -302,6 +419,7 @@ mod tests {
                     total_ns: wall_ms * 1_000_000,
                 }],
                 fine: vec![],
+                late: Duration::ZERO,
             },
         }
     }

@@ -1,7 +1,8 @@
 //! What the coordinator and a `toll agent` say to each other about an http
 //! load, as JSON lines of the agent protocol: the load to prepare (the
 //! flags of the single-host run that an agent repeats on its side), and an
-//! agent's result (its counts and its histograms, each in HdrHistogram's V2
+//! agent's result (its counts and its histograms — at a constant rate the
+//! uncorrected one and toll's send lag too — each in HdrHistogram's V2
 //! encoding, compressed and in base64: the form HdrHistogram's libraries in
 //! every language read, so anyone can re-merge them).
 
@@ -17,6 +18,10 @@ use std::time::Duration;
 use toll_measure::duration_ns::ns;
 use toll_measure::Sample;
 
+/// The event line an agent sends each second of a streamed load: its
+/// `histogram` of that second's latencies (V2, like the result's).
+pub const SECOND: &str = "http-second";
+
 /// The load an agent prepares on `http-ready`: the single-host flags it
 /// repeats; its share of connections and requests comes with `http-go`.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,6 +35,9 @@ pub struct FarLoad {
     pub variable_length: bool,
     pub spin: Duration,
     pub coalesce: Duration,
+    /// --rate: the whole run's arrivals per second, of which the agent
+    /// sends its shard (named in `http-go`).
+    pub rate: Option<f64>,
 }
 
 fn secs(ns: u64) -> Duration {
@@ -45,6 +53,7 @@ impl FarLoad {
             "time_limit_ns": self.time_limit.map(ns), "threads": self.threads,
             "timeout_ns": ns(self.timeout), "variable_length": self.variable_length,
             "spin_ns": ns(self.spin), "coalesce_ns": ns(self.coalesce),
+            "rate": self.rate,
         })
     }
 
@@ -72,6 +81,10 @@ impl FarLoad {
             variable_length: v.get("variable_length").and_then(Value::as_bool) == Some(true),
             spin: nanos("spin_ns").unwrap_or_default(),
             coalesce: nanos("coalesce_ns").unwrap_or_default(),
+            rate: v
+                .get("rate")
+                .and_then(Value::as_f64)
+                .filter(|r| r.is_finite() && *r > 0.0),
         })
     }
 }
@@ -104,6 +117,8 @@ pub struct FarResult {
     pub threads: usize,
     pub intervals: Vec<Sample>,
     pub fine: Vec<(Duration, u64)>,
+    /// How late it started after the instant it was given.
+    pub late: Duration,
 }
 
 impl FarResult {
@@ -120,8 +135,11 @@ impl FarResult {
             "total_bytes": s.total_bytes, "body_bytes": s.body_bytes,
             "doc_len": s.doc_len, "server": s.server, "tls": s.tls,
             "histograms": {"total": encode(&s.total), "connect": encode(&s.connect),
-                           "processing": encode(&s.processing), "waiting": encode(&s.waiting)},
+                           "processing": encode(&s.processing), "waiting": encode(&s.waiting),
+                           "uncorrected": s.uncorrected.as_ref().map(encode),
+                           "lag": s.lag.as_ref().map(encode)},
             "wall_ns": ns(self.wall), "cpu_s": self.cpu_s, "threads": self.threads,
+            "late_ns": ns(self.late),
             "intervals": self.intervals.iter().map(|i| [i.iters, i.total_ns]).collect::<Vec<_>>(),
             "fine": self.fine.iter().map(|f| [ns(f.0), f.1]).collect::<Vec<_>>(),
         })
@@ -145,7 +163,12 @@ impl FarResult {
                 })
                 .unwrap_or_default()
         };
-        let mut stats = Stats::new(false);
+        let constant_rate = v["histograms"]["uncorrected"].is_string();
+        let mut stats = Stats::new(constant_rate);
+        if constant_rate {
+            stats.uncorrected = Some(hist("uncorrected")?);
+            stats.lag = Some(hist("lag")?);
+        }
         stats.total = hist("total")?;
         stats.connect = hist("connect")?;
         stats.processing = hist("processing")?;
@@ -183,6 +206,7 @@ impl FarResult {
                 .into_iter()
                 .map(|(at, c)| (secs(at), c))
                 .collect(),
+            late: secs(n("late_ns")),
         })
     }
 }
@@ -203,6 +227,33 @@ mod tests {
     }
 
     #[test]
+    fn an_open_loop_result_keeps_its_uncorrected_and_lag_histograms() {
+        let mut stats = Stats::new(true);
+        stats.total.record(9_000).unwrap();
+        stats.uncorrected.as_mut().unwrap().record(2_000).unwrap();
+        stats.lag.as_mut().unwrap().record(50).unwrap();
+        let r = FarResult {
+            stats,
+            wall: Duration::from_secs(1),
+            cpu_s: 0.2,
+            threads: 1,
+            intervals: vec![],
+            fine: vec![],
+            late: Duration::ZERO,
+        };
+        let back = FarResult::from_json(&r.to_json()).unwrap();
+        assert_eq!(back.stats.uncorrected, r.stats.uncorrected);
+        assert_eq!(back.stats.lag, r.stats.lag);
+        assert_eq!(back.stats.total, r.stats.total);
+        let closed = FarResult {
+            stats: Stats::new(false),
+            ..r
+        };
+        let back = FarResult::from_json(&closed.to_json()).unwrap();
+        assert!(back.stats.uncorrected.is_none() && back.stats.lag.is_none());
+    }
+
+    #[test]
     fn a_load_survives_the_wire() {
         let load = FarLoad {
             url: "http://127.0.0.1:8080/".into(),
@@ -219,7 +270,10 @@ mod tests {
             variable_length: true,
             spin: Duration::ZERO,
             coalesce: Duration::from_micros(10),
+            rate: Some(400.0),
         };
         assert_eq!(FarLoad::from_json(&load.to_json()).unwrap(), load);
+        let closed = FarLoad { rate: None, ..load };
+        assert_eq!(FarLoad::from_json(&closed.to_json()).unwrap(), closed);
     }
 }
