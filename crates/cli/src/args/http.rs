@@ -239,9 +239,10 @@ pub struct LoadArgs {
           value_parser = short_time_up_to(Duration::from_millis(10), SPIN_IS_SHORT))]
     pub spin: Option<Duration>,
     /// With requests in flight and none answered yet, nap on a timer for up
-    /// to this long (default 10us; at most an eighth of the recent latency)
-    /// instead of being woken by each answer: the server's core is spared a
-    /// wake-up per answer. 0 turns it off (HTTP/1.1 on http:// without
+    /// to this long (default 50us; at most an eighth of the recent latency,
+    /// 10us where the kernel does not stamp answers' arrival) instead of
+    /// being woken by each answer: the server's core is spared a wake-up
+    /// per answer. 0 turns it off (HTTP/1.1 on http:// without
     /// --rate or --spin).
     #[arg(long, value_name = "TIME", value_parser = checked(coalesce))]
     pub coalesce: Option<Duration>,

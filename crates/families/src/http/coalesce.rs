@@ -22,6 +22,9 @@ use std::time::Duration;
 
 /// Naps shorter than this are not worth a timer.
 const SHORTEST: Duration = Duration::from_micros(1);
+/// The longest nap while answers come unstamped, when a nap is added to
+/// the latencies reported.
+pub const UNSTAMPED_MOST: Duration = Duration::from_micros(10);
 /// After the k-th miss in a row, 2^k nap chances are skipped (k at most this).
 const MAX_BACKOFF: u32 = 6;
 
@@ -34,6 +37,8 @@ pub struct Coalesce {
     skip: u32,
     /// Misses in a row.
     misses: u32,
+    /// The last answer carried the kernel's arrival stamp.
+    stamped: bool,
 }
 
 impl Coalesce {
@@ -43,11 +48,14 @@ impl Coalesce {
             mean_ns: 0,
             skip: 0,
             misses: 0,
+            stamped: false,
         }
     }
 
-    /// An answer came `latency` after its request was due.
-    pub fn answered(&mut self, latency: Duration) {
+    /// An answer came `latency` after its request was due; `stamped`: its
+    /// end is the kernel's arrival stamp, not the time it was read.
+    pub fn answered(&mut self, latency: Duration, stamped: bool) {
+        self.stamped = stamped;
         let x = latency.as_nanos().min(u64::MAX as u128) as u64;
         self.mean_ns = if self.mean_ns == 0 {
             x
@@ -66,7 +74,12 @@ impl Coalesce {
             self.skip -= 1;
             return None;
         }
-        let d = self.most.min(Duration::from_nanos(self.mean_ns / 8));
+        let most = if self.stamped {
+            self.most
+        } else {
+            self.most.min(UNSTAMPED_MOST)
+        };
+        let d = most.min(Duration::from_nanos(self.mean_ns / 8));
         (d >= SHORTEST).then_some(d)
     }
 
@@ -92,11 +105,11 @@ mod tests {
     #[test]
     fn no_nap_when_off_or_before_any_answer() {
         let mut c = Coalesce::new(Duration::ZERO);
-        c.answered(us(400));
+        c.answered(us(400), true);
         assert_eq!(c.nap(), None);
         let mut c = Coalesce::new(us(10));
         assert_eq!(c.nap(), None);
-        c.answered(us(400));
+        c.answered(us(400), true);
         assert_eq!(c.nap(), Some(us(10)));
     }
 
@@ -104,26 +117,39 @@ mod tests {
     fn the_nap_is_at_most_an_eighth_of_the_recent_latency() {
         let mut c = Coalesce::new(us(10));
         for _ in 0..200 {
-            c.answered(us(40));
+            c.answered(us(40), true);
         }
         let d = c.nap().unwrap();
         assert!(d <= us(5) && d > us(4), "{d:?}");
         // A fast server: an eighth of 4 µs is under the shortest nap.
         for _ in 0..400 {
-            c.answered(us(4));
+            c.answered(us(4), true);
         }
         assert_eq!(c.nap(), None);
         // Slow answers again: back to the cap.
         for _ in 0..400 {
-            c.answered(us(1000));
+            c.answered(us(1000), true);
         }
         assert_eq!(c.nap(), Some(us(10)));
     }
 
     #[test]
+    fn unstamped_answers_keep_naps_short() {
+        let mut c = Coalesce::new(us(50));
+        for _ in 0..200 {
+            c.answered(us(1000), true);
+        }
+        assert_eq!(c.nap(), Some(us(50)));
+        c.answered(us(1000), false);
+        assert_eq!(c.nap(), Some(UNSTAMPED_MOST));
+        c.answered(us(1000), true);
+        assert_eq!(c.nap(), Some(us(50)));
+    }
+
+    #[test]
     fn misses_skip_more_chances_each_time_and_a_hit_resets() {
         let mut c = Coalesce::new(us(10));
-        c.answered(us(400));
+        c.answered(us(400), true);
         let skipped = |c: &mut Coalesce| {
             let mut n = 0;
             while c.nap().is_none() {

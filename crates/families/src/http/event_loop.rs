@@ -541,7 +541,7 @@ impl Loop<'_> {
         let c = &self.conns[k];
         let keep = self.plan.keep_alive && !r.close;
         self.coalesce
-            .answered(now.saturating_duration_since(c.intended));
+            .answered(now.saturating_duration_since(c.intended), now != read_at);
         self.stats.record(
             Answered {
                 status: r.status,
