@@ -51,7 +51,8 @@ fn every_binding_here_is_measured_stored_and_each_series_has_a_fit_or_says_why_n
             "c/dlopen",
             "python/ctypes",
             "python/cffi",
-            "python/ext"
+            "python/ext",
+            "go/cgo",
         ]
     );
     for sr in series(&run) {
@@ -82,7 +83,7 @@ fn every_binding_here_is_measured_stored_and_each_series_has_a_fit_or_says_why_n
         .iter()
         .map(|t| t[0].as_str().unwrap())
         .collect();
-    for t in ["toll", "cc", "python3"] {
+    for t in ["toll", "cc", "python3", "go"] {
         assert!(tools.contains(&t), "{t} not in {tools:?}");
     }
     // A second run compares with the first, series by series.
@@ -142,7 +143,7 @@ fn bad_input_is_one_line_before_anything_is_measured() {
         &[
             (
                 &["ffi", "--binding", "jna"],
-                "unknown binding `jna`: known bindings are cffi, ctypes, direct, dlopen, ext",
+                "unknown binding `jna`: known bindings are cffi, cgo, ctypes, direct, dlopen, ext",
             ),
             (
                 &["ffi", "--runtime", "python", "--binding", "dlopen"],
@@ -153,8 +154,12 @@ fn bad_input_is_one_line_before_anything_is_measured() {
                 "--sizes 9223372036854775808 is beyond what c/direct can pass in one call",
             ),
             (
-                &["ffi", "--runtime", "go"],
-                "go has no ffi bindings yet: runtimes with bindings are rust, c, python",
+                &["ffi", "--runtime", "squeak"],
+                "squeak has no ffi bindings yet: runtimes with bindings are rust, c, python, go",
+            ),
+            (
+                &["ffi", "--runtime", "go", "--binding", "ctypes"],
+                "go has no binding `ctypes`: its bindings are cgo",
             ),
             (&["ffi", "--binding", ","], "--binding is empty"),
             (&["ffi", "--sizes", "1k:10"], "bad range `1k:10`"),

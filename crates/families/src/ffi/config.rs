@@ -216,9 +216,9 @@ mod tests {
         );
         let e = select(&[Runtime::C], None, &[0, 1 << 63]).unwrap_err();
         assert!(e.to_string().starts_with("--sizes 9223372036854775808 is beyond what c/direct can pass in one call: at most 9223372036854775807 bytes"), "{e}");
-        assert!(select(&[Runtime::Go], None, &[0])
+        assert!(select(&[Runtime::Squeak], None, &[0])
             .unwrap_err()
             .to_string()
-            .starts_with("go has no ffi bindings yet"));
+            .starts_with("squeak has no ffi bindings yet"));
     }
 }

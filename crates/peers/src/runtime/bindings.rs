@@ -82,3 +82,12 @@ pub(super) const PYTHON: [Binding; 3] = [
         )
     },
 ];
+
+pub(super) const GO: [Binding; 1] = [Binding {
+    install: "apt-get install gcc (cgo needs a C compiler when toll builds the Go worker)",
+    ..binding(
+        "cgo",
+        "cgo: C.toll_ffi_null/C.toll_ffi_sum, toll_ffi.c compiled into the Go worker",
+        "a Go slice",
+    )
+}];

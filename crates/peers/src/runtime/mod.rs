@@ -9,6 +9,7 @@ use std::str::FromStr;
 mod bindings;
 mod cache;
 mod ffi;
+mod ffi_glue;
 mod launch;
 mod toolchain;
 
@@ -228,6 +229,7 @@ impl Runtime {
             Runtime::Rust => &bindings::RUST,
             Runtime::C => &bindings::C,
             Runtime::Python => &bindings::PYTHON,
+            Runtime::Go => &bindings::GO,
             _ => &[],
         }
     }
@@ -242,7 +244,7 @@ impl Runtime {
     pub fn prepare_ffi(self, note: &mut dyn FnMut(&str)) -> Result<FfiLaunch, PeerError> {
         let cc = c::detect()?;
         let launch = self.prepare_noting(note)?;
-        ffi::prepare(cc, launch, self == Runtime::Python, note)
+        ffi::prepare(cc, launch, self, note)
     }
 }
 

@@ -1,0 +1,94 @@
+//! The glue a runtime's bindings need beside libtoll_ffi.so, each built
+//! from its source in workers/ffi against the runtime's own headers: Python's
+//! extension module. (Go's cgo compiles toll_ffi.c into the Go worker, so it
+//! needs none here.) A glue whose headers are missing is not an error: its
+//! binding is reported missing, with why.
+
+use super::cache::write_sources;
+use super::launch::Launch;
+use super::toolchain::Toolchain;
+use super::Runtime;
+use std::path::Path;
+use std::process::Command;
+
+const TOLL_FFI_PY_C: &str = include_str!("../../../../workers/ffi/toll_ffi_py.c");
+
+/// The glue sources `runtime` needs (file name, text): part of its cache key.
+pub(super) fn sources(runtime: Runtime) -> Vec<(&'static str, &'static str)> {
+    match runtime {
+        Runtime::Python => vec![("toll_ffi_py.c", TOLL_FFI_PY_C)],
+        _ => vec![],
+    }
+}
+
+/// Build `runtime`'s glue into `dir` (libtoll_ffi.so's sources are there):
+/// the bindings that could not be built, with why.
+pub(super) fn build(
+    runtime: Runtime,
+    cc: &Toolchain,
+    launch: &Launch,
+    dir: &Path,
+    note: &mut dyn FnMut(&str),
+) -> Vec<(&'static str, String)> {
+    let built = match runtime {
+        Runtime::Python => python_ext(cc, &launch.program, dir, note).map_err(|e| ("ext", e)),
+        _ => Ok(()),
+    };
+    built.err().into_iter().collect()
+}
+
+/// Run the compiler in `dir` to make `out` (renamed into place, so a
+/// concurrent run never loads half a library); its first error line if it fails.
+pub(super) fn compile(cc: &Toolchain, dir: &Path, args: &[&str], out: &str) -> Result<(), String> {
+    let tmp = format!("{out}.{}", std::process::id());
+    let run = Command::new(&cc.program)
+        .current_dir(dir)
+        .args(["-O2", "-fPIC", "-shared", "-Wall", "-o", &tmp])
+        .args(args)
+        .output()
+        .map_err(|e| format!("running {}: {e}", cc.program.display()))?;
+    if !run.status.success() {
+        let log = String::from_utf8_lossy(&run.stderr);
+        let first = log
+            .lines()
+            .find(|l| l.contains("error"))
+            .unwrap_or("compiler failed");
+        return Err(first.trim().to_string());
+    }
+    std::fs::rename(dir.join(&tmp), dir.join(out)).map_err(|e| format!("installing {out}: {e}"))
+}
+
+/// toll_ffi_ext.so against `python`'s own headers; why not, when they are missing.
+fn python_ext(
+    cc: &Toolchain,
+    python: &Path,
+    dir: &Path,
+    note: &mut dyn FnMut(&str),
+) -> Result<(), String> {
+    const EXT: &str = "toll_ffi_ext.so";
+    if dir.join(EXT).is_file() {
+        return Ok(());
+    }
+    let include = Command::new(python)
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['include'])",
+        ])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    if include.is_empty() || !Path::new(&include).join("Python.h").is_file() {
+        return Err(format!(
+            "{} has no Python.h (in `{include}`) to build the extension module against",
+            python.display()
+        ));
+    }
+    note("compiling the Python extension module toll_ffi_ext (first use; cached after)");
+    write_sources(dir, &sources(Runtime::Python)).map_err(|e| e.to_string())?;
+    compile(
+        cc,
+        dir,
+        &[&format!("-I{include}"), "toll_ffi_py.c", "toll_ffi.c"],
+        EXT,
+    )
+}
