@@ -53,6 +53,8 @@ fn every_binding_here_is_measured_stored_and_each_series_has_a_fit_or_says_why_n
             "python/cffi",
             "python/ext",
             "go/cgo",
+            "java/jni",
+            "java/ffm",
         ]
     );
     for sr in series(&run) {
@@ -83,7 +85,7 @@ fn every_binding_here_is_measured_stored_and_each_series_has_a_fit_or_says_why_n
         .iter()
         .map(|t| t[0].as_str().unwrap())
         .collect();
-    for t in ["toll", "cc", "python3", "go"] {
+    for t in ["toll", "cc", "python3", "go", "java"] {
         assert!(tools.contains(&t), "{t} not in {tools:?}");
     }
     // A second run compares with the first, series by series.
@@ -143,7 +145,7 @@ fn bad_input_is_one_line_before_anything_is_measured() {
         &[
             (
                 &["ffi", "--binding", "jna"],
-                "unknown binding `jna`: known bindings are cffi, cgo, ctypes, direct, dlopen, ext",
+                "unknown binding `jna`: known bindings are cffi, cgo, ctypes, direct, dlopen, ext, ffm, jni",
             ),
             (
                 &["ffi", "--runtime", "python", "--binding", "dlopen"],
@@ -155,11 +157,15 @@ fn bad_input_is_one_line_before_anything_is_measured() {
             ),
             (
                 &["ffi", "--runtime", "squeak"],
-                "squeak has no ffi bindings yet: runtimes with bindings are rust, c, python, go",
+                "squeak has no ffi bindings yet: runtimes with bindings are rust, c, python, go, java",
             ),
             (
                 &["ffi", "--runtime", "go", "--binding", "ctypes"],
                 "go has no binding `ctypes`: its bindings are cgo",
+            ),
+            (
+                &["ffi", "--runtime", "java", "--sizes", "0,4Gi"],
+                "--sizes 4294967296 is beyond what java/jni can pass in one call: at most 2147483639 bytes",
             ),
             (&["ffi", "--binding", ","], "--binding is empty"),
             (&["ffi", "--sizes", "1k:10"], "bad range `1k:10`"),

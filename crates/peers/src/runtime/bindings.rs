@@ -91,3 +91,23 @@ pub(super) const GO: [Binding; 1] = [Binding {
         "a Go slice",
     )
 }];
+
+pub(super) const JAVA: [Binding; 2] = [
+    Binding {
+        max_bytes: i32::MAX as u64 - 8,
+        install: "a full JDK, with include/jni.h (e.g. apt-get install openjdk-25-jdk-headless)",
+        ..binding(
+            "jni",
+            "JNI native methods (workers/ffi/toll_ffi_jni.c), a byte[] through GetPrimitiveArrayCritical",
+            "a Java byte[]: 2^31 - 1 less the VM's header words",
+        )
+    },
+    Binding {
+        install: "a JDK 22 or newer (e.g. apt-get install openjdk-25-jdk-headless, or point JAVA_HOME at one)",
+        ..binding(
+            "ffm",
+            "java.lang.foreign downcall handles on libtoll_ffi.so, an off-heap MemorySegment",
+            "a MemorySegment's long size",
+        )
+    },
+];

@@ -6,8 +6,8 @@
 use super::cache::{keyed_dir, write_sources};
 use super::ffi_glue::{self as glue, compile};
 use super::launch::Launch;
-use super::Runtime;
 use super::toolchain::Toolchain;
+use super::Runtime;
 use crate::error::PeerError;
 use std::path::Path;
 

@@ -1,6 +1,6 @@
 //! The glue a runtime's bindings need beside libtoll_ffi.so, each built
 //! from its source in workers/ffi against the runtime's own headers: Python's
-//! extension module. (Go's cgo compiles toll_ffi.c into the Go worker, so it
+//! extension module, Java's JNI stub. (Go's cgo compiles toll_ffi.c into the Go worker, so it
 //! needs none here.) A glue whose headers are missing is not an error: its
 //! binding is reported missing, with why.
 
@@ -12,11 +12,13 @@ use std::path::Path;
 use std::process::Command;
 
 const TOLL_FFI_PY_C: &str = include_str!("../../../../workers/ffi/toll_ffi_py.c");
+const TOLL_FFI_JNI_C: &str = include_str!("../../../../workers/ffi/toll_ffi_jni.c");
 
 /// The glue sources `runtime` needs (file name, text): part of its cache key.
 pub(super) fn sources(runtime: Runtime) -> Vec<(&'static str, &'static str)> {
     match runtime {
         Runtime::Python => vec![("toll_ffi_py.c", TOLL_FFI_PY_C)],
+        Runtime::Java => vec![("toll_ffi_jni.c", TOLL_FFI_JNI_C)],
         _ => vec![],
     }
 }
@@ -30,11 +32,62 @@ pub(super) fn build(
     dir: &Path,
     note: &mut dyn FnMut(&str),
 ) -> Vec<(&'static str, String)> {
-    let built = match runtime {
-        Runtime::Python => python_ext(cc, &launch.program, dir, note).map_err(|e| ("ext", e)),
-        _ => Ok(()),
-    };
-    built.err().into_iter().collect()
+    let mut unbuilt = Vec::new();
+    match runtime {
+        Runtime::Python => {
+            if let Err(why) = python_ext(cc, &launch.program, dir, note) {
+                unbuilt.push(("ext", why));
+            }
+        }
+        Runtime::Java => {
+            if let Err(why) = java_jni(cc, &launch.program, dir, note) {
+                unbuilt.push(("jni", why));
+            }
+            let major = super::java::major(&launch.toolchain.1).unwrap_or(0);
+            if major < super::java::FFM_MAJOR {
+                unbuilt.push((
+                    "ffm",
+                    format!("needs JDK 22+ (java.lang.foreign), this is JDK {major}"),
+                ));
+            }
+        }
+        _ => {}
+    }
+    unbuilt
+}
+
+/// libtoll_ffi_jni.so against the JDK's own jni.h (`java` is its bin/java).
+fn java_jni(
+    cc: &Toolchain,
+    java: &Path,
+    dir: &Path,
+    note: &mut dyn FnMut(&str),
+) -> Result<(), String> {
+    const OUT: &str = "libtoll_ffi_jni.so";
+    if dir.join(OUT).is_file() {
+        return Ok(());
+    }
+    let home = java
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(Path::new("/"));
+    let include = home.join("include");
+    if !include.join("jni.h").is_file() {
+        return Err(format!(
+            "the JDK at {} has no include/jni.h",
+            home.display()
+        ));
+    }
+    note("compiling the JNI glue libtoll_ffi_jni.so (first use; cached after)");
+    write_sources(dir, &sources(Runtime::Java)).map_err(|e| e.to_string())?;
+    let inc = format!("-I{}", include.display());
+    let inc_linux = format!("-I{}", include.join("linux").display());
+    compile(
+        cc,
+        dir,
+        &[&inc, &inc_linux, "toll_ffi_jni.c", "toll_ffi.c"],
+        OUT,
+    )
 }
 
 /// Run the compiler in `dir` to make `out` (renamed into place, so a

@@ -17,14 +17,23 @@ const SOURCES: [(&str, &str); 8] = [
     ("go/go.mod", include_str!("../../../../workers/go/go.mod")),
     ("go/main.go", include_str!("../../../../workers/go/main.go")),
     ("go/wire.go", include_str!("../../../../workers/go/wire.go")),
-    ("go/units.go", include_str!("../../../../workers/go/units.go")),
+    (
+        "go/units.go",
+        include_str!("../../../../workers/go/units.go"),
+    ),
     ("go/ffi.go", include_str!("../../../../workers/go/ffi.go")),
     (
         "go/ffi_cgo.go",
         include_str!("../../../../workers/go/ffi_cgo.go"),
     ),
-    ("ffi/toll_ffi.c", include_str!("../../../../workers/ffi/toll_ffi.c")),
-    ("ffi/toll_ffi.h", include_str!("../../../../workers/ffi/toll_ffi.h")),
+    (
+        "ffi/toll_ffi.c",
+        include_str!("../../../../workers/ffi/toll_ffi.c"),
+    ),
+    (
+        "ffi/toll_ffi.h",
+        include_str!("../../../../workers/ffi/toll_ffi.h"),
+    ),
 ];
 
 /// `$TOLL_GO`, else `go` on PATH, else the usual /usr/local/go.

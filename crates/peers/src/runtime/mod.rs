@@ -230,6 +230,7 @@ impl Runtime {
             Runtime::C => &bindings::C,
             Runtime::Python => &bindings::PYTHON,
             Runtime::Go => &bindings::GO,
+            Runtime::Java => &bindings::JAVA,
             _ => &[],
         }
     }
