@@ -52,6 +52,7 @@ fn every_binding_here_is_measured_stored_and_each_series_has_a_fit_or_says_why_n
             "python/ctypes",
             "python/cffi",
             "python/ext",
+            "node/napi",
             "go/cgo",
             "java/jni",
             "java/ffm",
@@ -85,7 +86,7 @@ fn every_binding_here_is_measured_stored_and_each_series_has_a_fit_or_says_why_n
         .iter()
         .map(|t| t[0].as_str().unwrap())
         .collect();
-    for t in ["toll", "cc", "python3", "go", "java"] {
+    for t in ["toll", "cc", "python3", "node", "go", "java"] {
         assert!(tools.contains(&t), "{t} not in {tools:?}");
     }
     // A second run compares with the first, series by series.
@@ -145,7 +146,7 @@ fn bad_input_is_one_line_before_anything_is_measured() {
         &[
             (
                 &["ffi", "--binding", "jna"],
-                "unknown binding `jna`: known bindings are cffi, cgo, ctypes, direct, dlopen, ext, ffm, jni",
+                "unknown binding `jna`: known bindings are cffi, cgo, ctypes, direct, dlopen, ext, ffm, jni, napi",
             ),
             (
                 &["ffi", "--runtime", "python", "--binding", "dlopen"],
@@ -157,7 +158,7 @@ fn bad_input_is_one_line_before_anything_is_measured() {
             ),
             (
                 &["ffi", "--runtime", "squeak"],
-                "squeak has no ffi bindings yet: runtimes with bindings are rust, c, python, go, java",
+                "squeak has no ffi bindings yet: runtimes with bindings are rust, c, python, node, go, java",
             ),
             (
                 &["ffi", "--runtime", "go", "--binding", "ctypes"],

@@ -111,3 +111,13 @@ pub(super) const JAVA: [Binding; 2] = [
         )
     },
 ];
+
+pub(super) const NODE: [Binding; 1] = [Binding {
+    max_bytes: 1 << 32,
+    install: "apt-get install libnode-dev (node's headers, node_api.h)",
+    ..binding(
+        "napi",
+        "an N-API addon toll builds with cc from workers/ffi/toll_ffi_napi.c, passed a Buffer",
+        "a Node Buffer: buffer.constants.MAX_LENGTH, 2^32 on Node 20",
+    )
+}];

@@ -1,6 +1,6 @@
 //! The glue a runtime's bindings need beside libtoll_ffi.so, each built
 //! from its source in workers/ffi against the runtime's own headers: Python's
-//! extension module, Java's JNI stub. (Go's cgo compiles toll_ffi.c into the Go worker, so it
+//! extension module, Java's JNI stub, Node's N-API addon. (Go's cgo compiles toll_ffi.c into the Go worker, so it
 //! needs none here.) A glue whose headers are missing is not an error: its
 //! binding is reported missing, with why.
 
@@ -13,12 +13,14 @@ use std::process::Command;
 
 const TOLL_FFI_PY_C: &str = include_str!("../../../../workers/ffi/toll_ffi_py.c");
 const TOLL_FFI_JNI_C: &str = include_str!("../../../../workers/ffi/toll_ffi_jni.c");
+const TOLL_FFI_NAPI_C: &str = include_str!("../../../../workers/ffi/toll_ffi_napi.c");
 
 /// The glue sources `runtime` needs (file name, text): part of its cache key.
 pub(super) fn sources(runtime: Runtime) -> Vec<(&'static str, &'static str)> {
     match runtime {
         Runtime::Python => vec![("toll_ffi_py.c", TOLL_FFI_PY_C)],
         Runtime::Java => vec![("toll_ffi_jni.c", TOLL_FFI_JNI_C)],
+        Runtime::Node => vec![("toll_ffi_napi.c", TOLL_FFI_NAPI_C)],
         _ => vec![],
     }
 }
@@ -51,9 +53,50 @@ pub(super) fn build(
                 ));
             }
         }
+        Runtime::Node => {
+            if let Err(why) = node_addon(cc, &launch.program, dir, note) {
+                unbuilt.push(("napi", why));
+            }
+        }
         _ => {}
     }
     unbuilt
+}
+
+/// toll_ffi_napi.node against node's headers: beside its prefix (`node` is
+/// its bin/node), else where distributions put them (libnode-dev).
+fn node_addon(
+    cc: &Toolchain,
+    node: &Path,
+    dir: &Path,
+    note: &mut dyn FnMut(&str),
+) -> Result<(), String> {
+    const OUT: &str = "toll_ffi_napi.node";
+    if dir.join(OUT).is_file() {
+        return Ok(());
+    }
+    let node = std::fs::canonicalize(node).unwrap_or_else(|_| node.to_path_buf());
+    let beside = node
+        .parent()
+        .and_then(Path::parent)
+        .map(|p| p.join("include/node"));
+    let include = beside
+        .into_iter()
+        .chain(["/usr/include/node".into(), "/usr/local/include/node".into()])
+        .find(|d: &std::path::PathBuf| d.join("node_api.h").is_file())
+        .ok_or_else(|| "node's headers (node_api.h) are not on this machine".to_string())?;
+    note("compiling the N-API addon toll_ffi_napi.node with cc (first use; cached after)");
+    write_sources(dir, &sources(Runtime::Node)).map_err(|e| e.to_string())?;
+    compile(
+        cc,
+        dir,
+        &[
+            &format!("-I{}", include.display()),
+            "toll_ffi_napi.c",
+            "toll_ffi.c",
+        ],
+        OUT,
+    )
 }
 
 /// libtoll_ffi_jni.so against the JDK's own jni.h (`java` is its bin/java).

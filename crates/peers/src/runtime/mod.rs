@@ -231,6 +231,7 @@ impl Runtime {
             Runtime::Python => &bindings::PYTHON,
             Runtime::Go => &bindings::GO,
             Runtime::Java => &bindings::JAVA,
+            Runtime::Node => &bindings::NODE,
             _ => &[],
         }
     }
