@@ -56,6 +56,7 @@ fn every_binding_here_is_measured_stored_and_each_series_has_a_fit_or_says_why_n
             "go/cgo",
             "java/jni",
             "java/ffm",
+            "erlang/nif",
         ]
     );
     for sr in series(&run) {
@@ -86,7 +87,7 @@ fn every_binding_here_is_measured_stored_and_each_series_has_a_fit_or_says_why_n
         .iter()
         .map(|t| t[0].as_str().unwrap())
         .collect();
-    for t in ["toll", "cc", "python3", "node", "go", "java"] {
+    for t in ["toll", "cc", "python3", "node", "go", "java", "erl"] {
         assert!(tools.contains(&t), "{t} not in {tools:?}");
     }
     // A second run compares with the first, series by series.
@@ -146,7 +147,7 @@ fn bad_input_is_one_line_before_anything_is_measured() {
         &[
             (
                 &["ffi", "--binding", "jna"],
-                "unknown binding `jna`: known bindings are cffi, cgo, ctypes, direct, dlopen, ext, ffm, jni, napi",
+                "unknown binding `jna`: known bindings are cffi, cgo, ctypes, direct, dlopen, ext, ffm, jni, napi, nif",
             ),
             (
                 &["ffi", "--runtime", "python", "--binding", "dlopen"],
@@ -158,7 +159,7 @@ fn bad_input_is_one_line_before_anything_is_measured() {
             ),
             (
                 &["ffi", "--runtime", "squeak"],
-                "squeak has no ffi bindings yet: runtimes with bindings are rust, c, python, node, go, java",
+                "squeak has no ffi bindings yet: runtimes with bindings are rust, c, python, node, go, java, erlang",
             ),
             (
                 &["ffi", "--runtime", "go", "--binding", "ctypes"],

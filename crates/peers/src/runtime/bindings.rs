@@ -121,3 +121,12 @@ pub(super) const NODE: [Binding; 1] = [Binding {
         "a Node Buffer: buffer.constants.MAX_LENGTH, 2^32 on Node 20",
     )
 }];
+
+pub(super) const ERLANG: [Binding; 1] = [Binding {
+    install: "apt-get install erlang-dev (erl_nif.h)",
+    ..binding(
+        "nif",
+        "a NIF toll builds from workers/ffi/toll_ffi_nif.c, on a normal scheduler, passed a binary",
+        "an Erlang binary",
+    )
+}];

@@ -1,6 +1,6 @@
 //! The glue a runtime's bindings need beside libtoll_ffi.so, each built
 //! from its source in workers/ffi against the runtime's own headers: Python's
-//! extension module, Java's JNI stub, Node's N-API addon. (Go's cgo compiles toll_ffi.c into the Go worker, so it
+//! extension module, Java's JNI stub, Node's N-API addon, Erlang's NIF. (Go's cgo compiles toll_ffi.c into the Go worker, so it
 //! needs none here.) A glue whose headers are missing is not an error: its
 //! binding is reported missing, with why.
 
@@ -14,6 +14,7 @@ use std::process::Command;
 const TOLL_FFI_PY_C: &str = include_str!("../../../../workers/ffi/toll_ffi_py.c");
 const TOLL_FFI_JNI_C: &str = include_str!("../../../../workers/ffi/toll_ffi_jni.c");
 const TOLL_FFI_NAPI_C: &str = include_str!("../../../../workers/ffi/toll_ffi_napi.c");
+const TOLL_FFI_NIF_C: &str = include_str!("../../../../workers/ffi/toll_ffi_nif.c");
 
 /// The glue sources `runtime` needs (file name, text): part of its cache key.
 pub(super) fn sources(runtime: Runtime) -> Vec<(&'static str, &'static str)> {
@@ -21,6 +22,7 @@ pub(super) fn sources(runtime: Runtime) -> Vec<(&'static str, &'static str)> {
         Runtime::Python => vec![("toll_ffi_py.c", TOLL_FFI_PY_C)],
         Runtime::Java => vec![("toll_ffi_jni.c", TOLL_FFI_JNI_C)],
         Runtime::Node => vec![("toll_ffi_napi.c", TOLL_FFI_NAPI_C)],
+        Runtime::Erlang => vec![("toll_ffi_nif.c", TOLL_FFI_NIF_C)],
         _ => vec![],
     }
 }
@@ -58,9 +60,53 @@ pub(super) fn build(
                 unbuilt.push(("napi", why));
             }
         }
+        Runtime::Erlang => {
+            if let Err(why) = erlang_nif(cc, &launch.program, dir, note) {
+                unbuilt.push(("nif", why));
+            }
+        }
         _ => {}
     }
     unbuilt
+}
+
+/// toll_ffi_nif.so against the OTP install's erl_nif.h (`erl` asked for
+/// its root: erlang-base has no headers, erlang-dev adds them).
+fn erlang_nif(
+    cc: &Toolchain,
+    erl: &Path,
+    dir: &Path,
+    note: &mut dyn FnMut(&str),
+) -> Result<(), String> {
+    const OUT: &str = "toll_ffi_nif.so";
+    if dir.join(OUT).is_file() {
+        return Ok(());
+    }
+    let root = Command::new(erl)
+        .args([
+            "-noshell",
+            "-eval",
+            "io:format(\"~s\", [code:root_dir()]), halt().",
+        ])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    let include = Path::new(&root).join("usr/include");
+    if !include.join("erl_nif.h").is_file() {
+        return Err(format!("the OTP install at `{root}` has no erl_nif.h"));
+    }
+    note("compiling the NIF toll_ffi_nif.so with cc (first use; cached after)");
+    write_sources(dir, &sources(Runtime::Erlang)).map_err(|e| e.to_string())?;
+    compile(
+        cc,
+        dir,
+        &[
+            &format!("-I{}", include.display()),
+            "toll_ffi_nif.c",
+            "toll_ffi.c",
+        ],
+        OUT,
+    )
 }
 
 /// toll_ffi_napi.node against node's headers: beside its prefix (`node` is

@@ -232,6 +232,7 @@ impl Runtime {
             Runtime::Go => &bindings::GO,
             Runtime::Java => &bindings::JAVA,
             Runtime::Node => &bindings::NODE,
+            Runtime::Erlang => &bindings::ERLANG,
             _ => &[],
         }
     }
