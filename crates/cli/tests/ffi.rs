@@ -57,6 +57,8 @@ fn every_binding_here_is_measured_stored_and_each_series_has_a_fit_or_says_why_n
             "java/jni",
             "java/ffm",
             "erlang/nif",
+            "haskell/safe",
+            "haskell/unsafe",
         ]
     );
     for sr in series(&run) {
@@ -87,8 +89,20 @@ fn every_binding_here_is_measured_stored_and_each_series_has_a_fit_or_says_why_n
         .iter()
         .map(|t| t[0].as_str().unwrap())
         .collect();
-    for t in ["toll", "cc", "python3", "node", "go", "java", "erl"] {
+    for t in ["toll", "cc"] {
         assert!(tools.contains(&t), "{t} not in {tools:?}");
+    }
+    // Each runtime measured, its own toolchain's version too.
+    for sr in series(&run).iter().filter(|sr| !sr["fit"].is_null()) {
+        let tool = match sr["attrs"]["runtime"].as_str().unwrap() {
+            "rust" => "toll",
+            "c" => "cc",
+            "python" => "python3",
+            "erlang" => "erl",
+            "haskell" => "ghc",
+            other => other,
+        };
+        assert!(tools.contains(&tool), "{tool} not in {tools:?}");
     }
     // A second run compares with the first, series by series.
     let o = s.toll(&[
@@ -147,7 +161,7 @@ fn bad_input_is_one_line_before_anything_is_measured() {
         &[
             (
                 &["ffi", "--binding", "jna"],
-                "unknown binding `jna`: known bindings are cffi, cgo, ctypes, direct, dlopen, ext, ffm, jni, napi, nif",
+                "unknown binding `jna`: known bindings are cffi, cgo, ctypes, direct, dlopen, ext, ffm, jni, napi, nif, safe, unsafe",
             ),
             (
                 &["ffi", "--runtime", "python", "--binding", "dlopen"],
@@ -159,7 +173,7 @@ fn bad_input_is_one_line_before_anything_is_measured() {
             ),
             (
                 &["ffi", "--runtime", "squeak"],
-                "squeak has no ffi bindings yet: runtimes with bindings are rust, c, python, node, go, java, erlang",
+                "squeak has no ffi bindings yet: runtimes with bindings are rust, c, python, node, go, java, erlang, haskell",
             ),
             (
                 &["ffi", "--runtime", "go", "--binding", "ctypes"],

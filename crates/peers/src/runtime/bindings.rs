@@ -130,3 +130,16 @@ pub(super) const ERLANG: [Binding; 1] = [Binding {
         "an Erlang binary",
     )
 }];
+
+pub(super) const HASKELL: [Binding; 2] = [
+    binding(
+        "safe",
+        "foreign import ccall safe: the RTS saves the thread's state and releases its capability around the call",
+        "a Ptr and a CSize",
+    ),
+    binding(
+        "unsafe",
+        "foreign import ccall unsafe: a plain C call from Haskell code",
+        "a Ptr and a CSize",
+    ),
+];

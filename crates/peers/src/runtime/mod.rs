@@ -233,6 +233,7 @@ impl Runtime {
             Runtime::Java => &bindings::JAVA,
             Runtime::Node => &bindings::NODE,
             Runtime::Erlang => &bindings::ERLANG,
+            Runtime::Haskell => &bindings::HASKELL,
             _ => &[],
         }
     }
