@@ -89,7 +89,7 @@ fn every_binding_here_is_measured_stored_and_each_series_has_a_fit_or_says_why_n
         .iter()
         .map(|t| t[0].as_str().unwrap())
         .collect();
-    for t in ["toll", "cc"] {
+    for t in ["toll", "rustc", "cc"] {
         assert!(tools.contains(&t), "{t} not in {tools:?}");
     }
     // Each runtime measured, its own toolchain's version too.

@@ -205,8 +205,9 @@ mod tests {
         assert_eq!(dl.len(), 1);
         let e = select(&[Runtime::Rust], Some(&s(&["jni2"])), &[0]).unwrap_err();
         assert!(
-            e.to_string()
-                .starts_with("unknown binding `jni2`: known bindings are cffi, ctypes, direct"),
+            e.to_string().starts_with(
+                "unknown binding `jni2`: known bindings are cffi, cgo, ctypes, direct"
+            ),
             "{e}"
         );
         let e = select(&[Runtime::Python], Some(&s(&["dlopen"])), &[0]).unwrap_err();

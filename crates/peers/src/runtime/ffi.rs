@@ -4,10 +4,9 @@
 //! a worker finds them through `TOLL_FFI_DIR` in its environment.
 
 use super::cache::{keyed_dir, write_sources};
-use super::ffi_glue::{self as glue, compile};
+use super::ffi_glue::{self as glue, compile, Glue};
 use super::launch::Launch;
 use super::toolchain::Toolchain;
-use super::Runtime;
 use crate::error::PeerError;
 use std::path::Path;
 
@@ -35,15 +34,16 @@ pub struct FfiLaunch {
 pub(super) fn prepare(
     cc: Toolchain,
     mut launch: Launch,
-    runtime: Runtime,
+    runtime: &str,
+    glue: Glue,
     note: &mut dyn FnMut(&str),
 ) -> Result<FfiLaunch, PeerError> {
-    let sources = glue::sources(runtime);
+    let sources = glue::sources(glue);
     let mut key: Vec<&str> = vec![TOLL_FFI_C, TOLL_FFI_H, &cc.version, &launch.toolchain.1];
     key.extend(sources.iter().map(|(_, text)| *text));
     let dir = keyed_dir(&format!("ffi-{runtime}"), &key);
     build_lib(&cc, &dir, note)?;
-    let unbuilt = glue::build(runtime, &cc, &launch, &dir, note);
+    let unbuilt = glue::build(glue, &cc, &launch, &dir, note);
     launch.env.push(("TOLL_FFI_DIR".into(), dir.into()));
     Ok(FfiLaunch {
         launch,

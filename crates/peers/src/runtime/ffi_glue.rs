@@ -7,7 +7,6 @@
 use super::cache::write_sources;
 use super::launch::Launch;
 use super::toolchain::Toolchain;
-use super::Runtime;
 use std::path::Path;
 use std::process::Command;
 
@@ -16,34 +15,50 @@ const TOLL_FFI_JNI_C: &str = include_str!("../../../../workers/ffi/toll_ffi_jni.
 const TOLL_FFI_NAPI_C: &str = include_str!("../../../../workers/ffi/toll_ffi_napi.c");
 const TOLL_FFI_NIF_C: &str = include_str!("../../../../workers/ffi/toll_ffi_nif.c");
 
-/// The glue sources `runtime` needs (file name, text): part of its cache key.
-pub(super) fn sources(runtime: Runtime) -> Vec<(&'static str, &'static str)> {
-    match runtime {
-        Runtime::Python => vec![("toll_ffi_py.c", TOLL_FFI_PY_C)],
-        Runtime::Java => vec![("toll_ffi_jni.c", TOLL_FFI_JNI_C)],
-        Runtime::Node => vec![("toll_ffi_napi.c", TOLL_FFI_NAPI_C)],
-        Runtime::Erlang => vec![("toll_ffi_nif.c", TOLL_FFI_NIF_C)],
-        _ => vec![],
+/// The glue a runtime's bindings need built beside libtoll_ffi.so (each
+/// runtime picks its own in `prepare_ffi`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Glue {
+    /// Nothing: the C side is compiled into the worker, or loaded as it is.
+    None,
+    /// Python's extension module (binding `ext`).
+    PythonExt,
+    /// Java's JNI stub (binding `jni`; `ffm` needs JDK 22+).
+    Jni,
+    /// Node's N-API addon (binding `napi`).
+    Napi,
+    /// Erlang's NIF (binding `nif`).
+    Nif,
+}
+
+/// The glue sources `glue` needs (file name, text): part of its cache key.
+pub(super) fn sources(glue: Glue) -> Vec<(&'static str, &'static str)> {
+    match glue {
+        Glue::PythonExt => vec![("toll_ffi_py.c", TOLL_FFI_PY_C)],
+        Glue::Jni => vec![("toll_ffi_jni.c", TOLL_FFI_JNI_C)],
+        Glue::Napi => vec![("toll_ffi_napi.c", TOLL_FFI_NAPI_C)],
+        Glue::Nif => vec![("toll_ffi_nif.c", TOLL_FFI_NIF_C)],
+        Glue::None => vec![],
     }
 }
 
-/// Build `runtime`'s glue into `dir` (libtoll_ffi.so's sources are there):
+/// Build `glue` into `dir` (libtoll_ffi.so's sources are there):
 /// the bindings that could not be built, with why.
 pub(super) fn build(
-    runtime: Runtime,
+    glue: Glue,
     cc: &Toolchain,
     launch: &Launch,
     dir: &Path,
     note: &mut dyn FnMut(&str),
 ) -> Vec<(&'static str, String)> {
     let mut unbuilt = Vec::new();
-    match runtime {
-        Runtime::Python => {
+    match glue {
+        Glue::PythonExt => {
             if let Err(why) = python_ext(cc, &launch.program, dir, note) {
                 unbuilt.push(("ext", why));
             }
         }
-        Runtime::Java => {
+        Glue::Jni => {
             if let Err(why) = java_jni(cc, &launch.program, dir, note) {
                 unbuilt.push(("jni", why));
             }
@@ -55,17 +70,17 @@ pub(super) fn build(
                 ));
             }
         }
-        Runtime::Node => {
+        Glue::Napi => {
             if let Err(why) = node_addon(cc, &launch.program, dir, note) {
                 unbuilt.push(("napi", why));
             }
         }
-        Runtime::Erlang => {
+        Glue::Nif => {
             if let Err(why) = erlang_nif(cc, &launch.program, dir, note) {
                 unbuilt.push(("nif", why));
             }
         }
-        _ => {}
+        Glue::None => {}
     }
     unbuilt
 }
@@ -96,7 +111,7 @@ fn erlang_nif(
         return Err(format!("the OTP install at `{root}` has no erl_nif.h"));
     }
     note("compiling the NIF toll_ffi_nif.so with cc (first use; cached after)");
-    write_sources(dir, &sources(Runtime::Erlang)).map_err(|e| e.to_string())?;
+    write_sources(dir, &sources(Glue::Nif)).map_err(|e| e.to_string())?;
     compile(
         cc,
         dir,
@@ -132,7 +147,7 @@ fn node_addon(
         .find(|d: &std::path::PathBuf| d.join("node_api.h").is_file())
         .ok_or_else(|| "node's headers (node_api.h) are not on this machine".to_string())?;
     note("compiling the N-API addon toll_ffi_napi.node with cc (first use; cached after)");
-    write_sources(dir, &sources(Runtime::Node)).map_err(|e| e.to_string())?;
+    write_sources(dir, &sources(Glue::Napi)).map_err(|e| e.to_string())?;
     compile(
         cc,
         dir,
@@ -168,7 +183,7 @@ fn java_jni(
         ));
     }
     note("compiling the JNI glue libtoll_ffi_jni.so (first use; cached after)");
-    write_sources(dir, &sources(Runtime::Java)).map_err(|e| e.to_string())?;
+    write_sources(dir, &sources(Glue::Jni)).map_err(|e| e.to_string())?;
     let inc = format!("-I{}", include.display());
     let inc_linux = format!("-I{}", include.join("linux").display());
     compile(
@@ -226,7 +241,7 @@ fn python_ext(
         ));
     }
     note("compiling the Python extension module toll_ffi_ext (first use; cached after)");
-    write_sources(dir, &sources(Runtime::Python)).map_err(|e| e.to_string())?;
+    write_sources(dir, &sources(Glue::PythonExt)).map_err(|e| e.to_string())?;
     compile(
         cc,
         dir,

@@ -25,6 +25,7 @@ mod squeak;
 pub use bindings::Binding;
 pub use cache::cache_dir;
 pub use ffi::{FfiLaunch, LIB as FFI_LIB};
+use ffi_glue::Glue;
 pub use launch::Launch;
 pub use toolchain::{find_in_path, Toolchain};
 
@@ -248,7 +249,14 @@ impl Runtime {
     pub fn prepare_ffi(self, note: &mut dyn FnMut(&str)) -> Result<FfiLaunch, PeerError> {
         let cc = c::detect()?;
         let launch = self.prepare_noting(note)?;
-        ffi::prepare(cc, launch, self, note)
+        let glue = match self {
+            Runtime::Python => Glue::PythonExt,
+            Runtime::Java => Glue::Jni,
+            Runtime::Node => Glue::Napi,
+            Runtime::Erlang => Glue::Nif,
+            _ => Glue::None,
+        };
+        ffi::prepare(cc, launch, self.name(), glue, note)
     }
 }
 
