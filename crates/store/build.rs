@@ -181,6 +181,15 @@ fn low_map_count() -> bool {
 }
 
 fn main() {
+    // The compiler that built toll, stored with a run whose code it compiled
+    // (toll ffi's Rust bindings): cargo names it in RUSTC.
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let version = std::process::Command::new(&rustc)
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    println!("cargo::rustc-env=TOLL_RUSTC_VERSION={version}");
     for probe in PROBES {
         println!("cargo::rustc-check-cfg=cfg(toll_{probe})");
     }

@@ -1,6 +1,7 @@
 %% toll's Erlang worker: the control plane of spec/wire.md on stdin/stdout,
 %% serving transfers over inherited pipes (an fd port), unix sockets and
-%% loopback TCP, and spawning and ringing Erlang processes. OTP only.
+%% loopback TCP, spawning and ringing Erlang processes, and calling into C
+%% through a NIF (`ffi`, toll_ffi.erl). OTP only.
 %%
 %% Run: erl -noshell -pa DIR -s toll_worker main
 -module(toll_worker).
@@ -52,11 +53,13 @@ op(<<"hello">>, _, _) ->
                                 erlang:system_info(version)]),
     answer([{ok, true}, {runtime, <<"erlang">>}, {version, Version}, {wire, 1},
             {pid, list_to_integer(os:getpid())},
-            {ops, [<<"transfer">>, <<"spawn">>, <<"ring">>]},
-            {transports, [<<"pipe">>, <<"unix">>, <<"tcp">>]}, {units, [<<"process">>]}]);
+            {ops, [<<"transfer">>, <<"spawn">>, <<"ring">>, <<"ffi">>]},
+            {transports, [<<"pipe">>, <<"unix">>, <<"tcp">>]}, {units, [<<"process">>]},
+            {bindings, toll_ffi:bindings()}]);
 op(<<"transfer">>, Cmd, Fault) -> answer(transfer(Cmd, Fault));
 op(<<"spawn">>, Cmd, Fault) -> answer(units(spawn, Cmd, Fault));
 op(<<"ring">>, Cmd, Fault) -> answer(units(ring, Cmd, Fault));
+op(<<"ffi">>, Cmd, _) -> answer(toll_ffi:run(Cmd));
 op(<<"exit">>, _, _) -> stop;
 op(Other, _, _) -> answer(refuse(iolist_to_binary(["unknown op `", text(Other), "`"]))).
 

@@ -14,7 +14,8 @@ run() ->
              {spawn_and_ring, fun spawn_and_ring/0},
              {end_to_end, fun end_to_end/0},
              {exit_fault, fun exit_fault/0},
-             {process_limit, fun process_limit/0}],
+             {process_limit, fun process_limit/0},
+             {ffi_nif, fun() -> ffi(Vectors) end}],
     Results = [try F() of _ -> ok catch C:E:St -> io:format("FAIL ~p: ~p:~p~n  ~p~n", [N, C, E, St]), fail end
                || {N, F} <- Tests],
     Failed = length([x || fail <- Results]),
@@ -176,3 +177,34 @@ process_limit() ->
     port_command(P, "{\"op\":\"exit\"}\n"),
     {exited, 0} = recv_line(P),
     ok.
+
+%% The NIF returns spec/vectors/ffi.tsv's sums. It is built here as toll
+%% builds it (cc -O2 -fPIC -shared against the OTP install's erl_nif.h);
+%% without erl_nif.h the test says how to get it and checks only the refusal.
+ffi(Vectors) ->
+    Include = filename:join([code:root_dir(), "usr", "include"]),
+    Dir = filename:join(os:getenv("TMPDIR", "/tmp"), "toll-ffi-erlang-" ++ os:getpid()),
+    ok = filelib:ensure_dir(filename:join(Dir, "x")),
+    Src = "workers/ffi/",
+    [<<"no binding jni: the erlang worker has nif">>] =
+        [E || {error, E} <- toll_ffi:run(#{<<"binding">> => <<"jni">>, <<"n">> => 0, <<"reps">> => 1, <<"seed">> => 0})],
+    case filelib:is_file(filename:join(Include, "erl_nif.h")) of
+        false -> io:format("erlang ffi: 1 skipped (no erl_nif.h: apt-get install erlang-dev)~n");
+        true ->
+            Cc = os:getenv("CC", "cc"),
+            Out = os:cmd(lists:flatten(io_lib:format(
+                "~s -O2 -fPIC -shared -Wall -I~s -I~s -o ~s/toll_ffi_nif.so ~stoll_ffi_nif.c ~stoll_ffi.c 2>&1 && echo built",
+                [Cc, Include, Src, Dir, Src, Src]))),
+            true = lists:suffix("built\n", Out),
+            true = os:putenv("TOLL_FFI_DIR", Dir),
+            [<<"nif">>] = toll_ffi:bindings(),
+            Rows = rows(Vectors, "ffi.tsv"),
+            true = length(Rows) >= 8,
+            lists:foreach(
+              fun([Name, N, Seed, Sum]) ->
+                      A = maps:from_list(toll_ffi:run(#{<<"binding">> => <<"nif">>, <<"n">> => binary_to_integer(N),
+                                                        <<"reps">> => 3, <<"seed">> => binary_to_integer(Seed)})),
+                      {Name, true, true} = {Name, maps:get(sum, A) =:= binary_to_integer(Sum), maps:get(ns, A) > 0}
+              end, Rows)
+    end,
+    os:cmd("rm -rf " ++ Dir).

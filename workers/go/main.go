@@ -1,6 +1,7 @@
 // toll's Go worker: the control plane of spec/wire.md on stdin/stdout,
 // serving transfers over inherited pipes, unix sockets and loopback TCP, and
-// spawning and ringing goroutines. Standard library only.
+// spawning and ringing goroutines, and calling into C through cgo (`ffi`).
+// Standard library only.
 package main
 
 import (
@@ -26,6 +27,9 @@ type command struct {
 	Unit      string `json:"unit"`
 	N         *int64 `json:"n"`
 	M         *int64 `json:"m"`
+	Binding   string `json:"binding"`
+	Reps      *int64 `json:"reps"`
+	Seed      *int64 `json:"seed"`
 }
 
 type object = map[string]any
@@ -134,12 +138,15 @@ func main() {
 		switch c.Op {
 		case "hello":
 			answer(object{"ok": true, "runtime": "go", "version": runtime.Version(), "wire": 1,
-				"pid": os.Getpid(), "ops": []string{"transfer", "spawn", "ring"},
-				"transports": []string{"pipe", "unix", "tcp"}, "units": []string{"goroutine"}})
+				"pid": os.Getpid(), "ops": []string{"transfer", "spawn", "ring", "ffi"},
+				"transports": []string{"pipe", "unix", "tcp"}, "units": []string{"goroutine"},
+				"bindings": ffiNames()})
 		case "transfer":
 			answer(transfer(c, f))
 		case "spawn", "ring":
 			answer(units(c, f))
+		case "ffi":
+			answer(ffi(c))
 		case "exit":
 			return
 		default:

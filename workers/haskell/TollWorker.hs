@@ -1,10 +1,12 @@
 -- | toll's Haskell worker: the control plane of spec/wire.md on stdin/stdout,
 -- serving transfers over inherited pipes, unix sockets and loopback TCP, and
--- spawning and ringing forkIO threads. Only the libraries GHC ships.
+-- spawning and ringing forkIO threads, and calling into C (`ffi`, Ffi.hs).
+-- Only the libraries GHC ships.
 module Main (main) where
 
 import Control.Exception (IOException, try)
 import Data.Version (showVersion)
+import Ffi
 import Json
 import Socket
 import System.Environment (lookupEnv)
@@ -36,9 +38,10 @@ hello = do
     , ("version", JS (compilerName ++ " " ++ showVersion fullCompilerVersion))
     , ("wire", JI 1)
     , ("pid", JI (fromIntegral pid))
-    , ("ops", JL ["transfer", "spawn", "ring"])
+    , ("ops", JL ["transfer", "spawn", "ring", "ffi"])
     , ("transports", JL ["pipe", "unix", "tcp"])
     , ("units", JL ["forkio"])
+    , ("bindings", JL bindings)
     ]
 
 transfer :: Fault -> [(String, Value)] -> IO Answer
@@ -102,6 +105,19 @@ units fault op c = case int "n" c of
               ]
           _ -> refuse "a ring needs n of at least 2 and m of at least 1"
 
+ffi :: [(String, Value)] -> IO Answer
+ffi c = case (str "binding" c, int "n" c, int "reps" c, int "seed" c) of
+  (Just b, Just n, Just reps, Just seed) | n >= 0 && reps >= 1 && seed >= 0 -> do
+    r <- ffiCalls b (fromIntegral n) (fromIntegral reps) (fromIntegral seed)
+    case r of
+      Left why -> refuse why
+      Right (ns, s) ->
+        return
+          [ ("ok", JB True), ("event", JS "done"), ("binding", JS b), ("n", JI n), ("reps", JI reps)
+          , ("ns", JI (fromIntegral ns)), ("sum", JI (fromIntegral s))
+          ]
+  _ -> refuse "`ffi` needs a binding and whole numbers n, reps (at least 1) and seed"
+
 main :: IO ()
 main = do
   hSetBuffering stdout LineBuffering
@@ -121,5 +137,6 @@ main = do
                   Just "hello" -> hello >>= send >> loop
                   Just "transfer" -> transfer fault c >>= send >> loop
                   Just op | op == "spawn" || op == "ring" -> units fault op c >>= send >> loop
+                  Just "ffi" -> ffi c >>= send >> loop
                   other -> refuse ("unknown op " ++ maybe "(none)" show other) >>= send >> loop
   loop

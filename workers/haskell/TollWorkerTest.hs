@@ -1,12 +1,13 @@
 -- | The Haskell worker's own test, run from the repository root: the frames
 -- and sessions of spec/vectors, fault and command parsing, a small spawn and
--- a small ring. Prints "haskell worker: N passed" or exits 1.
+-- a small ring, the ffi bindings' sums. Prints "haskell worker: N passed" or exits 1.
 module Main (main) where
 
 import Control.Monad (forM, unless)
 import Data.Char (digitToInt, intToDigit)
 import Data.IORef
 import Data.Word (Word8)
+import Ffi (ffiCalls)
 import Foreign.Marshal.Alloc (allocaBytes)
 import Foreign.Marshal.Array (peekArray, pokeArray)
 import Json
@@ -102,6 +103,16 @@ main = do
   check "spawn 500 forkIO threads" (either (const False) (\(ns, _, made) -> ns > 0 && made == 500) spawned)
   (ns, hops) <- ringForkIO 10 100
   check "ring of 10, 100 rounds" (hops == 1000 && ns > 0)
+  -- ffi: both bindings return spec/vectors/ffi.tsv's sums (toll_ffi.c compiled in).
+  sums <- rows "spec/vectors/ffi.tsv"
+  check "enough ffi vectors" (length sums >= 8)
+  _ <- forM [(b, row) | b <- ["safe", "unsafe"], row <- sums] $ \(b, row) -> case row of
+    [name, n, seed, total] -> do
+      r <- ffiCalls b (read n) 3 (read seed)
+      check ("ffi " ++ b ++ " " ++ name) (either (const False) (\(t, s) -> t > 0 && s == read total) r)
+    other -> check ("malformed ffi row " ++ show other) False
+  refused <- ffiCalls "jni" 0 1 0
+  check "ffi refuses a binding it lacks" (either (== "no binding jni: the haskell worker has safe, unsafe") (const False) refused)
   p <- readIORef passed
   f <- readIORef failed
   putStrLn ("haskell worker: " ++ show p ++ " passed, " ++ show f ++ " failed")

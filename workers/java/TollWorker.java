@@ -1,6 +1,7 @@
 // toll's Java worker: the control plane of spec/wire.md on stdin/stdout,
 // serving transfers over inherited pipes, unix sockets and loopback TCP, and
-// spawning and ringing platform and virtual threads. JDK 21+, standard library only.
+// spawning and ringing platform and virtual threads, and calling into C
+// (`ffi`, Ffi.java). JDK 21+ (FFM: 22+), standard library only.
 import java.io.BufferedReader;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
@@ -46,13 +47,15 @@ public final class TollWorker {
         switch (op.toString()) {
             case "hello":
                 return obj("ok", true, "runtime", "java", "version", Runtime.version().toString(), "wire", 1,
-                        "pid", ProcessHandle.current().pid(), "ops", List.of("transfer", "spawn", "ring"),
-                        "transports", List.of("pipe", "unix", "tcp"), "units", Units.UNITS);
+                        "pid", ProcessHandle.current().pid(), "ops", List.of("transfer", "spawn", "ring", "ffi"),
+                        "transports", List.of("pipe", "unix", "tcp"), "units", Units.UNITS, "bindings", Ffi.bindings());
             case "transfer":
                 return transfer(cmd, fault);
             case "spawn":
             case "ring":
                 return units(op.toString(), cmd, fault);
+            case "ffi":
+                return Ffi.run(cmd);
             default:
                 return refuse("unknown op `" + op + "`");
         }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // toll's Node.js worker: spec/wire.md over stdin/stdout, standard library only.
+// Its `ffi` binding (N-API) is in toll_ffi.js.
 // Pipes (fds 3 and 4, inherited from toll) are served with blocking reads;
 // unix and TCP sockets through the event loop. Both feed one frame parser.
 'use strict';
@@ -8,6 +9,7 @@ const fs = require('node:fs');
 const net = require('node:net');
 const readline = require('node:readline');
 const units = require('./toll_units.js');
+const ffi = require('./toll_ffi.js');
 
 const DATA = 1, END = 2, OK = 0, BAD_FRAME = 1;
 const HEADER = 16, REPLY = 24;
@@ -179,7 +181,10 @@ function main() {
       try { cmd = JSON.parse(line); } catch (e) { answer({ ok: false, error: `not JSON: ${e.message}` }); continue; }
       if (cmd.op === 'hello') {
         answer({ ok: true, runtime: 'node', version: process.versions.node, wire: 1, pid: process.pid,
-          ops: ['transfer', 'spawn', 'ring'], transports: ['pipe', 'unix', 'tcp'], units: units.UNITS });
+          ops: ['transfer', 'spawn', 'ring', 'ffi'], transports: ['pipe', 'unix', 'tcp'], units: units.UNITS,
+          bindings: ffi.bindings() });
+      } else if (cmd.op === 'ffi') {
+        answer(ffi.run(cmd));
       } else if (cmd.op === 'transfer') {
         busy = true;
         transfer(cmd, fault, () => { busy = false; setImmediate(pump); });

@@ -51,7 +51,14 @@ fn every_binding_here_is_measured_stored_and_each_series_has_a_fit_or_says_why_n
             "c/dlopen",
             "python/ctypes",
             "python/cffi",
-            "python/ext"
+            "python/ext",
+            "node/napi",
+            "go/cgo",
+            "java/jni",
+            "java/ffm",
+            "erlang/nif",
+            "haskell/safe",
+            "haskell/unsafe",
         ]
     );
     for sr in series(&run) {
@@ -82,8 +89,20 @@ fn every_binding_here_is_measured_stored_and_each_series_has_a_fit_or_says_why_n
         .iter()
         .map(|t| t[0].as_str().unwrap())
         .collect();
-    for t in ["toll", "cc", "python3"] {
+    for t in ["toll", "rustc", "cc"] {
         assert!(tools.contains(&t), "{t} not in {tools:?}");
+    }
+    // Each runtime measured, its own toolchain's version too.
+    for sr in series(&run).iter().filter(|sr| !sr["fit"].is_null()) {
+        let tool = match sr["attrs"]["runtime"].as_str().unwrap() {
+            "rust" => "toll",
+            "c" => "cc",
+            "python" => "python3",
+            "erlang" => "erl",
+            "haskell" => "ghc",
+            other => other,
+        };
+        assert!(tools.contains(&tool), "{tool} not in {tools:?}");
     }
     // A second run compares with the first, series by series.
     let o = s.toll(&[
@@ -142,7 +161,7 @@ fn bad_input_is_one_line_before_anything_is_measured() {
         &[
             (
                 &["ffi", "--binding", "jna"],
-                "unknown binding `jna`: known bindings are cffi, ctypes, direct, dlopen, ext",
+                "unknown binding `jna`: known bindings are cffi, cgo, ctypes, direct, dlopen, ext, ffm, jni, napi, nif, safe, unsafe",
             ),
             (
                 &["ffi", "--runtime", "python", "--binding", "dlopen"],
@@ -153,8 +172,16 @@ fn bad_input_is_one_line_before_anything_is_measured() {
                 "--sizes 9223372036854775808 is beyond what c/direct can pass in one call",
             ),
             (
-                &["ffi", "--runtime", "go"],
-                "go has no ffi bindings yet: runtimes with bindings are rust, c, python",
+                &["ffi", "--runtime", "squeak"],
+                "squeak has no ffi bindings yet: runtimes with bindings are rust, c, python, node, go, java, erlang, haskell",
+            ),
+            (
+                &["ffi", "--runtime", "go", "--binding", "ctypes"],
+                "go has no binding `ctypes`: its bindings are cgo",
+            ),
+            (
+                &["ffi", "--runtime", "java", "--sizes", "0,4Gi"],
+                "--sizes 4294967296 is beyond what java/jni can pass in one call: at most 2147483639 bytes",
             ),
             (&["ffi", "--binding", ","], "--binding is empty"),
             (&["ffi", "--sizes", "1k:10"], "bad range `1k:10`"),

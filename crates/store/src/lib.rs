@@ -24,5 +24,9 @@ mod time;
 pub mod upgrade;
 
 pub use error::StoreError;
+
+/// `rustc --version` of the compiler that built toll (empty when it could
+/// not be asked), stored with a run whose Rust code it compiled.
+pub const RUSTC_VERSION: &str = env!("TOLL_RUSTC_VERSION");
 pub use model::*;
 pub use store::{display_name, is_postgres_url, Store};

@@ -205,8 +205,9 @@ mod tests {
         assert_eq!(dl.len(), 1);
         let e = select(&[Runtime::Rust], Some(&s(&["jni2"])), &[0]).unwrap_err();
         assert!(
-            e.to_string()
-                .starts_with("unknown binding `jni2`: known bindings are cffi, ctypes, direct"),
+            e.to_string().starts_with(
+                "unknown binding `jni2`: known bindings are cffi, cgo, ctypes, direct"
+            ),
             "{e}"
         );
         let e = select(&[Runtime::Python], Some(&s(&["dlopen"])), &[0]).unwrap_err();
@@ -216,9 +217,9 @@ mod tests {
         );
         let e = select(&[Runtime::C], None, &[0, 1 << 63]).unwrap_err();
         assert!(e.to_string().starts_with("--sizes 9223372036854775808 is beyond what c/direct can pass in one call: at most 9223372036854775807 bytes"), "{e}");
-        assert!(select(&[Runtime::Go], None, &[0])
+        assert!(select(&[Runtime::Squeak], None, &[0])
             .unwrap_err()
             .to_string()
-            .starts_with("go has no ffi bindings yet"));
+            .starts_with("squeak has no ffi bindings yet"));
     }
 }

@@ -58,6 +58,10 @@ pub fn run(
             }
         }
     }
+    // The Rust bindings are toll's own code: the compiler that built it.
+    if prepared.contains_key(&Runtime::Rust) && !toll_store::RUSTC_VERSION.is_empty() {
+        toolchains.push(("rustc".into(), toll_store::RUSTC_VERSION.into()));
+    }
     let env = Fingerprint::capture(toolchains);
     if let Some(w) = env.busy_warning() {
         observer.warning(&w);

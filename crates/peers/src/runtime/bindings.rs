@@ -82,3 +82,64 @@ pub(super) const PYTHON: [Binding; 3] = [
         )
     },
 ];
+
+pub(super) const GO: [Binding; 1] = [Binding {
+    install: "apt-get install gcc (cgo needs a C compiler when toll builds the Go worker)",
+    ..binding(
+        "cgo",
+        "cgo: C.toll_ffi_null/C.toll_ffi_sum, toll_ffi.c compiled into the Go worker",
+        "a Go slice",
+    )
+}];
+
+pub(super) const JAVA: [Binding; 2] = [
+    Binding {
+        max_bytes: i32::MAX as u64 - 8,
+        install: "a full JDK, with include/jni.h (e.g. apt-get install openjdk-25-jdk-headless)",
+        ..binding(
+            "jni",
+            "JNI native methods (workers/ffi/toll_ffi_jni.c), a byte[] through GetPrimitiveArrayCritical",
+            "a Java byte[]: 2^31 - 1 less the VM's header words",
+        )
+    },
+    Binding {
+        install: "a JDK 22 or newer (e.g. apt-get install openjdk-25-jdk-headless, or point JAVA_HOME at one)",
+        ..binding(
+            "ffm",
+            "java.lang.foreign downcall handles on libtoll_ffi.so, an off-heap MemorySegment",
+            "a MemorySegment's long size",
+        )
+    },
+];
+
+pub(super) const NODE: [Binding; 1] = [Binding {
+    max_bytes: 1 << 32,
+    install: "apt-get install libnode-dev (node's headers, node_api.h)",
+    ..binding(
+        "napi",
+        "an N-API addon toll builds with cc from workers/ffi/toll_ffi_napi.c, passed a Buffer",
+        "a Node Buffer: buffer.constants.MAX_LENGTH, 2^32 on Node 20",
+    )
+}];
+
+pub(super) const ERLANG: [Binding; 1] = [Binding {
+    install: "apt-get install erlang-dev (erl_nif.h)",
+    ..binding(
+        "nif",
+        "a NIF toll builds from workers/ffi/toll_ffi_nif.c, on a normal scheduler, passed a binary",
+        "an Erlang binary",
+    )
+}];
+
+pub(super) const HASKELL: [Binding; 2] = [
+    binding(
+        "safe",
+        "foreign import ccall safe: the RTS saves the thread's state and releases its capability around the call",
+        "a Ptr and a CSize",
+    ),
+    binding(
+        "unsafe",
+        "foreign import ccall unsafe: a plain C call from Haskell code",
+        "a Ptr and a CSize",
+    ),
+];

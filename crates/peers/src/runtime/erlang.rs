@@ -10,6 +10,8 @@ use std::process::Command;
 
 pub(super) const INSTALL: &str = "apt-get install erlang-base";
 const WORKER: &str = include_str!("../../../../workers/erlang/toll_worker.erl");
+/// `ffi`'s module: the NIF's stubs and loop (the NIF is built in `ffi_glue`).
+const FFI: &str = include_str!("../../../../workers/erlang/toll_ffi.erl");
 
 /// `erl` and `erlc` (from `$TOLL_ERL`'s directory when set).
 pub(super) fn detect() -> Result<Toolchain, PeerError> {
@@ -35,12 +37,12 @@ fn erlc(erl: &Toolchain) -> Result<std::path::PathBuf, PeerError> {
 }
 
 pub(super) fn prepare(erl: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Launch, PeerError> {
-    let dir = keyed_dir("erlang", &[WORKER, &erl.version]);
+    let dir = keyed_dir("erlang", &[WORKER, FFI, &erl.version]);
     let beam = dir.join("toll_worker.beam");
     if !beam.is_file() {
         note("compiling the Erlang worker with erlc (first use; cached after)");
         let src = dir.join("src");
-        write_sources(&src, &[("toll_worker.erl", WORKER)])?;
+        write_sources(&src, &[("toll_worker.erl", WORKER), ("toll_ffi.erl", FFI)])?;
         let erlc = erlc(&erl)?;
         let tmp = dir.join(format!("build.{}", std::process::id()));
         std::fs::create_dir_all(&tmp)
@@ -49,6 +51,7 @@ pub(super) fn prepare(erl: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Laun
             .arg("-o")
             .arg(&tmp)
             .arg(src.join("toll_worker.erl"))
+            .arg(src.join("toll_ffi.erl"))
             .output()
             .map_err(|e| PeerError::io(format!("running {}", erlc.display()), e))?;
         if !out.status.success() {
@@ -63,6 +66,9 @@ pub(super) fn prepare(erl: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Laun
                     .to_string(),
             });
         }
+        // toll_ffi first: toll_worker.beam present means a complete directory.
+        std::fs::rename(tmp.join("toll_ffi.beam"), dir.join("toll_ffi.beam"))
+            .map_err(|e| PeerError::io(format!("installing {}", dir.display()), e))?;
         std::fs::rename(tmp.join("toll_worker.beam"), &beam)
             .map_err(|e| PeerError::io(format!("installing {}", beam.display()), e))?;
         let _ = std::fs::remove_dir_all(&tmp);

@@ -1,5 +1,7 @@
 //! The Go worker: workers/go, built with `go build` on first use and cached by
-//! source and Go version.
+//! source and Go version. Its `ffi` binding is cgo (workers/go/ffi_cgo.go,
+//! which includes workers/ffi/toll_ffi.c): Go builds it when it finds a C
+//! compiler (`$CC`, else gcc), and leaves it out, cgo off, when it does not.
 
 use super::cache::{keyed_dir, write_sources};
 use super::launch::Launch;
@@ -9,11 +11,29 @@ use std::process::Command;
 
 pub(super) const INSTALL: &str = "apt-get install golang-go (or a release from https://go.dev/dl)";
 
-const SOURCES: [(&str, &str); 4] = [
-    ("go.mod", include_str!("../../../../workers/go/go.mod")),
-    ("main.go", include_str!("../../../../workers/go/main.go")),
-    ("wire.go", include_str!("../../../../workers/go/wire.go")),
-    ("units.go", include_str!("../../../../workers/go/units.go")),
+/// The worker's files, and the shared C side beside them where ffi_cgo.go's
+/// `-I${SRCDIR}/../ffi` finds it (the repository's layout).
+const SOURCES: [(&str, &str); 8] = [
+    ("go/go.mod", include_str!("../../../../workers/go/go.mod")),
+    ("go/main.go", include_str!("../../../../workers/go/main.go")),
+    ("go/wire.go", include_str!("../../../../workers/go/wire.go")),
+    (
+        "go/units.go",
+        include_str!("../../../../workers/go/units.go"),
+    ),
+    ("go/ffi.go", include_str!("../../../../workers/go/ffi.go")),
+    (
+        "go/ffi_cgo.go",
+        include_str!("../../../../workers/go/ffi_cgo.go"),
+    ),
+    (
+        "ffi/toll_ffi.c",
+        include_str!("../../../../workers/ffi/toll_ffi.c"),
+    ),
+    (
+        "ffi/toll_ffi.h",
+        include_str!("../../../../workers/ffi/toll_ffi.h"),
+    ),
 ];
 
 /// `$TOLL_GO`, else `go` on PATH, else the usual /usr/local/go.
@@ -38,7 +58,11 @@ pub(super) fn prepare(go: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Launc
     if !exe.is_file() {
         note("building the Go worker with go build (first use; cached after)");
         let src = dir.join("src");
+        for sub in ["go", "ffi"] {
+            write_sources(&src.join(sub), &[])?;
+        }
         write_sources(&src, &SOURCES)?;
+        let src = src.join("go");
         let tmp = dir.join(format!("toll-worker-go.{}", std::process::id()));
         let out = Command::new(&go.program)
             .current_dir(&src)

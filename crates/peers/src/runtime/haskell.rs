@@ -1,5 +1,6 @@
 //! The Haskell worker (optional): workers/haskell, built with GHC on first use
 //! and cached by source and GHC version. Used when `ghc` is on the machine.
+//! GHC compiles workers/ffi/toll_ffi.c in for its `ffi` bindings (Ffi.hs).
 
 use super::cache::{keyed_dir, write_sources};
 use super::launch::Launch;
@@ -9,10 +10,21 @@ use std::process::Command;
 
 pub(super) const INSTALL: &str = "apt-get install ghc";
 
-const SOURCES: [(&str, &str); 5] = [
+/// The worker's modules, and the shared C side GHC compiles in for Ffi.hs's
+/// `foreign import ccall`s, in the repository's layout.
+const SOURCES: [(&str, &str); 8] = [
     (
         "TollWorker.hs",
         include_str!("../../../../workers/haskell/TollWorker.hs"),
+    ),
+    ("Ffi.hs", include_str!("../../../../workers/haskell/Ffi.hs")),
+    (
+        "../ffi/toll_ffi.c",
+        include_str!("../../../../workers/ffi/toll_ffi.c"),
+    ),
+    (
+        "../ffi/toll_ffi.h",
+        include_str!("../../../../workers/ffi/toll_ffi.h"),
     ),
     (
         "Wire.hs",
@@ -47,7 +59,8 @@ pub(super) fn prepare(ghc: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Laun
     let exe = dir.join("toll-worker-haskell");
     if !exe.is_file() {
         note("building the Haskell worker with ghc -O2 (first use; cached after)");
-        let src = dir.join("src");
+        let src = dir.join("src/haskell");
+        write_sources(&dir.join("src/ffi"), &[])?;
         write_sources(&src, &SOURCES)?;
         let tmp = dir.join(format!("toll-worker-haskell.{}", std::process::id()));
         let out = Command::new(&ghc.program)
@@ -56,7 +69,7 @@ pub(super) fn prepare(ghc: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Laun
             .arg(dir.join(format!("obj.{}", std::process::id())))
             .arg("-o")
             .arg(&tmp)
-            .arg("TollWorker.hs")
+            .args(["TollWorker.hs", "../ffi/toll_ffi.c"])
             .output()
             .map_err(|e| PeerError::io(format!("running {}", ghc.program.display()), e))?;
         let _ = std::fs::remove_dir_all(dir.join(format!("obj.{}", std::process::id())));

@@ -12,7 +12,7 @@ use std::process::Command;
 pub(super) const INSTALL: &str =
     "install a JDK 21 or newer (e.g. apt-get install openjdk-21-jdk-headless) or point JAVA_HOME at one";
 
-const SOURCES: [(&str, &str); 3] = [
+const SOURCES: [(&str, &str); 4] = [
     (
         "TollWorker.java",
         include_str!("../../../../workers/java/TollWorker.java"),
@@ -25,13 +25,27 @@ const SOURCES: [(&str, &str); 3] = [
         "Units.java",
         include_str!("../../../../workers/java/Units.java"),
     ),
+    (
+        "Ffi.java",
+        include_str!("../../../../workers/java/Ffi.java"),
+    ),
 ];
+
+/// The `ffm` binding: java.lang.foreign is final from JDK 22 (a preview in
+/// 21, which would not compile it), so it is compiled only there.
+const FFM: (&str, &str) = (
+    "FfiFfm.java",
+    include_str!("../../../../workers/java/FfiFfm.java"),
+);
+
+/// The first JDK whose java.lang.foreign is final.
+pub(super) const FFM_MAJOR: u32 = 22;
 
 /// The oldest JDK with virtual threads.
 const MIN_MAJOR: u32 = 21;
 
 /// The major version in `java -version`'s first line (`openjdk version "25.0.3" …`).
-fn major(line: &str) -> Option<u32> {
+pub(super) fn major(line: &str) -> Option<u32> {
     let quoted = line.split('"').nth(1)?;
     let first = quoted.split(['.', '-', '+']).next()?;
     match first.parse().ok()? {
@@ -95,20 +109,24 @@ pub(super) fn detect() -> Result<Toolchain, PeerError> {
 }
 
 pub(super) fn prepare(java: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Launch, PeerError> {
-    let mut parts: Vec<&str> = SOURCES.iter().map(|(_, s)| *s).collect();
+    let mut sources = SOURCES.to_vec();
+    if major(&java.version).is_some_and(|m| m >= FFM_MAJOR) {
+        sources.push(FFM);
+    }
+    let mut parts: Vec<&str> = sources.iter().map(|(_, s)| *s).collect();
     parts.push(&java.version);
     let dir = keyed_dir("java", &parts);
     let classes = dir.join("classes");
     if !classes.join("TollWorker.class").is_file() {
         note("compiling the Java worker with javac (first use; cached after)");
         let src = dir.join("src");
-        write_sources(&src, &SOURCES)?;
+        write_sources(&src, &sources)?;
         let tmp = dir.join(format!("build.{}", std::process::id()));
         let javac = java.program.with_file_name("javac");
         let out = Command::new(&javac)
             .arg("-d")
             .arg(&tmp)
-            .args(SOURCES.iter().map(|(name, _)| src.join(name)))
+            .args(sources.iter().map(|(name, _)| src.join(name)))
             .output()
             .map_err(|e| PeerError::io(format!("running {}", javac.display()), e))?;
         if !out.status.success() {
@@ -132,6 +150,9 @@ pub(super) fn prepare(java: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Lau
         // The JVM logs warnings (a thread it could not start) to stdout, which
         // is the control plane: send them to stderr with the worker's own.
         args: vec![
+            // JNI's System.load and FFM's downcalls are "restricted": without
+            // this, JDK 24+ warns on stderr at the first one.
+            "--enable-native-access=ALL-UNNAMED".into(),
             "-Xlog:disable".into(),
             "-Xlog:all=warning:stderr".into(),
             "-cp".into(),

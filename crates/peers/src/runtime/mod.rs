@@ -9,6 +9,7 @@ use std::str::FromStr;
 mod bindings;
 mod cache;
 mod ffi;
+mod ffi_glue;
 mod launch;
 mod toolchain;
 
@@ -24,6 +25,7 @@ mod squeak;
 pub use bindings::Binding;
 pub use cache::cache_dir;
 pub use ffi::{FfiLaunch, LIB as FFI_LIB};
+use ffi_glue::Glue;
 pub use launch::Launch;
 pub use toolchain::{find_in_path, Toolchain};
 
@@ -228,6 +230,11 @@ impl Runtime {
             Runtime::Rust => &bindings::RUST,
             Runtime::C => &bindings::C,
             Runtime::Python => &bindings::PYTHON,
+            Runtime::Go => &bindings::GO,
+            Runtime::Java => &bindings::JAVA,
+            Runtime::Node => &bindings::NODE,
+            Runtime::Erlang => &bindings::ERLANG,
+            Runtime::Haskell => &bindings::HASKELL,
             _ => &[],
         }
     }
@@ -242,7 +249,14 @@ impl Runtime {
     pub fn prepare_ffi(self, note: &mut dyn FnMut(&str)) -> Result<FfiLaunch, PeerError> {
         let cc = c::detect()?;
         let launch = self.prepare_noting(note)?;
-        ffi::prepare(cc, launch, self == Runtime::Python, note)
+        let glue = match self {
+            Runtime::Python => Glue::PythonExt,
+            Runtime::Java => Glue::Jni,
+            Runtime::Node => Glue::Napi,
+            Runtime::Erlang => Glue::Nif,
+            _ => Glue::None,
+        };
+        ffi::prepare(cc, launch, self.name(), glue, note)
     }
 }
 

@@ -1,0 +1,43 @@
+/* The NIF of `toll ffi` (Erlang binding "nif"): toll_ffi:null/0 and
+   toll_ffi:sum/1, built by toll with erl_nif.h from the OTP install,
+   toll_ffi.c compiled in, into toll_ffi_nif.so, which the worker's toll_ffi
+   module loads with erlang:load_nif.
+
+   Both run on a normal scheduler (no ERL_NIF_DIRTY_JOB_* flag): the cheapest
+   call, and the right one for work under a millisecond; sum over a few MiB
+   would belong on a dirty scheduler, which costs a switch of threads per
+   call. sum reads the binary's own bytes (enif_inspect_binary: no copy). */
+#include <erl_nif.h>
+
+#include "toll_ffi.h"
+
+static ERL_NIF_TERM atom_ok;
+
+static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
+    (void)priv;
+    (void)info;
+    atom_ok = enif_make_atom(env, "ok"); /* made once: an atom lookup per call would be timed */
+    return 0;
+}
+
+static ERL_NIF_TERM null_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)env;
+    (void)argc;
+    (void)argv;
+    toll_ffi_null();
+    return atom_ok;
+}
+
+static ERL_NIF_TERM sum_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    ErlNifBinary b;
+    if (!enif_inspect_binary(env, argv[0], &b)) return enif_make_badarg(env);
+    return enif_make_uint64(env, toll_ffi_sum(b.data, b.size));
+}
+
+static ErlNifFunc funcs[] = {
+    {"null", 0, null_nif, 0},
+    {"sum", 1, sum_nif, 0},
+};
+
+ERL_NIF_INIT(toll_ffi, funcs, load, NULL, NULL, NULL)

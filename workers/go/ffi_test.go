@@ -1,0 +1,44 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+)
+
+// TestFfiSumVectors: the cgo binding returns spec/vectors/ffi.tsv's sums
+// (skipped, saying why, in a build without cgo).
+func TestFfiSumVectors(t *testing.T) {
+	count(t)
+	if _, ok := ffiBindings["cgo"]; !ok {
+		t.Skip("built without cgo: install a C compiler (apt-get install gcc)")
+	}
+	vs := rows(t, "ffi.tsv")
+	if len(vs) < 8 {
+		t.Fatal("too few ffi vectors")
+	}
+	for _, v := range vs {
+		n, _ := strconv.ParseInt(v[1], 10, 64)
+		seed, _ := strconv.ParseInt(v[2], 10, 64)
+		want, _ := strconv.ParseUint(v[3], 10, 64)
+		a := ffi(command{Op: "ffi", Binding: "cgo", N: &n, Reps: ptr(3), Seed: &seed})
+		if a["ok"] != true || a["sum"] != want || a["ns"].(int64) <= 0 {
+			t.Errorf("%s: %v, want sum %d", v[0], a, want)
+		}
+	}
+}
+
+func TestFfiHelloOffersCgoAndRefusesWhatItLacks(t *testing.T) {
+	count(t)
+	w := start(t)
+	h := w.ask(t, `{"op":"hello"}`)
+	if fmt.Sprint(h["bindings"]) != fmt.Sprint(ffiNames()) {
+		t.Errorf("hello's bindings %v, this build's %v", h["bindings"], ffiNames())
+	}
+	a := w.ask(t, `{"op":"ffi","binding":"jni","n":0,"reps":1,"seed":0}`)
+	if a["ok"] != false || a["error"] != "no binding jni: the go worker has cgo" {
+		t.Errorf("%v", a)
+	}
+}
+
+func ptr(v int64) *int64 { return &v }
