@@ -22,7 +22,12 @@ use std::time::{Duration, Instant};
 
 /// Ask the kernel to stamp what arrives on this socket; false when it
 /// refuses (the loop then stamps answers when it reads them).
+/// `TOLL_HTTP_STAMPS_REFUSED=1` makes toll act as if it had, for tests.
 pub fn enable(fd: RawFd) -> bool {
+    static REFUSED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *REFUSED.get_or_init(|| std::env::var_os("TOLL_HTTP_STAMPS_REFUSED").is_some()) {
+        return false;
+    }
     let on: libc::c_int = 1;
     // SAFETY: a valid option value of the size given, on a socket fd.
     unsafe {
