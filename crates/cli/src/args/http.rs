@@ -60,6 +60,11 @@ pub struct AgentArgs {
     /// be stored (partial, naming the others); default: all of them.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub min_agents: Option<u64>,
+    /// For checking the merge: each agent also sends back every latency,
+    /// raw, written to FILE as JSON (one object per agent); not for real
+    /// loads (docs/guide/agents.md).
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub raw_latencies: Option<PathBuf>,
 }
 
 /// `--plot` of `toll http` and `toll http compare`: a load's pictures.

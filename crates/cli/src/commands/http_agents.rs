@@ -8,6 +8,7 @@ use super::db;
 use super::http::{config, draw, plot_target, print_run, stop_flag, warn_lag};
 use crate::args::HttpArgs;
 use crate::usage::usage;
+use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
 use std::process::ExitCode;
@@ -16,7 +17,11 @@ use toll_families::http::{self, HttpConfig};
 
 /// Whether `toll http` was given agents (then [`run`] takes the run).
 pub fn wanted(a: &HttpArgs) -> bool {
-    !a.agents.remote.is_empty() || !a.agents.remote_cmd.is_empty() || a.agents.min_agents.is_some()
+    let g = &a.agents;
+    !g.remote.is_empty()
+        || !g.remote_cmd.is_empty()
+        || g.min_agents.is_some()
+        || g.raw_latencies.is_some()
 }
 
 /// The launchers, in the order given: --remote's hosts, then --remote-cmd's.
@@ -63,13 +68,24 @@ fn refuse_unsupported(a: &HttpArgs, cfg: &HttpConfig) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `--raw-latencies FILE`: every agent's raw latencies, to check the merge by.
+fn write_raw(path: &Path, out: &agents::AgentsOutcome) -> anyhow::Result<()> {
+    let each: Vec<serde_json::Value> = out
+        .agents
+        .iter()
+        .map(|r| serde_json::json!({"agent": r.launcher, "latencies_ns": r.result.raw}))
+        .collect();
+    std::fs::write(path, serde_json::to_vec(&each)?)
+        .with_context(|| format!("writing the raw latencies to {}", path.display()))
+}
+
 /// `toll http URL` with agents.
 pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
     let url = a.url.as_deref().expect("clap requires the URL");
     let launchers = launchers(&a)?;
     if launchers.is_empty() {
         return Err(usage(
-            "--min-agents applies to load agents: add --remote HOST or --remote-cmd CMD",
+            "--min-agents and --raw-latencies apply to load agents: add --remote HOST or --remote-cmd CMD",
         ));
     }
     let cfg = config(url, &a.load)?;
@@ -110,6 +126,7 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         launchers: launchers.clone(),
         min_agents,
         threads: a.load.threads,
+        raw: a.agents.raw_latencies.is_some(),
     };
     let stop = stop_flag();
     let bar = ProgressBar::new_spinner();
@@ -132,6 +149,9 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
     );
     bar.finish_and_clear();
     let out = out?;
+    if let Some(path) = &a.agents.raw_latencies {
+        write_raw(path, &out)?;
+    }
     // Opened only now: agents that fail leave no database behind.
     let store = db::open(db_path)?;
     let report = http::report(&cfg, &out.outcome);

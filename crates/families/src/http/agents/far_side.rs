@@ -28,6 +28,8 @@ const LONGEST_LEAD: Duration = Duration::from_secs(600);
 #[derive(Default)]
 pub struct FarSide {
     ready: Option<HttpConfig>,
+    /// The prepared load asked for every latency raw (a check).
+    raw: bool,
 }
 
 impl FarSide {
@@ -64,6 +66,7 @@ impl FarSide {
         };
         http::preflight(&mut cfg).map_err(|e| e.to_string())?;
         self.ready = Some(cfg);
+        self.raw = load.raw;
         Ok(json!({"ok": true, "event": "http-ready"}))
     }
 
@@ -101,7 +104,12 @@ impl FarSide {
             (Some(_), None) => return Err("`http-go` at a constant rate needs its `shard`".into()),
             (None, _) => None,
         };
-        let part = Part { start, shard };
+        let raw = self.raw.then(http::stats::RawSink::default);
+        let part = Part {
+            start,
+            shard,
+            raw: raw.clone(),
+        };
         let stop = Arc::new(AtomicBool::new(false));
         let cpu0 = crate::rpc::server::cpu_ns();
         // Asked to stream: each second's latencies go out as an event line
@@ -126,6 +134,7 @@ impl FarSide {
             intervals: out.intervals,
             fine: out.fine,
             late: Duration::from_nanos(late),
+            raw: raw.map(|r| std::mem::take(&mut *r.lock().unwrap_or_else(|e| e.into_inner()))),
         }
         .to_json())
     }
