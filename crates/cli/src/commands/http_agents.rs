@@ -1,8 +1,8 @@
 //! `toll http URL --remote HOST,… | --remote-cmd CMD …`: the load sent from
 //! load agents, their latency histograms added exactly, the run stored and
 //! printed as ab's report with a row per agent. `--rate` is one arrival
-//! schedule sharded across the agents. The flags not run across agents yet
-//! are refused before any agent starts.
+//! schedule sharded across the agents; HTTP/2 and TLS run on each agent
+//! as on one machine.
 
 use super::db;
 use super::http::{config, draw, plot_target, print_run, stop_flag, warn_lag};
@@ -12,8 +12,8 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
 use std::process::ExitCode;
+use toll_families::http;
 use toll_families::http::agents::{self, record, AgentsPlan};
-use toll_families::http::{self, HttpConfig};
 
 /// Whether `toll http` was given agents (then [`run`] takes the run).
 pub fn wanted(a: &HttpArgs) -> bool {
@@ -49,25 +49,6 @@ fn launchers(a: &HttpArgs) -> anyhow::Result<Vec<String>> {
     Ok(out)
 }
 
-/// The flags not yet run across agents, each refused in one line.
-fn refuse_unsupported(a: &HttpArgs, cfg: &HttpConfig) -> anyhow::Result<()> {
-    let not_yet = |flag: &str| {
-        usage(format!(
-            "{flag} does not run from load agents yet (--remote, --remote-cmd): drop {flag}, or load from this machine"
-        ))
-    };
-    if a.load.http2 {
-        return Err(not_yet("--http2"));
-    }
-    if cfg.target.tls {
-        return Err(usage(format!(
-            "https:// (TLS) does not run from load agents yet (--remote, --remote-cmd): load {} from this machine",
-            cfg.target.url
-        )));
-    }
-    Ok(())
-}
-
 /// `--raw-latencies FILE`: every agent's raw latencies, to check the merge by.
 fn write_raw(path: &Path, out: &agents::AgentsOutcome) -> anyhow::Result<()> {
     let each: Vec<serde_json::Value> = out
@@ -89,7 +70,6 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         ));
     }
     let cfg = config(url, &a.load)?;
-    refuse_unsupported(&a, &cfg)?;
     let k = launchers.len();
     if k > cfg.concurrency {
         return Err(usage(format!(

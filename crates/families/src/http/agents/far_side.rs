@@ -3,9 +3,11 @@
 //! loads), `clock` (the timestamps the coordinator measures this host's
 //! clock offset with) and `http-go` (wait for the start instant it names,
 //! on this host's clock, so that all agents start together; run toll's own
-//! engine with its share of the connections, requests or arrivals; send
-//! each second's latency histogram as an `http-second` line as it goes; and
-//! answer with its histograms and counts). Plugged into the agent's loop
+//! engine, as one machine picks it (the HTTP/1.1 event loop, or hyper's
+//! clients for HTTP/2 and TLS), with its share of the connections,
+//! requests or arrivals; send each second's latency histogram as an
+//! `http-second` line as it goes; and answer with its histograms and
+//! counts). Plugged into the agent's loop
 //! with [`toll_peers::agent::serve::run_with`], so the load needs no second
 //! protocol.
 
@@ -58,9 +60,9 @@ impl FarSide {
             timeout: load.timeout,
             variable_length: load.variable_length,
             rate: load.rate,
-            http2: false,
-            streams: 1,
-            insecure: false,
+            http2: load.http2,
+            streams: load.streams,
+            insecure: load.insecure,
             spin: load.spin,
             coalesce: load.coalesce,
         };

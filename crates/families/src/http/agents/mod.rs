@@ -22,7 +22,9 @@
 //! the run's seconds, shows them as progress, and takes an agent silent for
 //! [`STALL`] as stalled.
 //!
-//! Not yet: HTTP/2 and TLS across agents.
+//! HTTP/2 and TLS run the same way: each agent runs the client engine one
+//! machine would (hyper's, on its own connections and handshakes), `-c`
+//! split as for HTTP/1.1 and `--streams` per connection unchanged.
 
 pub mod clock;
 pub mod far_side;
@@ -113,6 +115,9 @@ fn far_load(cfg: &HttpConfig, plan: &AgentsPlan) -> FarLoad {
         coalesce: cfg.coalesce,
         rate: cfg.rate,
         raw: plan.raw,
+        http2: cfg.http2,
+        streams: cfg.streams,
+        insecure: cfg.insecure,
     }
 }
 

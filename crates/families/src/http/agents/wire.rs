@@ -38,6 +38,13 @@ pub struct FarLoad {
     /// --rate: the whole run's arrivals per second, of which the agent
     /// sends its shard (named in `http-go`).
     pub rate: Option<f64>,
+    /// --http2: h2c with prior knowledge, or h2 by ALPN over TLS, each
+    /// agent through the same client engine as one machine.
+    pub http2: bool,
+    /// --streams: HTTP/2 streams on each of an agent's connections.
+    pub streams: usize,
+    /// --insecure: accept any server certificate.
+    pub insecure: bool,
     /// Also send back every latency, raw: a check of the merge (the
     /// coordinator's `--raw-latencies`), not for real loads.
     pub raw: bool,
@@ -56,7 +63,8 @@ impl FarLoad {
             "time_limit_ns": self.time_limit.map(ns), "threads": self.threads,
             "timeout_ns": ns(self.timeout), "variable_length": self.variable_length,
             "spin_ns": ns(self.spin), "coalesce_ns": ns(self.coalesce),
-            "rate": self.rate, "raw": self.raw,
+            "rate": self.rate, "raw": self.raw, "http2": self.http2,
+            "streams": self.streams, "insecure": self.insecure,
         })
     }
 
@@ -89,6 +97,12 @@ impl FarLoad {
                 .and_then(Value::as_f64)
                 .filter(|r| r.is_finite() && *r > 0.0),
             raw: v.get("raw").and_then(Value::as_bool) == Some(true),
+            http2: v.get("http2").and_then(Value::as_bool) == Some(true),
+            streams: v
+                .get("streams")
+                .and_then(Value::as_u64)
+                .map_or(1, |n| n.max(1) as usize),
+            insecure: v.get("insecure").and_then(Value::as_bool) == Some(true),
         })
     }
 }
@@ -286,11 +300,17 @@ mod tests {
             coalesce: Duration::from_micros(10),
             rate: Some(400.0),
             raw: true,
+            http2: true,
+            streams: 4,
+            insecure: true,
         };
         assert_eq!(FarLoad::from_json(&load.to_json()).unwrap(), load);
         let closed = FarLoad {
             rate: None,
             raw: false,
+            http2: false,
+            streams: 1,
+            insecure: false,
             ..load
         };
         assert_eq!(FarLoad::from_json(&closed.to_json()).unwrap(), closed);
