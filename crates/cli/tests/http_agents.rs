@@ -262,17 +262,6 @@ fn flags_that_do_not_fit_agents_are_refused_before_any_load() {
             with(&["--min-agents", "2", "-n", "10", "-c", "2", url]),
             "--min-agents 2",
         ),
-        (
-            vec![
-                "http".into(),
-                "compare".into(),
-                "--remote-cmd".into(),
-                agent.clone(),
-                url.into(),
-                url.into(),
-            ],
-            "toll http compare does not run from load agents",
-        ),
     ];
     for (args, needle) in &cases {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();

@@ -90,15 +90,14 @@ pub enum HttpCommand {
 
 /// `toll http compare`: the servers and how many rounds. Rounds are timed,
 /// so the load flags that end a run another way (-n, -t, --duration) and
-/// --rate are hidden here (and refused with a reason if given).
+/// --rate are hidden here (and refused with a reason if given); with load
+/// agents every round is loaded from all of them.
 #[derive(Debug, Args)]
 #[command(
     mut_arg("requests", |a| a.hide(true)),
     mut_arg("time_limit", |a| a.hide(true)),
     mut_arg("duration", |a| a.hide(true)),
     mut_arg("rate", |a| a.hide(true)),
-    mut_arg("remote", |a| a.hide(true)),
-    mut_arg("remote_cmd", |a| a.hide(true)),
     mut_arg("min_agents", |a| a.hide(true))
 )]
 pub struct CompareArgs {
@@ -107,7 +106,8 @@ pub struct CompareArgs {
     pub urls: Vec<String>,
     #[command(flatten)]
     pub load: LoadArgs,
-    /// Not yet with compare: refused with a reason if given.
+    /// Every round from these load agents (--min-agents, if given, must be
+    /// all of them: a round from fewer would be another load).
     #[command(flatten)]
     pub agents: AgentArgs,
     /// Length of one round (one timed load of one server), e.g. 2s, 500ms.

@@ -6,14 +6,14 @@
 
 use super::db;
 use super::http::{config, draw, plot_target, print_run, stop_flag, warn_lag};
-use crate::args::HttpArgs;
+use crate::args::{AgentArgs, HttpArgs};
 use crate::usage::usage;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
 use std::process::ExitCode;
-use toll_families::http;
 use toll_families::http::agents::{self, record, AgentsPlan};
+use toll_families::http::{self, HttpConfig};
 
 /// Whether `toll http` was given agents (then [`run`] takes the run).
 pub fn wanted(a: &HttpArgs) -> bool {
@@ -25,9 +25,9 @@ pub fn wanted(a: &HttpArgs) -> bool {
 }
 
 /// The launchers, in the order given: --remote's hosts, then --remote-cmd's.
-fn launchers(a: &HttpArgs) -> anyhow::Result<Vec<String>> {
+pub fn launchers(a: &AgentArgs) -> anyhow::Result<Vec<String>> {
     let mut out = Vec::new();
-    for host in &a.agents.remote {
+    for host in &a.remote {
         if host.trim().is_empty() || host.starts_with('-') || host.contains(char::is_whitespace) {
             return Err(usage(format!(
                 "--remote `{host}` is not a host name: give one ssh can reach, or use --remote-cmd for any other launcher"
@@ -35,10 +35,10 @@ fn launchers(a: &HttpArgs) -> anyhow::Result<Vec<String>> {
         }
         out.push(toll_peers::agent::ssh_launcher(host));
     }
-    if !a.agents.remote.is_empty() && !super::far::on_path("ssh") {
+    if !a.remote.is_empty() && !super::far::on_path("ssh") {
         anyhow::bail!("--remote runs ssh, which was not found: install it (apt-get install openssh-client), or start the agents another way with --remote-cmd");
     }
-    for cmd in &a.agents.remote_cmd {
+    for cmd in &a.remote_cmd {
         if cmd.trim().is_empty() {
             return Err(usage(
                 "--remote-cmd is empty: give a command that runs `toll agent` on the far host",
@@ -60,10 +60,21 @@ fn write_raw(path: &Path, out: &agents::AgentsOutcome) -> anyhow::Result<()> {
         .with_context(|| format!("writing the raw latencies to {}", path.display()))
 }
 
+/// Every agent has at least one connection.
+pub fn enough_connections(k: usize, cfg: &HttpConfig) -> anyhow::Result<()> {
+    if k > cfg.concurrency {
+        return Err(usage(format!(
+            "{k} agents need at least {k} connections, and -c is {}: raise -c to {k} or more, or give fewer agents",
+            cfg.concurrency
+        )));
+    }
+    Ok(())
+}
+
 /// `toll http URL` with agents.
 pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
     let url = a.url.as_deref().expect("clap requires the URL");
-    let launchers = launchers(&a)?;
+    let launchers = launchers(&a.agents)?;
     if launchers.is_empty() {
         return Err(usage(
             "--min-agents and --raw-latencies apply to load agents: add --remote HOST or --remote-cmd CMD",
@@ -71,12 +82,7 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
     }
     let cfg = config(url, &a.load)?;
     let k = launchers.len();
-    if k > cfg.concurrency {
-        return Err(usage(format!(
-            "{k} agents need at least {k} connections, and -c is {}: raise -c to {k} or more, or give fewer agents",
-            cfg.concurrency
-        )));
-    }
+    enough_connections(k, &cfg)?;
     // Each agent's shard of the schedule is at least one arrival a second.
     if let Some(r) = cfg.rate.filter(|&r| r < k as f64) {
         return Err(usage(format!(
