@@ -19,6 +19,7 @@ use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::Histogram;
 use serde_json::Value;
 use std::process::Command;
+use std::sync::Mutex;
 
 const AGENTS: usize = 3;
 
@@ -47,8 +48,13 @@ fn served(s: &Scratch, lan: &Lan) -> (Nginx, String) {
     (nginx, url)
 }
 
+/// One load at a time: on a small machine three at once share its cores,
+/// and a rate or a latency then measures the contention, not the agents.
+static ONE_LOAD: Mutex<()> = Mutex::new(());
+
 /// `toll http ARGS URL --json` from the agents in namespaces 1..=AGENTS.
 fn from_agents(s: &Scratch, lan: &Lan, args: &[&str], url: &str) -> Value {
+    let _alone = ONE_LOAD.lock().unwrap_or_else(|e| e.into_inner());
     let launchers: Vec<String> = (1..=AGENTS).map(|i| lan.agent(i)).collect();
     let mut v: Vec<&str> = vec!["http"];
     v.extend_from_slice(args);
