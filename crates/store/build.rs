@@ -21,6 +21,9 @@
 //!   Squeak worker rewrites.
 //! - `toll_low_map_count`: vm.max_map_count is low enough (≤ 236000) that
 //!   the threads past it are few enough for a test.
+//! - `toll_py_hdrh`: Python's HdrHistogram (`import hdrh`, PyPI's
+//!   `hdrhistogram`; scripts/setup installs it): an independent merge of
+//!   the agents' histograms.
 //!
 //! `TOLL_TEST_WITHOUT=root,chromium` (or `all`) builds as if those were
 //! missing, to see the tests ignored. A sysctl or user change is not seen
@@ -34,7 +37,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The cfgs this script may set, by the name `TOLL_TEST_WITHOUT` takes.
-const PROBES: [&str; 8] = [
+const PROBES: [&str; 9] = [
     "pg",
     "root",
     "chromium",
@@ -43,6 +46,7 @@ const PROBES: [&str; 8] = [
     "squeak",
     "scratch_image",
     "low_map_count",
+    "py_hdrh",
 ];
 
 /// A probe: its name, and whether this machine has the thing.
@@ -180,6 +184,14 @@ fn low_map_count() -> bool {
         .is_some_and(|max| max / 4 + 1000 <= 60_000)
 }
 
+/// A pip install does not touch dpkg's status: `touch crates/store/build.rs`.
+fn py_hdrh() -> bool {
+    Command::new("python3")
+        .args(["-c", "import hdrh.histogram"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
 fn main() {
     // The compiler that built toll, stored with a run whose code it compiled
     // (toll ffi's Rust bindings): cargo names it in RUSTC.
@@ -226,7 +238,7 @@ fn main() {
             println!("cargo::rustc-env=TOLL_PG_BIN={}", bin.display());
         }
     }
-    let found: [Probe; 7] = [
+    let found: [Probe; 8] = [
         ("root", root),
         ("chromium", chromium),
         ("jdk", jdk),
@@ -234,6 +246,7 @@ fn main() {
         ("squeak", squeak),
         ("scratch_image", scratch_image),
         ("low_map_count", low_map_count),
+        ("py_hdrh", py_hdrh),
     ];
     for (probe, present) in found {
         if wanted(probe) && present() {

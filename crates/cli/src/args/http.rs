@@ -60,6 +60,11 @@ pub struct AgentArgs {
     /// be stored (partial, naming the others); default: all of them.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub min_agents: Option<u64>,
+    /// For checking the merge: each agent also sends back every latency,
+    /// raw, written to FILE as JSON (one object per agent); not for real
+    /// loads (docs/guide/agents.md).
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub raw_latencies: Option<PathBuf>,
 }
 
 /// `--plot` of `toll http` and `toll http compare`: a load's pictures.
@@ -85,15 +90,14 @@ pub enum HttpCommand {
 
 /// `toll http compare`: the servers and how many rounds. Rounds are timed,
 /// so the load flags that end a run another way (-n, -t, --duration) and
-/// --rate are hidden here (and refused with a reason if given).
+/// --rate are hidden here (and refused with a reason if given); with load
+/// agents every round is loaded from all of them.
 #[derive(Debug, Args)]
 #[command(
     mut_arg("requests", |a| a.hide(true)),
     mut_arg("time_limit", |a| a.hide(true)),
     mut_arg("duration", |a| a.hide(true)),
     mut_arg("rate", |a| a.hide(true)),
-    mut_arg("remote", |a| a.hide(true)),
-    mut_arg("remote_cmd", |a| a.hide(true)),
     mut_arg("min_agents", |a| a.hide(true))
 )]
 pub struct CompareArgs {
@@ -102,7 +106,8 @@ pub struct CompareArgs {
     pub urls: Vec<String>,
     #[command(flatten)]
     pub load: LoadArgs,
-    /// Not yet with compare: refused with a reason if given.
+    /// Every round from these load agents (--min-agents, if given, must be
+    /// all of them: a round from fewer would be another load).
     #[command(flatten)]
     pub agents: AgentArgs,
     /// Length of one round (one timed load of one server), e.g. 2s, 500ms.

@@ -1,13 +1,14 @@
 //! `toll http URL --remote HOST,… | --remote-cmd CMD …`: the load sent from
 //! load agents, their latency histograms added exactly, the run stored and
 //! printed as ab's report with a row per agent. `--rate` is one arrival
-//! schedule sharded across the agents. The flags not run across agents yet
-//! are refused before any agent starts.
+//! schedule sharded across the agents; HTTP/2 and TLS run on each agent
+//! as on one machine.
 
 use super::db;
 use super::http::{config, draw, plot_target, print_run, stop_flag, warn_lag};
-use crate::args::HttpArgs;
+use crate::args::{AgentArgs, HttpArgs};
 use crate::usage::usage;
+use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
 use std::process::ExitCode;
@@ -16,13 +17,17 @@ use toll_families::http::{self, HttpConfig};
 
 /// Whether `toll http` was given agents (then [`run`] takes the run).
 pub fn wanted(a: &HttpArgs) -> bool {
-    !a.agents.remote.is_empty() || !a.agents.remote_cmd.is_empty() || a.agents.min_agents.is_some()
+    let g = &a.agents;
+    !g.remote.is_empty()
+        || !g.remote_cmd.is_empty()
+        || g.min_agents.is_some()
+        || g.raw_latencies.is_some()
 }
 
 /// The launchers, in the order given: --remote's hosts, then --remote-cmd's.
-fn launchers(a: &HttpArgs) -> anyhow::Result<Vec<String>> {
+pub fn launchers(a: &AgentArgs) -> anyhow::Result<Vec<String>> {
     let mut out = Vec::new();
-    for host in &a.agents.remote {
+    for host in &a.remote {
         if host.trim().is_empty() || host.starts_with('-') || host.contains(char::is_whitespace) {
             return Err(usage(format!(
                 "--remote `{host}` is not a host name: give one ssh can reach, or use --remote-cmd for any other launcher"
@@ -30,10 +35,10 @@ fn launchers(a: &HttpArgs) -> anyhow::Result<Vec<String>> {
         }
         out.push(toll_peers::agent::ssh_launcher(host));
     }
-    if !a.agents.remote.is_empty() && !super::far::on_path("ssh") {
+    if !a.remote.is_empty() && !super::far::on_path("ssh") {
         anyhow::bail!("--remote runs ssh, which was not found: install it (apt-get install openssh-client), or start the agents another way with --remote-cmd");
     }
-    for cmd in &a.agents.remote_cmd {
+    for cmd in &a.remote_cmd {
         if cmd.trim().is_empty() {
             return Err(usage(
                 "--remote-cmd is empty: give a command that runs `toll agent` on the far host",
@@ -44,20 +49,23 @@ fn launchers(a: &HttpArgs) -> anyhow::Result<Vec<String>> {
     Ok(out)
 }
 
-/// The flags not yet run across agents, each refused in one line.
-fn refuse_unsupported(a: &HttpArgs, cfg: &HttpConfig) -> anyhow::Result<()> {
-    let not_yet = |flag: &str| {
-        usage(format!(
-            "{flag} does not run from load agents yet (--remote, --remote-cmd): drop {flag}, or load from this machine"
-        ))
-    };
-    if a.load.http2 {
-        return Err(not_yet("--http2"));
-    }
-    if cfg.target.tls {
+/// `--raw-latencies FILE`: every agent's raw latencies, to check the merge by.
+fn write_raw(path: &Path, out: &agents::AgentsOutcome) -> anyhow::Result<()> {
+    let each: Vec<serde_json::Value> = out
+        .agents
+        .iter()
+        .map(|r| serde_json::json!({"agent": r.launcher, "latencies_ns": r.result.raw}))
+        .collect();
+    std::fs::write(path, serde_json::to_vec(&each)?)
+        .with_context(|| format!("writing the raw latencies to {}", path.display()))
+}
+
+/// Every agent has at least one connection.
+pub fn enough_connections(k: usize, cfg: &HttpConfig) -> anyhow::Result<()> {
+    if k > cfg.concurrency {
         return Err(usage(format!(
-            "https:// (TLS) does not run from load agents yet (--remote, --remote-cmd): load {} from this machine",
-            cfg.target.url
+            "{k} agents need at least {k} connections, and -c is {}: raise -c to {k} or more, or give fewer agents",
+            cfg.concurrency
         )));
     }
     Ok(())
@@ -66,21 +74,15 @@ fn refuse_unsupported(a: &HttpArgs, cfg: &HttpConfig) -> anyhow::Result<()> {
 /// `toll http URL` with agents.
 pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
     let url = a.url.as_deref().expect("clap requires the URL");
-    let launchers = launchers(&a)?;
+    let launchers = launchers(&a.agents)?;
     if launchers.is_empty() {
         return Err(usage(
-            "--min-agents applies to load agents: add --remote HOST or --remote-cmd CMD",
+            "--min-agents and --raw-latencies apply to load agents: add --remote HOST or --remote-cmd CMD",
         ));
     }
     let cfg = config(url, &a.load)?;
-    refuse_unsupported(&a, &cfg)?;
     let k = launchers.len();
-    if k > cfg.concurrency {
-        return Err(usage(format!(
-            "{k} agents need at least {k} connections, and -c is {}: raise -c to {k} or more, or give fewer agents",
-            cfg.concurrency
-        )));
-    }
+    enough_connections(k, &cfg)?;
     // Each agent's shard of the schedule is at least one arrival a second.
     if let Some(r) = cfg.rate.filter(|&r| r < k as f64) {
         return Err(usage(format!(
@@ -110,6 +112,7 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         launchers: launchers.clone(),
         min_agents,
         threads: a.load.threads,
+        raw: a.agents.raw_latencies.is_some(),
     };
     let stop = stop_flag();
     let bar = ProgressBar::new_spinner();
@@ -132,6 +135,9 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
     );
     bar.finish_and_clear();
     let out = out?;
+    if let Some(path) = &a.agents.raw_latencies {
+        write_raw(path, &out)?;
+    }
     // Opened only now: agents that fail leave no database behind.
     let store = db::open(db_path)?;
     let report = http::report(&cfg, &out.outcome);

@@ -2,16 +2,21 @@
 //! servers, a warm-up until each rate settles, then rounds until the CI of
 //! each server's rate ratio (against the first) is narrow. The rules live in
 //! toll_families::http::compare; this runs the rounds, shows progress,
-//! stores the run and prints the report.
+//! stores the run and prints the report. With load agents (--remote,
+//! --remote-cmd) every round is loaded from all of them, as `toll http
+//! --remote` loads once.
 
 use super::db;
 use super::http::{config, draw, plot_target, print_run, stop_flag};
+use super::http_agents;
 use crate::args::CompareArgs;
 use crate::usage::usage;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use toll_families::http::agents::{self, AgentsPlan};
 use toll_families::http::compare::{self, label, Comparison, Phase, Round, Rules};
 use toll_families::http::compare_rounds::{self, Rounds};
 use toll_families::http::{self, HttpConfig};
@@ -22,17 +27,30 @@ use toll_store::RunStatus;
 const WARMUP_WINDOW: usize = 3;
 const WARMUP_TOLERANCE: f64 = 0.05;
 
+/// The load agents every round runs from (none: this machine). A round
+/// from fewer agents would be another load, so every agent must last.
+fn agents(a: &CompareArgs) -> anyhow::Result<Vec<String>> {
+    let launchers = http_agents::launchers(&a.agents)?;
+    let k = launchers.len();
+    if a.agents.raw_latencies.is_some() {
+        return Err(usage(
+            "--raw-latencies checks one run's merge: use it with toll http --remote, not compare",
+        ));
+    }
+    match a.agents.min_agents.map(|m| m as usize) {
+        Some(_) if k == 0 => Err(usage(
+            "--min-agents applies to load agents: add --remote HOST or --remote-cmd CMD",
+        )),
+        Some(m) if m != k => Err(usage(format!(
+            "--min-agents {m}: compare runs every round from all {k} agent(s), since a round from fewer is another load: drop --min-agents"
+        ))),
+        _ => Ok(launchers),
+    }
+}
+
 /// The rules from the flags, and one validated load per URL whose length is
 /// a round.
 fn validate(a: &mut CompareArgs) -> anyhow::Result<(Rules, Vec<HttpConfig>)> {
-    if !a.agents.remote.is_empty()
-        || !a.agents.remote_cmd.is_empty()
-        || a.agents.min_agents.is_some()
-    {
-        return Err(usage(
-            "toll http compare does not run from load agents yet (--remote, --remote-cmd, --min-agents): compare from this machine, or load each server with toll http --remote",
-        ));
-    }
     let round = a.round;
     let (min_rounds, max_rounds) = (a.min_rounds, a.max_rounds);
     if max_rounds < min_rounds {
@@ -148,24 +166,37 @@ fn describe(cmp: &Comparison, phase: Phase, server: usize) -> String {
 }
 
 pub fn run(mut a: CompareArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
+    let launchers = agents(&a)?;
     let (rules, mut cfgs) = validate(&mut a)?;
     let plot = plot_target(&a.plot)?;
-    for cfg in &mut cfgs {
-        http::preflight(cfg).map_err(|e| anyhow::anyhow!("{}: {e}", cfg.target.url))?;
+    if launchers.is_empty() {
+        for cfg in &mut cfgs {
+            http::preflight(cfg).map_err(|e| anyhow::anyhow!("{}: {e}", cfg.target.url))?;
+        }
+    } else {
+        // The agents check each server when they prepare each round.
+        http_agents::enough_connections(launchers.len(), &cfgs[0])?;
     }
     if dry_run {
         if let Some(p) = db_path {
             db::check_name(p)?;
         }
         let urls: Vec<&str> = cfgs.iter().map(|c| c.target.url.as_str()).collect();
-        crate::say!(
-            "would compare {} in alternating rounds; every server answers",
-            urls.join(", ")
-        );
+        match launchers.len() {
+            0 => crate::say!(
+                "would compare {} in alternating rounds; every server answers",
+                urls.join(", ")
+            ),
+            k => crate::say!(
+                "would compare {} in alternating rounds, each from {k} agent(s) ({})",
+                urls.join(", "),
+                launchers.join("; ")
+            ),
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let store = db::open(db_path)?;
-    let (run_id, series) = compare::begin_run(&store, &cfgs, &rules)?;
+    let (run_id, series) = compare::begin_run(&store, &cfgs, &rules, &launchers)?;
     let stop = stop_flag();
     let bar = ProgressBar::new_spinner();
     bar.set_style(
@@ -178,7 +209,29 @@ pub fn run(mut a: CompareArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow:
         what: String::new(),
         told: false,
     };
-    let rounds = compare_rounds::run(&cfgs, rules, &stop, &mut shown);
+    let rounds = if launchers.is_empty() {
+        compare_rounds::run(&cfgs, rules, &stop, &mut shown)
+    } else {
+        let plan = AgentsPlan {
+            min_agents: launchers.len(),
+            launchers: launchers.clone(),
+            threads: a.load.threads,
+            raw: false,
+        };
+        // Each round runs to its end; Ctrl-C stops between rounds.
+        let never = Arc::new(AtomicBool::new(false));
+        let mut each_round = |cfg: &HttpConfig, done: &mut dyn FnMut(u64)| {
+            agents::load(
+                cfg,
+                &plan,
+                &never,
+                &mut |line| bar.suspend(|| crate::tell!("warning: {line}")),
+                &mut |s| done(s.done),
+            )
+            .map(|o| o.outcome)
+        };
+        compare_rounds::run_with(&cfgs, rules, &stop, &mut shown, &mut each_round)
+    };
     if shown.stop.load(Ordering::SeqCst) {
         shown.tell();
     }

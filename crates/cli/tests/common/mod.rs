@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod far_host;
+pub mod lan;
 pub mod nginx;
 
 use std::path::PathBuf;

@@ -2,7 +2,8 @@
 //! a 1 MiB big.bin), a `/teapot` that answers 418, and as many servers as
 //! the test asks for, each on a free port with its own `listen` parameters
 //! (e.g. "", "http2", "ssl http2"). TLS servers use a self-signed
-//! certificate made with openssl. Killed when dropped.
+//! certificate made with openssl. Killed when dropped. [`start_in`] runs it
+//! elsewhere: on another address, through a command such as `ip netns exec`.
 
 use super::Scratch;
 use std::net::{TcpListener, TcpStream};
@@ -65,8 +66,26 @@ fn certificate(dir: &std::path::Path) -> (PathBuf, PathBuf) {
     (cert, key)
 }
 
+/// Where nginx runs: the address it listens on (reachable from the test)
+/// and the command it is started through (e.g. `ip netns exec NS`).
+pub struct Place<'a> {
+    pub host: &'a str,
+    pub wrap: &'a [&'a str],
+}
+
+/// On loopback, started directly.
+pub const LOOPBACK: Place<'static> = Place {
+    host: "127.0.0.1",
+    wrap: &[],
+};
+
 /// nginx with one worker and one server per entry of `listens`.
 pub fn start(s: &Scratch, listens: &[&str]) -> Nginx {
+    start_in(s, listens, &LOOPBACK)
+}
+
+/// [`start`], at `place`.
+pub fn start_in(s: &Scratch, listens: &[&str], place: &Place) -> Nginx {
     let root = s.0.join("www");
     std::fs::create_dir_all(&root).unwrap();
     std::fs::write(root.join("hello.html"), [b'x'; 92]).unwrap();
@@ -86,7 +105,7 @@ pub fn start(s: &Scratch, listens: &[&str]) -> Nginx {
     // other server answers. nginx writes its pid file only once every port
     // is bound, so the pid file is the sign it is ours; else new ports.
     for _ in 0..3 {
-        if let Some(n) = try_start(s, &root, listens, &tls) {
+        if let Some(n) = try_start(s, &root, listens, &tls, place) {
             return n;
         }
     }
@@ -97,7 +116,13 @@ pub fn start(s: &Scratch, listens: &[&str]) -> Nginx {
 }
 
 /// Start nginx on fresh free ports; None when it exited without binding them.
-fn try_start(s: &Scratch, root: &std::path::Path, listens: &[&str], tls: &str) -> Option<Nginx> {
+fn try_start(
+    s: &Scratch,
+    root: &std::path::Path,
+    listens: &[&str],
+    tls: &str,
+    place: &Place,
+) -> Option<Nginx> {
     let pid_file = s.0.join("nginx.pid");
     let _ = std::fs::remove_file(&pid_file);
     let ports: Vec<u16> = listens.iter().map(|_| free_port()).collect();
@@ -106,9 +131,10 @@ fn try_start(s: &Scratch, root: &std::path::Path, listens: &[&str], tls: &str) -
         .zip(&ports)
         .map(|(l, port)| {
             format!(
-                "server {{ listen 127.0.0.1:{port} {l}; root {root}; {tls}\n\
+                "server {{ listen {host}:{port} {l}; root {root}; {tls}\n\
                    location = /teapot {{ return 418 'short and stout'; }} }}\n",
-                root = root.display()
+                root = root.display(),
+                host = place.host
             )
         })
         .collect();
@@ -126,7 +152,15 @@ fn try_start(s: &Scratch, root: &std::path::Path, listens: &[&str], tls: &str) -
         ),
     )
     .unwrap();
-    let child = Command::new(binary())
+    let mut cmd = match place.wrap.split_first() {
+        Some((first, rest)) => {
+            let mut c = Command::new(first);
+            c.args(rest).arg(binary());
+            c
+        }
+        None => Command::new(binary()),
+    };
+    let child = cmd
         .arg("-c")
         .arg(&conf)
         .arg("-p")
@@ -146,7 +180,7 @@ fn try_start(s: &Scratch, root: &std::path::Path, listens: &[&str], tls: &str) -
     }
     let ports = nginx.ports.clone();
     for port in &ports {
-        while TcpStream::connect(("127.0.0.1", *port)).is_err() {
+        while TcpStream::connect((place.host, *port)).is_err() {
             assert!(
                 Instant::now() < deadline,
                 "nginx did not start on port {port}"

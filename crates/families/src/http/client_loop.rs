@@ -47,9 +47,7 @@ pub fn run(plan: &ClientPlan, stop: &AtomicBool, progress: &Counter) -> io::Resu
         .build()?;
     let shared = Rc::new(Shared {
         plan: plan.clone(),
-        stats: RefCell::new(
-            Stats::new(plan.common.rate.is_some()).with_interval(plan.common.interval.clone()),
-        ),
+        stats: RefCell::new(plan.common.stats()),
         issued: Cell::new(0),
         read_bytes: Rc::new(Cell::new(0)),
     });

@@ -374,11 +374,10 @@ pub fn begin_run(
     store: &Store,
     cfgs: &[HttpConfig],
     rules: &Rules,
+    agents: &[String],
 ) -> Result<(i64, Vec<i64>), HttpError> {
     let first = &cfgs[0];
-    let run_id = store.begin_run(&NewRun {
-        family: "http-compare".into(),
-        config: json!({
+    let mut config = json!({
             "urls": cfgs.iter().map(|c| c.target.url.clone()).collect::<Vec<_>>(),
             "method": first.spec.method(), "concurrency": first.concurrency,
             "keep_alive": first.spec.keep_alive, "threads": first.threads,
@@ -387,7 +386,13 @@ pub fn begin_run(
             "warmup_tolerance": rules.tolerance, "warmup_max": rules.warmup_max,
             "min_rounds": rules.min_rounds, "max_rounds": rules.max_rounds,
             "ci_target": rules.ci_target, "max_time_ns": ns(rules.max_time),
-        }),
+    });
+    if !agents.is_empty() {
+        config["agents"] = json!(agents);
+    }
+    let run_id = store.begin_run(&NewRun {
+        family: "http-compare".into(),
+        config,
         env: Fingerprint::capture(vec![]),
         tool_version: env!("CARGO_PKG_VERSION").into(),
     })?;

@@ -2,10 +2,11 @@
 //! [`Comparison::next`], a timed load of its server, the rate recorded,
 //! until the rules say stop. `toll http compare` and `toll replicate E5`
 //! both drive their comparisons with it; what they show while it runs is
-//! theirs (the `Progress` callbacks).
+//! theirs (the `Progress` callbacks). A round's load is this machine's
+//! ([`run`]) or any other's ([`run_with`]: from load agents).
 
 use super::compare::{Comparison, Next, Round, RoundRecord, Rules};
-use super::{HttpConfig, HttpError};
+use super::{HttpConfig, HttpError, LoadOutcome};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -34,9 +35,15 @@ pub struct RoundFailed {
     pub done: Rounds,
 }
 
+/// One round's load of one server: its config, and where the requests
+/// done so far go (about once a second).
+pub type Loader<'a> =
+    dyn FnMut(&HttpConfig, &mut dyn FnMut(u64)) -> Result<LoadOutcome, HttpError> + 'a;
+
 /// Run the comparison of `cfgs` (each a timed load of one round) by
-/// `rules`. `stop` ends it between rounds (the round under way finishes,
-/// so every stored round is whole), as [`StopReason::Interrupted`].
+/// `rules`, each round loaded from this machine. `stop` ends it between
+/// rounds (the round under way finishes, so every stored round is whole),
+/// as [`StopReason::Interrupted`].
 pub fn run(
     cfgs: &[HttpConfig],
     rules: Rules,
@@ -45,6 +52,19 @@ pub fn run(
 ) -> Result<Rounds, Box<RoundFailed>> {
     // Rounds get a flag of their own that is never set.
     let never = Arc::new(AtomicBool::new(false));
+    run_with(cfgs, rules, stop, progress, &mut |cfg, done| {
+        super::load(cfg, &never, &mut |n, _| done(n))
+    })
+}
+
+/// [`run`], each round's load made by `load`.
+pub fn run_with(
+    cfgs: &[HttpConfig],
+    rules: Rules,
+    stop: &AtomicBool,
+    progress: &mut dyn Progress,
+    load: &mut Loader,
+) -> Result<Rounds, Box<RoundFailed>> {
     let mut cmp = Comparison::new(cfgs.len(), rules);
     let mut records: Vec<RoundRecord> = Vec::new();
     let started = Instant::now();
@@ -59,7 +79,7 @@ pub fn run(
         progress.round(&cmp, round);
         let cfg = &cfgs[round.server];
         let start_ns = started.elapsed().as_nanos() as u64;
-        let outcome = super::load(cfg, &never, &mut |done, _| progress.requests(done));
+        let outcome = load(cfg, &mut |done| progress.requests(done));
         let outcome = match outcome {
             Ok(o) => o,
             Err(error) => {

@@ -114,7 +114,7 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::R
     let mut events = Events::with_capacity(1024);
     let mut lp = Loop {
         plan,
-        stats: Stats::new(plan.rate.is_some()).with_interval(plan.interval.clone()),
+        stats: plan.stats(),
         issued: 0,
         conns: Vec::with_capacity(plan.connections),
         progress,

@@ -2,7 +2,7 @@
 //! of the connections, requests and rate, its limits; and the counter it
 //! reports progress on.
 
-use super::stats::IntervalSink;
+use super::stats::{IntervalSink, RawSink, Stats};
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -38,6 +38,17 @@ pub struct LoopPlan {
     pub coalesce: Duration,
     /// Where each answer's latency also goes, when the run streams them.
     pub interval: Option<IntervalSink>,
+    /// Where each answer's latency is also kept raw, when asked to check.
+    pub raw: Option<RawSink>,
+}
+
+impl LoopPlan {
+    /// The loop's empty counts, feeding the sinks it was given.
+    pub fn stats(&self) -> Stats {
+        Stats::new(self.rate.is_some())
+            .with_interval(self.interval.clone())
+            .with_raw(self.raw.clone())
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -87,10 +98,12 @@ pub struct Shard {
 /// How a load fits a run from many agents: when it starts (None: as soon as
 /// it can) and its shard of the arrival schedule. `Part::default()` is a
 /// single-host run.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Part {
     pub start: Option<Instant>,
     pub shard: Option<Shard>,
+    /// Keep every latency raw too (an agent asked to check its merge).
+    pub raw: Option<RawSink>,
 }
 
 #[cfg(test)]

@@ -196,6 +196,7 @@ pub fn load_part(
             spin: cfg.spin,
             coalesce: cfg.coalesce,
             interval: sinks.get(t).cloned(),
+            raw: part.raw.clone(),
         };
         let client = template.as_ref().map(|template| ClientPlan {
             common: plan.clone(),

@@ -19,6 +19,11 @@ use std::time::{Duration, Instant};
 /// answer by its loop alone, and once a second by the sampler.
 pub type IntervalSink = Arc<Mutex<Histogram<u64>>>;
 
+/// Every latency (ab's Total, ns) of a run, when an agent is asked for
+/// them to check its histograms against (`raw` of a load): shared by the
+/// loops, locked once per answer.
+pub type RawSink = Arc<Mutex<Vec<u64>>>;
+
 /// A fresh, empty sink.
 pub fn interval_sink() -> IntervalSink {
     Arc::new(Mutex::new(histogram()))
@@ -78,6 +83,8 @@ pub struct Stats {
     pub tls: Option<String>,
     /// Where each answer's Total also goes, when the run streams them.
     pub interval: Option<IntervalSink>,
+    /// Where each answer's Total is also kept, raw, when asked to check.
+    pub raw: Option<RawSink>,
 }
 
 /// One answered request, as either engine saw it.
@@ -130,12 +137,19 @@ impl Stats {
             server: None,
             tls: None,
             interval: None,
+            raw: None,
         }
     }
 
     /// The same, with each answer's Total also recorded into `sink`.
     pub fn with_interval(mut self, sink: Option<IntervalSink>) -> Stats {
         self.interval = sink;
+        self
+    }
+
+    /// The same, with each answer's Total also pushed, raw, onto `sink`.
+    pub fn with_raw(mut self, sink: Option<RawSink>) -> Stats {
+        self.raw = sink;
         self
     }
 
@@ -169,6 +183,9 @@ impl Stats {
         let _ = self.total.record(total);
         if let Some(sink) = &self.interval {
             let _ = sink.lock().unwrap_or_else(|e| e.into_inner()).record(total);
+        }
+        if let Some(raw) = &self.raw {
+            raw.lock().unwrap_or_else(|e| e.into_inner()).push(total);
         }
         let _ = self.connect.record(connect);
         let _ = self.processing.record(ns(a.end - from));

@@ -307,7 +307,7 @@ pub fn compare(ctx: &mut Ctx, report: &mut Report, labels: &[String], urls: &[St
             }
         }
     }
-    let (run_id, series) = match compare::begin_run(ctx.store, &cfgs, &rules) {
+    let (run_id, series) = match compare::begin_run(ctx.store, &cfgs, &rules, &[]) {
         Ok(x) => x,
         Err(e) => {
             report.failed("http compare", &e);

@@ -3,9 +3,11 @@
 //! loads), `clock` (the timestamps the coordinator measures this host's
 //! clock offset with) and `http-go` (wait for the start instant it names,
 //! on this host's clock, so that all agents start together; run toll's own
-//! engine with its share of the connections, requests or arrivals; send
-//! each second's latency histogram as an `http-second` line as it goes; and
-//! answer with its histograms and counts). Plugged into the agent's loop
+//! engine, as one machine picks it (the HTTP/1.1 event loop, or hyper's
+//! clients for HTTP/2 and TLS), with its share of the connections,
+//! requests or arrivals; send each second's latency histogram as an
+//! `http-second` line as it goes; and answer with its histograms and
+//! counts). Plugged into the agent's loop
 //! with [`toll_peers::agent::serve::run_with`], so the load needs no second
 //! protocol.
 
@@ -28,6 +30,8 @@ const LONGEST_LEAD: Duration = Duration::from_secs(600);
 #[derive(Default)]
 pub struct FarSide {
     ready: Option<HttpConfig>,
+    /// The prepared load asked for every latency raw (a check).
+    raw: bool,
 }
 
 impl FarSide {
@@ -56,14 +60,15 @@ impl FarSide {
             timeout: load.timeout,
             variable_length: load.variable_length,
             rate: load.rate,
-            http2: false,
-            streams: 1,
-            insecure: false,
+            http2: load.http2,
+            streams: load.streams,
+            insecure: load.insecure,
             spin: load.spin,
             coalesce: load.coalesce,
         };
         http::preflight(&mut cfg).map_err(|e| e.to_string())?;
         self.ready = Some(cfg);
+        self.raw = load.raw;
         Ok(json!({"ok": true, "event": "http-ready"}))
     }
 
@@ -101,7 +106,12 @@ impl FarSide {
             (Some(_), None) => return Err("`http-go` at a constant rate needs its `shard`".into()),
             (None, _) => None,
         };
-        let part = Part { start, shard };
+        let raw = self.raw.then(http::stats::RawSink::default);
+        let part = Part {
+            start,
+            shard,
+            raw: raw.clone(),
+        };
         let stop = Arc::new(AtomicBool::new(false));
         let cpu0 = crate::rpc::server::cpu_ns();
         // Asked to stream: each second's latencies go out as an event line
@@ -126,6 +136,7 @@ impl FarSide {
             intervals: out.intervals,
             fine: out.fine,
             late: Duration::from_nanos(late),
+            raw: raw.map(|r| std::mem::take(&mut *r.lock().unwrap_or_else(|e| e.into_inner()))),
         }
         .to_json())
     }

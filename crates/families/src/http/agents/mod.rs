@@ -22,7 +22,9 @@
 //! the run's seconds, shows them as progress, and takes an agent silent for
 //! [`STALL`] as stalled.
 //!
-//! Not yet: HTTP/2 and TLS across agents.
+//! HTTP/2 and TLS run the same way: each agent runs the client engine one
+//! machine would (hyper's, on its own connections and handshakes), `-c`
+//! split as for HTTP/1.1 and `--streams` per connection unchanged.
 
 pub mod clock;
 pub mod far_side;
@@ -64,6 +66,9 @@ pub struct AgentsPlan {
     pub min_agents: usize,
     /// --threads when given (each agent's own cores otherwise).
     pub threads: Option<usize>,
+    /// Have each agent send back every latency raw too (a check of the
+    /// merge, `--raw-latencies`): in each agent's `result.raw`.
+    pub raw: bool,
 }
 
 /// One agent's part of the run.
@@ -98,17 +103,21 @@ pub struct AgentsOutcome {
 }
 
 /// The flags an agent repeats, from the validated single-host config.
-fn far_load(cfg: &HttpConfig, threads: Option<usize>) -> FarLoad {
+fn far_load(cfg: &HttpConfig, plan: &AgentsPlan) -> FarLoad {
     FarLoad {
         url: cfg.target.url.clone(),
         spec: cfg.spec.clone(),
         time_limit: cfg.time_limit,
-        threads,
+        threads: plan.threads,
         timeout: cfg.timeout,
         variable_length: cfg.variable_length,
         spin: cfg.spin,
         coalesce: cfg.coalesce,
         rate: cfg.rate,
+        raw: plan.raw,
+        http2: cfg.http2,
+        streams: cfg.streams,
+        insecure: cfg.insecure,
     }
 }
 
@@ -189,7 +198,7 @@ pub fn load(
     on_second: &mut dyn FnMut(&Second),
 ) -> Result<AgentsOutcome, HttpError> {
     let of = plan.launchers.len();
-    let (ready, mut lost) = start_all(&plan.launchers, &far_load(cfg, plan.threads));
+    let (ready, mut lost) = start_all(&plan.launchers, &far_load(cfg, plan));
     if ready.is_empty() {
         let why: Vec<&str> = lost.iter().map(|l| l.why.as_str()).collect();
         return Err(HttpError::Agents(format!(
@@ -420,6 +429,7 @@ mod tests {
                 }],
                 fine: vec![],
                 late: Duration::ZERO,
+                raw: None,
             },
         }
     }

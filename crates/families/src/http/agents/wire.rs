@@ -38,6 +38,16 @@ pub struct FarLoad {
     /// --rate: the whole run's arrivals per second, of which the agent
     /// sends its shard (named in `http-go`).
     pub rate: Option<f64>,
+    /// --http2: h2c with prior knowledge, or h2 by ALPN over TLS, each
+    /// agent through the same client engine as one machine.
+    pub http2: bool,
+    /// --streams: HTTP/2 streams on each of an agent's connections.
+    pub streams: usize,
+    /// --insecure: accept any server certificate.
+    pub insecure: bool,
+    /// Also send back every latency, raw: a check of the merge (the
+    /// coordinator's `--raw-latencies`), not for real loads.
+    pub raw: bool,
 }
 
 fn secs(ns: u64) -> Duration {
@@ -53,7 +63,8 @@ impl FarLoad {
             "time_limit_ns": self.time_limit.map(ns), "threads": self.threads,
             "timeout_ns": ns(self.timeout), "variable_length": self.variable_length,
             "spin_ns": ns(self.spin), "coalesce_ns": ns(self.coalesce),
-            "rate": self.rate,
+            "rate": self.rate, "raw": self.raw, "http2": self.http2,
+            "streams": self.streams, "insecure": self.insecure,
         })
     }
 
@@ -85,6 +96,13 @@ impl FarLoad {
                 .get("rate")
                 .and_then(Value::as_f64)
                 .filter(|r| r.is_finite() && *r > 0.0),
+            raw: v.get("raw").and_then(Value::as_bool) == Some(true),
+            http2: v.get("http2").and_then(Value::as_bool) == Some(true),
+            streams: v
+                .get("streams")
+                .and_then(Value::as_u64)
+                .map_or(1, |n| n.max(1) as usize),
+            insecure: v.get("insecure").and_then(Value::as_bool) == Some(true),
         })
     }
 }
@@ -119,6 +137,8 @@ pub struct FarResult {
     pub fine: Vec<(Duration, u64)>,
     /// How late it started after the instant it was given.
     pub late: Duration,
+    /// Every latency (ns), when the load asked for them raw.
+    pub raw: Option<Vec<u64>>,
 }
 
 impl FarResult {
@@ -139,7 +159,7 @@ impl FarResult {
                            "uncorrected": s.uncorrected.as_ref().map(encode),
                            "lag": s.lag.as_ref().map(encode)},
             "wall_ns": ns(self.wall), "cpu_s": self.cpu_s, "threads": self.threads,
-            "late_ns": ns(self.late),
+            "late_ns": ns(self.late), "raw_ns": self.raw,
             "intervals": self.intervals.iter().map(|i| [i.iters, i.total_ns]).collect::<Vec<_>>(),
             "fine": self.fine.iter().map(|f| [ns(f.0), f.1]).collect::<Vec<_>>(),
         })
@@ -207,6 +227,10 @@ impl FarResult {
                 .map(|(at, c)| (secs(at), c))
                 .collect(),
             late: secs(n("late_ns")),
+            raw: v
+                .get("raw_ns")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_u64).collect()),
         })
     }
 }
@@ -240,16 +264,20 @@ mod tests {
             intervals: vec![],
             fine: vec![],
             late: Duration::ZERO,
+            raw: Some(vec![9_000]),
         };
         let back = FarResult::from_json(&r.to_json()).unwrap();
+        assert_eq!(back.raw, Some(vec![9_000]));
         assert_eq!(back.stats.uncorrected, r.stats.uncorrected);
         assert_eq!(back.stats.lag, r.stats.lag);
         assert_eq!(back.stats.total, r.stats.total);
         let closed = FarResult {
             stats: Stats::new(false),
+            raw: None,
             ..r
         };
         let back = FarResult::from_json(&closed.to_json()).unwrap();
+        assert!(back.raw.is_none());
         assert!(back.stats.uncorrected.is_none() && back.stats.lag.is_none());
     }
 
@@ -271,9 +299,20 @@ mod tests {
             spin: Duration::ZERO,
             coalesce: Duration::from_micros(10),
             rate: Some(400.0),
+            raw: true,
+            http2: true,
+            streams: 4,
+            insecure: true,
         };
         assert_eq!(FarLoad::from_json(&load.to_json()).unwrap(), load);
-        let closed = FarLoad { rate: None, ..load };
+        let closed = FarLoad {
+            rate: None,
+            raw: false,
+            http2: false,
+            streams: 1,
+            insecure: false,
+            ..load
+        };
         assert_eq!(FarLoad::from_json(&closed.to_json()).unwrap(), closed);
     }
 }
