@@ -25,6 +25,7 @@ pub mod rpc_server;
 pub mod runtime;
 pub mod scratch;
 pub mod serve;
+pub mod sum;
 mod session;
 pub mod transport;
 pub mod units;
