@@ -250,7 +250,7 @@ impl Shared {
     async fn attempt(&self, slot: &Slot, send: Send, connecting: &Cell<bool>) -> Outcome {
         let started = Instant::now();
         let mut connected = started;
-        let (mut sender, fresh) = {
+        let (sender, fresh) = {
             let mut guard = slot.lock().await;
             // An HTTP/1.1 sender is out of its slot while in use, so a
             // stale one is never found here again.
@@ -275,9 +275,11 @@ impl Shared {
         };
         let written = Instant::now();
         let want_server = self.stats.borrow().doc_len.is_none();
-        let answer = match &mut sender {
-            Sender::H1(s) => self.exchange_h1(s, want_server).await,
-            Sender::H2(s, _) => self.exchange_h2(s, want_server).await,
+        // An HTTP/1.1 sender goes back to its slot after use; an HTTP/2
+        // one is this request's own handle, used up by it.
+        let (answer, back) = match sender {
+            Sender::H1(mut s) => (self.exchange_h1(&mut s, want_server).await, Some(s)),
+            Sender::H2(s, _) => (self.exchange_h2(s, want_server).await, None),
         };
         let Answer {
             status,
@@ -292,8 +294,8 @@ impl Shared {
         };
         let end = Instant::now();
         let keep = self.plan.common.keep_alive && !closes;
-        if let (true, Sender::H1(_)) = (keep, &sender) {
-            *slot.lock().await = Some(sender);
+        if let (true, Some(s)) = (keep, back) {
+            *slot.lock().await = Some(Sender::H1(s));
         } else if !keep {
             *slot.lock().await = None;
         }
@@ -400,10 +402,10 @@ impl Shared {
     /// the body's bytes handed back to the flow-control window as they come.
     async fn exchange_h2(
         &self,
-        s: &mut h2::client::SendRequest<Bytes>,
+        s: h2::client::SendRequest<Bytes>,
         want_server: bool,
     ) -> Result<Answer, Lost> {
-        let mut ready = s.clone().ready().await.map_err(|_| Lost::Send)?;
+        let mut ready = s.ready().await.map_err(|_| Lost::Send)?;
         let (head, body) = self.plan.template.h2_request();
         let (response, mut out) = ready
             .send_request(head, body.is_empty())
