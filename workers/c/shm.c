@@ -113,28 +113,49 @@ static ssize_t ring_write(void *ctx, const void *buf, size_t n) {
     }
 }
 
-static ssize_t ring_read(void *ctx, void *buf, size_t n) {
-    ring *r = ctx;
+/* Wait for published bytes: the first's offset in the data area, and how
+   many follow it there before the area ends; 0, or -1 when the harness is gone. */
+static int published(ring *r, size_t *off, size_t *n) {
     size_t cap = r->reg->capacity;
     for (;;) {
         uint64_t rd = atomic_load(READ_POS(r)), w = atomic_load(WRITE_POS(r));
-        size_t avail = (size_t)(w - rd);
-        if (avail == 0) {
+        if (w == rd) {
             if (wait_moved(r, DATA_SEQ(r), READER_WAITING(r), WRITE_POS(r), w) < 0) {
                 errno = EPIPE;
                 return -1;
             }
             continue;
         }
-        size_t k = n < avail ? n : avail, off = (size_t)rd & (cap - 1);
-        size_t first = k < cap - off ? k : cap - off;
-        memcpy(buf, data(r) + off, first);
-        memcpy((uint8_t *)buf + first, data(r), k - first);
-        atomic_store(READ_POS(r), rd + k);
-        atomic_fetch_add(SPACE_SEQ(r), 1);
-        if (atomic_load(WRITER_WAITING(r)) == 1) futex_wake(SPACE_SEQ(r));
-        return (ssize_t)k;
+        *off = (size_t)rd & (cap - 1);
+        size_t avail = (size_t)(w - rd), to_end = cap - *off;
+        *n = avail < to_end ? avail : to_end;
+        return 0;
     }
+}
+
+/* Hand n bytes back to the producer. */
+static void ring_consume(void *ctx, size_t n) {
+    ring *r = ctx;
+    atomic_store(READ_POS(r), atomic_load(READ_POS(r)) + n);
+    atomic_fetch_add(SPACE_SEQ(r), 1);
+    if (atomic_load(WRITER_WAITING(r)) == 1) futex_wake(SPACE_SEQ(r));
+}
+
+/* The published bytes in place, valid until consumed. */
+static const uint8_t *ring_peek(void *ctx, size_t *n) {
+    ring *r = ctx;
+    size_t off;
+    return published(r, &off, n) < 0 ? NULL : data(r) + off;
+}
+
+static ssize_t ring_read(void *ctx, void *buf, size_t n) {
+    size_t avail;
+    const uint8_t *p = ring_peek(ctx, &avail);
+    if (!p) return -1;
+    size_t k = n < avail ? n : avail;
+    memcpy(buf, p, k);
+    ring_consume(ctx, k);
+    return (ssize_t)k;
 }
 
 int shm_connect(const char *path, stream *in, stream *out, char *err, size_t errlen) {
@@ -171,8 +192,8 @@ int shm_connect(const char *path, stream *in, stream *out, char *err, size_t err
     m->reg = (region){base, len, capacity, mode == 1, getppid()};
     m->rings[0] = (ring){&m->reg, 0};
     m->rings[1] = (ring){&m->reg, 1};
-    *in = (stream){&m->rings[0], ring_read, ring_write};
-    *out = (stream){&m->rings[1], ring_read, ring_write};
+    *in = (stream){&m->rings[0], ring_read, ring_write, ring_peek, ring_consume};
+    *out = (stream){&m->rings[1], ring_read, ring_write, ring_peek, ring_consume};
     return 0;
 }
 

@@ -137,7 +137,7 @@ static void sessions(const char *dir) {
         for (size_t chunk = 0; chunk <= 7; chunk += 7) {
             mem_in mi = {input, in_len, 0, chunk};
             mem_out mo = {NULL, 0, 0};
-            stream in = {&mi, mem_read, mem_write}, out = {&mo, mem_read, mem_write};
+            stream in = {&mi, mem_read, mem_write, NULL, NULL}, out = {&mo, mem_read, mem_write, NULL, NULL};
             served s;
             char err[256];
             int rc = serve(&in, &out, none, &s, err, sizeof err);
@@ -155,7 +155,7 @@ static void sessions(const char *dir) {
 /* Serve `input` from memory; returns serve's result, output in *mo. */
 static int serve_mem(const uint8_t *input, size_t len, fault f, mem_out *mo, served *s, char *err) {
     mem_in mi = {input, len, 0, 0};
-    stream in = {&mi, mem_read, mem_write}, out = {mo, mem_read, mem_write};
+    stream in = {&mi, mem_read, mem_write, NULL, NULL}, out = {mo, mem_read, mem_write, NULL, NULL};
     return serve(&in, &out, f, s, err, 256);
 }
 
@@ -195,6 +195,34 @@ static void edges(void) {
     }
     check(1, "", "truncated");
     free(mo.data);
+}
+
+/* The vectorised sum against a plain one: the 32-bit lanes' worst cases
+   over more than one block, then a mix of values at ragged lengths. */
+static void sums(void) {
+    size_t n = 65536 * 5 / 2 + 3;
+    uint8_t *b = malloc(4 * n);
+    int32_t extremes[] = {INT32_MAX, INT32_MIN, -1, 0xFFFF, -0x10000};
+    for (int e = 0; e < 5; e++) {
+        for (size_t i = 0; i < n; i++) put_u32le(b + 4 * i, (uint32_t)extremes[e]);
+        check(sum_items(b, n) == (int64_t)extremes[e] * (int64_t)n, "sum of one repeated extreme", "sum-extremes");
+    }
+    uint64_t s = 1;
+    for (size_t i = 0; i < n; i++) {
+        s = s * 6364136223846793005u + 1;
+        put_u32le(b + 4 * i, (uint32_t)(s >> 32));
+    }
+    size_t cuts[] = {0, 1, 7, 8, 9, 65536, n};
+    for (int c = 0; c < 7; c++) {
+        int64_t plain = 0;
+        for (size_t i = 0; i < cuts[c]; i++) {
+            int32_t x;
+            memcpy(&x, b + 4 * i, 4);
+            plain += x;
+        }
+        check(sum_items(b, cuts[c]) == plain, "agrees with a plain sum", "sum-mixed");
+    }
+    free(b);
 }
 
 /* ---- end to end: the built worker, driven as toll drives it ---- */
@@ -409,7 +437,7 @@ static void end_to_end(const char *exe) {
     units(&w);
     file_methods(&w, dir);
 
-    stream tx = {&w.req, fd_read, fd_write}, rx = {&w.rep, fd_read, fd_write};
+    stream tx = {&w.req, fd_read, fd_write, NULL, NULL}, rx = {&w.rep, fd_read, fd_write, NULL, NULL};
     for (int i = 0; i < 2; i++) { /* the pipes stay open from one transfer to the next */
         send_line(&w, "{\"op\":\"transfer\",\"transport\":\"pipe\",\"read_fd\":3,\"write_fd\":4}");
         expect(&w, "{\"ok\":true,\"event\":\"ready\"}", "e2e-pipe");
@@ -468,7 +496,7 @@ static void end_to_end(const char *exe) {
             continue;
         }
         /* The worker reads ring 0 and writes ring 1; we are the other end of each. */
-        stream stx = {in.ctx, in.read, in.write}, srx = {out.ctx, out.read, out.write};
+        stream stx = {in.ctx, in.read, in.write, NULL, NULL}, srx = {out.ctx, out.read, out.write, NULL, NULL};
         snprintf(cmd, sizeof cmd, "{\"op\":\"transfer\",\"transport\":\"shm\",\"path\":\"%s\"}", path);
         send_line(&w, cmd);
         expect(&w, "{\"ok\":true,\"event\":\"ready\"}", name);
@@ -517,6 +545,7 @@ int main(int argc, char **argv) {
     frames(dir);
     sessions(dir);
     edges();
+    sums();
     if (argc > 2) end_to_end(argv[2]);
     printf("%d passed, %d failed\n", passed, failed);
     return failed || passed == 0;

@@ -73,47 +73,140 @@ static int write_all(stream *out, const uint8_t *p, size_t n) {
     return 0;
 }
 
+/* Each item x is split as hi * 65536 + lo (lo = x & 0xFFFF, hi = x >> 16),
+   summed in 32-bit lanes: 65536 items per block cannot overflow either sum,
+   so the additions wrap harmlessly and vectorise (a plain int64 sum needs a
+   sign extension per item and ran at half the speed). Eight lanes written
+   out, so that gcc -O2 vectorises them; AVX2 where the CPU has it. */
+#define LANES 8
+#if defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+int64_t sum_items(const uint8_t *p, size_t n) {
+    int64_t sum = 0;
+    while (n > 0) {
+        size_t block = n < 65536 ? n : 65536, i = 0;
+        uint32_t lo[LANES] = {0}, hi[LANES] = {0}, l = 0, h = 0;
+        for (; i + LANES <= block; i += LANES)
+            for (int k = 0; k < LANES; k++) {
+                int32_t x;
+                memcpy(&x, p + 4 * (i + k), 4);
+                lo[k] += (uint32_t)x & 0xFFFF;
+                hi[k] += (uint32_t)(x >> 16);
+            }
+        for (; i < block; i++) {
+            int32_t x;
+            memcpy(&x, p + 4 * i, 4);
+            l += (uint32_t)x & 0xFFFF;
+            h += (uint32_t)(x >> 16);
+        }
+        for (int k = 0; k < LANES; k++) l += lo[k], h += hi[k];
+        sum += (int64_t)(int32_t)h * 65536 + l;
+        p += 4 * block;
+        n -= block;
+    }
+    return sum;
+}
+
 typedef struct {
     stream *in;
     uint8_t *buf;
     size_t start, end;
 } reader;
 
-/* Read more, keeping unconsumed bytes: 1 read, 0 end of stream, -1 error. */
-static int fill(reader *r) {
-    if (r->start == r->end) {
-        r->start = r->end = 0;
-    } else if (r->start > 0) {
-        memmove(r->buf, r->buf + r->start, r->end - r->start);
-        r->end -= r->start;
-        r->start = 0;
+/* The next bytes of the input, at *p: lent in place by a stream that can
+   (shared memory), else from the buffer, read into when empty. Returns how
+   many (>0), 0 at end of stream, -1 on error. */
+static ssize_t ready(reader *r, const uint8_t **p) {
+    if (r->in->peek) {
+        size_t n;
+        *p = r->in->peek(r->in->ctx, &n);
+        return *p ? (ssize_t)n : -1;
     }
-    ssize_t n = r->in->read(r->in->ctx, r->buf + r->end, BUF - r->end);
-    if (n < 0) return -1;
-    r->end += (size_t)n;
-    return n > 0;
+    if (r->start == r->end) {
+        ssize_t n = r->in->read(r->in->ctx, r->buf, BUF);
+        if (n <= 0) return n;
+        r->start = 0;
+        r->end = (size_t)n;
+    }
+    *p = r->buf + r->start;
+    return (ssize_t)(r->end - r->start);
+}
+
+/* Done with n of the bytes ready() gave. */
+static void advance(reader *r, size_t n) {
+    if (r->in->peek)
+        r->in->consume(r->in->ctx, n);
+    else
+        r->start += n;
+}
+
+/* Copy the next n bytes out: 1, 0 at a clean end (none read), -1 error or mid-way end. */
+static int take(reader *r, uint8_t *out, size_t n) {
+    for (size_t got = 0; got < n;) {
+        const uint8_t *p;
+        ssize_t k = ready(r, &p);
+        if (k <= 0) return k == 0 && got == 0 ? 0 : -1;
+        if ((size_t)k > n - got) k = (ssize_t)(n - got);
+        memcpy(out + got, p, (size_t)k);
+        advance(r, (size_t)k);
+        got += (size_t)k;
+    }
+    return 1;
+}
+
+/* Consume `count` items and sum them where they lie; an item split between
+   two pieces is carried over. 0, or -1 (errno 0 for an early end). */
+static int sum_frame(reader *r, uint32_t count, int64_t *sum) {
+    uint64_t left = (uint64_t)count * 4;
+    uint8_t part[4];
+    size_t have = 0;
+    *sum = 0;
+    while (left > 0) {
+        const uint8_t *p;
+        errno = 0;
+        ssize_t k = ready(r, &p);
+        if (k <= 0) return -1;
+        size_t n = left < (uint64_t)k ? (size_t)left : (size_t)k, used = n;
+        if (have > 0) {
+            size_t fill = 4 - have < n ? 4 - have : n;
+            memcpy(part + have, p, fill);
+            have += fill, p += fill, n -= fill;
+            if (have == 4) {
+                int32_t x;
+                memcpy(&x, part, 4);
+                *sum += x;
+                have = 0;
+            }
+        }
+        *sum += sum_items(p, n / 4);
+        memcpy(part, p + n / 4 * 4, n % 4);
+        have += n % 4;
+        advance(r, used);
+        left -= used;
+    }
+    return 0;
 }
 
 int serve(stream *in, stream *out, fault f, served *result, char *err, size_t errlen) {
-    reader r = {in, malloc(BUF), 0, 0};
+    reader r = {in, in->peek ? NULL : malloc(BUF), 0, 0};
     uint32_t expected = 0;
     int rc = -1;
     result->frames = result->items = 0;
-    if (!r.buf) {
+    if (!in->peek && !r.buf) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     for (;;) {
-        while (r.end - r.start < REQUEST_HEADER) {
-            int got = fill(&r);
-            if (got <= 0) {
-                snprintf(err, errlen, got < 0 ? "reading: %s" : "data channel closed before the END frame",
-                         strerror(errno));
-                goto done;
-            }
+        uint8_t head[REQUEST_HEADER];
+        errno = 0;
+        int got = take(&r, head, REQUEST_HEADER);
+        if (got <= 0) {
+            snprintf(err, errlen, got < 0 && errno ? "reading: %s" : "data channel closed before the END frame",
+                     strerror(errno));
+            goto done;
         }
-        request_header h = decode_request_header(r.buf + r.start);
-        r.start += REQUEST_HEADER;
+        request_header h = decode_request_header(head);
         uint8_t reply[REPLY_LEN];
         int bad = !h.magic_ok || (h.kind != KIND_DATA && h.kind != KIND_END) || h.seq != expected;
         if (bad || h.kind == KIND_END) {
@@ -124,24 +217,10 @@ int serve(stream *in, stream *out, fault f, served *result, char *err, size_t er
             goto done;
         }
         if (f.kind == FAULT_EXIT && h.count >= f.k) _exit(3);
-        uint64_t left = (uint64_t)h.count * 4;
-        int64_t sum = 0;
-        while (left > 0) {
-            if (r.end - r.start < 4) {
-                int got = fill(&r);
-                if (got <= 0) {
-                    snprintf(err, errlen, got < 0 ? "reading: %s" : "data channel closed inside a frame",
-                             strerror(errno));
-                    goto done;
-                }
-                continue;
-            }
-            size_t avail = (r.end - r.start) / 4 * 4;
-            size_t take = left < avail ? (size_t)left : avail;
-            const uint8_t *p = r.buf + r.start;
-            for (size_t i = 0; i < take; i += 4) sum += (int32_t)get_u32(p + i); /* compiles to one load */
-            r.start += take;
-            left -= take;
+        int64_t sum;
+        if (sum_frame(&r, h.count, &sum) < 0) {
+            snprintf(err, errlen, errno ? "reading: %s" : "data channel closed inside a frame", strerror(errno));
+            goto done;
         }
         if (f.kind == FAULT_GARBAGE && h.count >= f.k)
             memset(reply, 0xAB, REPLY_LEN);

@@ -13,11 +13,15 @@
 #define STATUS_OK 0
 #define STATUS_BAD_FRAME 1
 
-/* A byte stream: a pipe, a socket, or a shared-memory ring. */
+/* A byte stream: a pipe, a socket, or a shared-memory ring. A ring also
+   lends its bytes in place (peek, then consume), so serve() sums items
+   where the harness wrote them; streams without peek are read into a buffer. */
 typedef struct {
     void *ctx;
     ssize_t (*read)(void *ctx, void *buf, size_t n);   /* >0 bytes, 0 at end, <0 error */
     ssize_t (*write)(void *ctx, const void *buf, size_t n);
+    const uint8_t *(*peek)(void *ctx, size_t *n);      /* waits for >0 bytes; NULL on error */
+    void (*consume)(void *ctx, size_t n);              /* hands n peeked bytes back */
 } stream;
 
 typedef struct {
@@ -44,6 +48,9 @@ void encode_reply(uint8_t out[REPLY_LEN], uint32_t status, uint32_t seq, uint32_
 /* Serve frames until END (answered) or a bad frame (answered BAD_FRAME).
    Returns 0, or -1 with a reason in err. */
 int serve(stream *in, stream *out, fault f, served *result, char *err, size_t errlen);
+
+/* The sum of n little-endian int32 items at p (the reply's sum). */
+int64_t sum_items(const uint8_t *p, size_t n);
 
 /* Streams over file descriptors. */
 ssize_t fd_read(void *ctx, void *buf, size_t n);

@@ -151,8 +151,8 @@ static void transfer(const char *line, fault f) {
         return;
     }
     if (!is_shm) {
-        in = (stream){&rfd, fd_read, fd_write};
-        out = (stream){&wfd, fd_read, fd_write};
+        in = (stream){&rfd, fd_read, fd_write, NULL, NULL};
+        out = (stream){&wfd, fd_read, fd_write, NULL, NULL};
     }
     answer("{\"ok\":true,\"event\":\"ready\"}");
     served s;

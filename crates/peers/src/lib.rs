@@ -2,9 +2,10 @@
 //! built-in Rust worker and the registry of runtimes whose workers toll
 //! builds and starts.
 //!
-//! The wire protocol's frames and the worker's serving loop, and the reader of
-//! the control plane's lines; the transports (pipe, unix and TCP sockets, a
-//! shared-memory ring that sleeps on a futex); the built-in Rust worker with
+//! The wire protocol's frames, the worker's serving loop and its vectorised
+//! sum, and the reader of the control plane's lines; the transports (pipe,
+//! unix and TCP sockets, a shared-memory ring that sleeps on a futex, from
+//! which a worker reads in place); the built-in Rust worker with
 //! its spawn and ring units (std threads, tokio tasks); one module per
 //! language under `runtime/` that finds the toolchain and builds and caches
 //! the worker; a running worker with its time and memory watchdog; a timed
@@ -27,6 +28,7 @@ pub mod runtime;
 pub mod scratch;
 pub mod serve;
 mod session;
+pub mod sum;
 pub mod transport;
 pub mod units;
 pub mod worker;

@@ -2,7 +2,7 @@
 //! answer each frame with one reply (spec/wire.md).
 
 use crate::frame::{self, Kind, Status, REQUEST_HEADER};
-use std::io::{self, Read, Write};
+use std::io::{self, BufRead, Write};
 
 /// What a transfer served.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -40,96 +40,76 @@ impl Fault {
     }
 }
 
-const BUF: usize = 256 * 1024;
-
-/// A read buffer that frames are parsed out of, so a small frame costs one read.
-struct Buffered<'a> {
-    input: &'a mut dyn Read,
-    buf: Vec<u8>,
-    start: usize,
-    end: usize,
+/// Consume `count` i32 items from `input` and return their sum, summing
+/// each piece where `input` holds it (in place in a shared-memory ring) and
+/// carrying an item split between two pieces over to the next.
+fn sum_items(input: &mut dyn BufRead, count: u32) -> io::Result<i64> {
+    let mut left = count as usize * 4;
+    let mut sum = 0i64;
+    let (mut part, mut have) = ([0u8; 4], 0usize);
+    while left > 0 {
+        let buf = input.fill_buf()?;
+        if buf.is_empty() {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        let take = left.min(buf.len());
+        let mut piece = &buf[..take];
+        if have > 0 {
+            let k = (4 - have).min(piece.len());
+            part[have..have + k].copy_from_slice(&piece[..k]);
+            have += k;
+            piece = &piece[k..];
+            if have == 4 {
+                sum += i64::from(i32::from_le_bytes(part));
+                have = 0;
+            }
+        }
+        let whole = piece.len() / 4 * 4;
+        sum += crate::sum::sum_items(&piece[..whole]);
+        let rest = &piece[whole..];
+        part[..rest.len()].copy_from_slice(rest);
+        have += rest.len();
+        input.consume(take);
+        left -= take;
+    }
+    Ok(sum)
 }
 
-impl Buffered<'_> {
-    fn available(&self) -> &[u8] {
-        &self.buf[self.start..self.end]
-    }
-
-    /// Read more, keeping unconsumed bytes; Ok(false) at end of stream.
-    fn fill(&mut self) -> io::Result<bool> {
-        if self.start > 0 {
-            self.buf.copy_within(self.start..self.end, 0);
-            self.end -= self.start;
-            self.start = 0;
-        }
-        loop {
-            match self.input.read(&mut self.buf[self.end..]) {
-                Ok(0) => return Ok(false),
-                Ok(n) => {
-                    self.end += n;
-                    return Ok(true);
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
+/// The next header, or None at a clean end of stream (no byte of it read).
+fn header(input: &mut dyn BufRead) -> io::Result<Option<[u8; REQUEST_HEADER]>> {
+    let mut h = [0u8; REQUEST_HEADER];
+    let mut got = 0;
+    while got < REQUEST_HEADER {
+        let buf = input.fill_buf()?;
+        if buf.is_empty() {
+            if got == 0 {
+                return Ok(None);
             }
+            return Err(io::ErrorKind::UnexpectedEof.into());
         }
+        let k = buf.len().min(REQUEST_HEADER - got);
+        h[got..got + k].copy_from_slice(&buf[..k]);
+        input.consume(k);
+        got += k;
     }
-
-    /// The next `n` (≤ buffer size) bytes, reading as needed; None at a clean end.
-    fn take(&mut self, n: usize) -> io::Result<Option<&[u8]>> {
-        while self.end - self.start < n {
-            if !self.fill()? {
-                if self.end == self.start {
-                    return Ok(None);
-                }
-                return Err(io::ErrorKind::UnexpectedEof.into());
-            }
-        }
-        let s = self.start;
-        self.start += n;
-        Ok(Some(&self.buf[s..s + n]))
-    }
-
-    /// Consume `count` i32 items, returning their sum.
-    fn sum_items(&mut self, count: u32) -> io::Result<i64> {
-        let mut left = count as usize * 4;
-        let mut sum = 0i64;
-        while left > 0 {
-            if self.end - self.start < 4 && !self.fill()? {
-                return Err(io::ErrorKind::UnexpectedEof.into());
-            }
-            let take = left.min(self.available().len() / 4 * 4);
-            let chunk = &self.buf[self.start..self.start + take];
-            sum += chunk
-                .chunks_exact(4)
-                .map(|c| i64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]])))
-                .sum::<i64>();
-            self.start += take;
-            left -= take;
-        }
-        Ok(sum)
-    }
+    Ok(Some(h))
 }
 
 /// Serve frames from `input` until END (answered) or a bad frame (answered
-/// BAD_FRAME). A clean end of stream before END is an error.
-pub fn serve(input: &mut dyn Read, output: &mut dyn Write, fault: Fault) -> io::Result<Served> {
-    let mut inb = Buffered {
-        input,
-        buf: vec![0; BUF],
-        start: 0,
-        end: 0,
-    };
+/// BAD_FRAME). A clean end of stream before END is an error. `input` is
+/// buffered (a frame's header and a small payload normally arrive in one
+/// read) or, over shared memory, the ring itself.
+pub fn serve(input: &mut dyn BufRead, output: &mut dyn Write, fault: Fault) -> io::Result<Served> {
     let mut served = Served::default();
     let mut expected_seq = 0u32;
     loop {
-        let Some(raw) = inb.take(REQUEST_HEADER)? else {
+        let Some(raw) = header(input)? else {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
                 "data channel closed before the END frame",
             ));
         };
-        let header = frame::decode_request_header(raw.try_into().expect("header size"));
+        let header = frame::decode_request_header(&raw);
         let bad = !header.magic_ok || header.kind.is_none() || header.seq != expected_seq;
         if bad {
             output.write_all(&frame::encode_reply(Status::BadFrame, header.seq, 0, 0))?;
@@ -144,7 +124,7 @@ pub fn serve(input: &mut dyn Read, output: &mut dyn Write, fault: Fault) -> io::
         if matches!(fault, Fault::ExitAt(k) if header.count >= k) {
             std::process::exit(3);
         }
-        let sum = inb.sum_items(header.count)?;
+        let sum = sum_items(input, header.count)?;
         let reply = match fault {
             Fault::GarbageAt(k) if header.count >= k => [0xAB; frame::REPLY_LEN],
             _ => frame::encode_reply(Status::Ok, header.seq, header.count, sum),

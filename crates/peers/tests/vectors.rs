@@ -116,7 +116,12 @@ fn sessions_produce_exactly_the_expected_bytes() {
             let input = unhex(&r[1]);
             let mut out = Vec::new();
             if trickle {
-                serve(&mut Trickle(input, 0), &mut out, Fault::None).unwrap();
+                serve(
+                    &mut std::io::BufReader::new(Trickle(input, 0)),
+                    &mut out,
+                    Fault::None,
+                )
+                .unwrap();
             } else {
                 serve(&mut input.as_slice(), &mut out, Fault::None).unwrap();
             }

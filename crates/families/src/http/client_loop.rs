@@ -1,9 +1,16 @@
-//! HTTP/2 (h2c with prior knowledge, or h2 over TLS) and HTTP/1.1 over TLS:
-//! hyper's client connections on one current-thread tokio runtime per
-//! thread. Each of the loop's clients is a task with one request in flight;
-//! on HTTP/2, `streams` clients share a connection. As in event_loop,
-//! nothing per request leaves the thread: counts go to this loop's Stats and
-//! progress is one relaxed store.
+//! HTTP/2 (h2c with prior knowledge, or h2 over TLS) and HTTP/1.1 over TLS
+//! on one current-thread tokio runtime per thread: HTTP/2 on the `h2` crate
+//! directly, HTTP/1.1 on hyper's client connection. Each of the loop's
+//! clients is a task with one request in flight; on HTTP/2, `streams`
+//! clients share a connection. As in event_loop, nothing per request leaves
+//! the thread: counts go to this loop's Stats and progress is one relaxed
+//! store.
+//!
+//! Why `h2` and not hyper's HTTP/2 client: hyper hands each request to its
+//! connection task over a channel and spawns one more task per request to
+//! carry the answer back, so a request cost three task wake-ups; here a
+//! client opens its stream itself and the connection task wakes it when
+//! the answer is in.
 
 use super::event_loop::{Counter, LoopPlan};
 use super::request::Template;
@@ -12,10 +19,9 @@ use super::stats::{Answered, Stats};
 use super::tls::{self, TlsSetup};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use hyper::client::conn::{http1, http2};
+use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
 use std::cell::{Cell, RefCell};
-use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -104,14 +110,52 @@ type Slot = Mutex<Option<Sender>>;
 
 enum Sender {
     H1(http1::SendRequest<Full<Bytes>>),
-    H2(http2::SendRequest<Full<Bytes>>),
+    /// An HTTP/2 connection's handle, and whether its connection task has
+    /// ended (h2's handle cannot tell until a request fails).
+    H2(h2::client::SendRequest<Bytes>, Rc<Cell<bool>>),
 }
 
 impl Sender {
     fn is_closed(&self) -> bool {
         match self {
             Sender::H1(s) => s.is_closed(),
-            Sender::H2(s) => s.is_closed(),
+            Sender::H2(_, closed) => closed.get(),
+        }
+    }
+}
+
+/// What came back for a request: its status, the headers the report needs,
+/// the body's length.
+struct Answer {
+    status: u16,
+    server: Option<String>,
+    closes: bool,
+    first_byte: Instant,
+    body_len: u64,
+}
+
+/// Why no answer came: the request could not be sent, or the answer broke off.
+enum Lost {
+    Send,
+    Receive,
+}
+
+impl Answer {
+    /// The status and the headers read from a response's head.
+    fn head(head: &http::response::Parts, want_server: bool) -> Answer {
+        Answer {
+            status: head.status.as_u16(),
+            server: want_server
+                .then(|| head.headers.get(http::header::SERVER))
+                .flatten()
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string),
+            closes: head
+                .headers
+                .get(http::header::CONNECTION)
+                .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"close")),
+            first_byte: Instant::now(),
+            body_len: 0,
         }
     }
 }
@@ -206,7 +250,7 @@ impl Shared {
     async fn attempt(&self, slot: &Slot, send: Send, connecting: &Cell<bool>) -> Outcome {
         let started = Instant::now();
         let mut connected = started;
-        let (mut sender, fresh) = {
+        let (sender, fresh) = {
             let mut guard = slot.lock().await;
             // An HTTP/1.1 sender is out of its slot while in use, so a
             // stale one is never found here again.
@@ -224,51 +268,34 @@ impl Shared {
                 connected = Instant::now();
             }
             let sender = match guard.as_mut() {
-                Some(Sender::H2(s)) => Sender::H2(s.clone()),
+                Some(Sender::H2(s, closed)) => Sender::H2(s.clone(), closed.clone()),
                 _ => guard.take().expect("a sender was just made"),
             };
             (sender, fresh)
         };
         let written = Instant::now();
-        let sent = match &mut sender {
-            Sender::H1(s) => match s.ready().await {
-                Ok(()) => s.send_request(self.plan.template.request()).await,
-                Err(e) => Err(e),
-            },
-            Sender::H2(s) => match s.ready().await {
-                Ok(()) => s.send_request(self.plan.template.request()).await,
-                Err(e) => Err(e),
-            },
+        let want_server = self.stats.borrow().doc_len.is_none();
+        // An HTTP/1.1 sender goes back to its slot after use; an HTTP/2
+        // one is this request's own handle, used up by it.
+        let (answer, back) = match sender {
+            Sender::H1(mut s) => (self.exchange_h1(&mut s, want_server).await, Some(s)),
+            Sender::H2(s, _) => (self.exchange_h2(s, want_server).await, None),
         };
-        let response = match sent {
-            Ok(r) => r,
-            Err(_) if !fresh => return Outcome::Stale,
+        let Answer {
+            status,
+            server,
+            closes,
+            first_byte,
+            body_len,
+        } = match answer {
+            Ok(a) => a,
+            Err(Lost::Send) if !fresh => return Outcome::Stale,
             Err(_) => return Outcome::ReceiveFailed,
         };
-        let first_byte = Instant::now();
-        let want_server = self.stats.borrow().doc_len.is_none();
-        let server = want_server
-            .then(|| response.headers().get(http::header::SERVER))
-            .flatten()
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string);
-        let closes = response
-            .headers()
-            .get(http::header::CONNECTION)
-            .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"close"));
-        let status = response.status().as_u16();
-        let mut body = response.into_body();
-        let mut body_len = 0u64;
-        while let Some(frame) = body.frame().await {
-            match frame {
-                Ok(f) => body_len += f.data_ref().map_or(0, |d| d.len() as u64),
-                Err(_) => return Outcome::ReceiveFailed,
-            }
-        }
         let end = Instant::now();
         let keep = self.plan.common.keep_alive && !closes;
-        if let (true, Sender::H1(_)) = (keep, &sender) {
-            *slot.lock().await = Some(sender);
+        if let (true, Some(s)) = (keep, back) {
+            *slot.lock().await = Some(Sender::H1(s));
         } else if !keep {
             *slot.lock().await = None;
         }
@@ -324,32 +351,77 @@ impl Shared {
     where
         S: AsyncRead + AsyncWrite + Unpin + 'static,
     {
-        let io = TokioIo::new(io);
         if self.plan.http2 {
-            let (s, conn) = http2::Builder::new(LocalExec)
-                .handshake(io)
+            // hyper's client defaults, so large answers flow as they did.
+            let (s, conn) = h2::client::Builder::new()
+                .initial_window_size(2 << 20)
+                .initial_connection_window_size(5 << 20)
+                .max_frame_size(16 << 10)
+                .max_header_list_size(16 << 10)
+                .max_send_buffer_size(1 << 20)
+                .enable_push(false)
+                .handshake::<_, Bytes>(io)
                 .await
                 .map_err(drop)?;
-            tokio::task::spawn_local(conn);
-            Ok(Sender::H2(s))
+            let closed = Rc::new(Cell::new(false));
+            let ended = closed.clone();
+            tokio::task::spawn_local(async move {
+                let _ = conn.await;
+                ended.set(true);
+            });
+            Ok(Sender::H2(s, closed))
         } else {
+            let io = TokioIo::new(io);
             let (s, conn) = http1::handshake(io).await.map_err(drop)?;
             tokio::task::spawn_local(conn);
             Ok(Sender::H1(s))
         }
     }
-}
 
-/// Runs hyper's HTTP/2 background work on this thread's LocalSet.
-#[derive(Clone, Copy)]
-struct LocalExec;
+    /// One request and its whole answer over HTTP/1.1 (hyper).
+    async fn exchange_h1(
+        &self,
+        s: &mut http1::SendRequest<Full<Bytes>>,
+        want_server: bool,
+    ) -> Result<Answer, Lost> {
+        s.ready().await.map_err(|_| Lost::Send)?;
+        let response = s
+            .send_request(self.plan.template.request())
+            .await
+            .map_err(|_| Lost::Send)?;
+        let (head, mut body) = response.into_parts();
+        let mut answer = Answer::head(&head, want_server);
+        while let Some(frame) = body.frame().await {
+            let f = frame.map_err(|_| Lost::Receive)?;
+            answer.body_len += f.data_ref().map_or(0, |d| d.len() as u64);
+        }
+        Ok(answer)
+    }
 
-impl<F> hyper::rt::Executor<F> for LocalExec
-where
-    F: Future + 'static,
-{
-    fn execute(&self, fut: F) {
-        tokio::task::spawn_local(fut);
+    /// One request and its whole answer on a stream of an HTTP/2 connection,
+    /// the body's bytes handed back to the flow-control window as they come.
+    async fn exchange_h2(
+        &self,
+        s: h2::client::SendRequest<Bytes>,
+        want_server: bool,
+    ) -> Result<Answer, Lost> {
+        let mut ready = s.ready().await.map_err(|_| Lost::Send)?;
+        let (head, body) = self.plan.template.h2_request();
+        let (response, mut out) = ready
+            .send_request(head, body.is_empty())
+            .map_err(|_| Lost::Send)?;
+        if !body.is_empty() {
+            out.send_data(body, true).map_err(|_| Lost::Send)?;
+        }
+        let response = response.await.map_err(|_| Lost::Send)?;
+        let (head, mut body) = response.into_parts();
+        let mut answer = Answer::head(&head, want_server);
+        while let Some(data) = body.data().await {
+            let data = data.map_err(|_| Lost::Receive)?;
+            answer.body_len += data.len() as u64;
+            let _ = body.flow_control().release_capacity(data.len());
+        }
+        Ok(answer)
     }
 }
 

@@ -1,7 +1,7 @@
 //! `toll http` (E5): an HTTP load generator with ab's report. One event loop
 //! per thread owns its connections: plain HTTP/1.1 on mio (event_loop, the
-//! fast path), HTTP/2 and TLS with hyper's clients on a current-thread tokio
-//! runtime (client_loop). Their HDR histograms merge exactly at the end
+//! fast path), HTTP/2 (on the h2 crate) and HTTP/1.1 over TLS (hyper's
+//! client) on a current-thread tokio runtime (client_loop). Their HDR histograms merge exactly at the end
 //! (stats); the run is stored like every family.
 
 pub mod agents;
@@ -145,8 +145,8 @@ pub fn load_part(
     mut on_second: Option<&mut dyn FnMut(Duration, Histogram<u64>)>,
 ) -> Result<LoadOutcome, HttpError> {
     let request: Arc<[u8]> = request::serialise(&cfg.target, &cfg.spec).into();
-    // HTTP/2 and TLS go through hyper's clients; plain HTTP/1.1 through
-    // the mio loop.
+    // HTTP/2 and TLS go through client_loop (tokio); plain HTTP/1.1
+    // through the mio loop.
     let hyper = cfg.http2 || cfg.target.tls;
     let template = if hyper {
         Some(Arc::new(

@@ -142,6 +142,16 @@ impl Template {
         })
     }
 
+    /// The same request for the `h2` crate: its head, and the body to send
+    /// after it (empty: the head ends the stream).
+    pub fn h2_request(&self) -> (Request<()>, Bytes) {
+        let mut r = Request::new(());
+        *r.method_mut() = self.method.clone();
+        *r.uri_mut() = self.uri.clone();
+        *r.headers_mut() = self.headers.clone();
+        (r, self.body.clone())
+    }
+
     /// A fresh request with the same parts (the body is shared, not copied).
     pub fn request(&self) -> Request<Full<Bytes>> {
         let mut r = Request::new(Full::new(self.body.clone()));

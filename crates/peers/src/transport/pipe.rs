@@ -3,7 +3,7 @@
 //! (Named FIFOs would cost ~0.5 µs more per round trip: the kernel's file
 //! notifications and timestamps apply to them, not to anonymous pipes.)
 
-use super::channel::Channel;
+use super::channel::{Channel, End};
 use nix::fcntl::OFlag;
 use serde_json::{json, Value};
 use std::fs::File;
@@ -78,10 +78,11 @@ impl PipePair {
             "op": "transfer", "transport": "pipe",
             "read_fd": self.child_fds.0, "write_fd": self.child_fds.1,
         });
-        let channel = Channel {
-            reader: Box::new(self.from_peer.try_clone()?),
-            writer: Box::new(self.to_peer.try_clone()?),
-        };
+        let channel = Channel::stream(
+            self.from_peer.try_clone()?,
+            self.to_peer.try_clone()?,
+            End::Harness,
+        );
         Ok((channel, cmd))
     }
 }
@@ -94,8 +95,5 @@ pub(super) fn connect(read_fd: RawFd, write_fd: RawFd) -> io::Result<Channel> {
         let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
         Ok(File::from(borrowed.try_clone_to_owned()?))
     };
-    Ok(Channel {
-        reader: Box::new(dup(read_fd)?),
-        writer: Box::new(dup(write_fd)?),
-    })
+    Ok(Channel::stream(dup(read_fd)?, dup(write_fd)?, End::Worker))
 }

@@ -7,7 +7,7 @@ use memmap2::MmapMut;
 use rustix::thread::futex;
 use serde_json::{json, Value};
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
 use std::sync::Arc;
@@ -176,8 +176,10 @@ impl Write for RingWriter {
     }
 }
 
-impl Read for RingReader {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+impl RingReader {
+    /// Wait for published bytes; the offset of the first in the data area
+    /// and how many follow it there before the end of the area.
+    fn published(&self) -> io::Result<(usize, usize)> {
         let ring = &self.0;
         let cap = ring.region.capacity;
         loop {
@@ -190,21 +192,44 @@ impl Read for RingReader {
                 })?;
                 continue;
             }
-            let n = avail.min(buf.len());
             let off = (r as usize) & (cap - 1);
-            let first = n.min(cap - off);
-            // SAFETY: [off, off+first) and [0, n-first) hold published bytes that the
-            // producer does not overwrite until read_pos is stored below.
-            unsafe {
-                std::ptr::copy_nonoverlapping(ring.data().add(off), buf.as_mut_ptr(), first);
-                std::ptr::copy_nonoverlapping(ring.data(), buf.as_mut_ptr().add(first), n - first);
-            }
-            ring.read_pos().store(r + n as u64, SeqCst);
-            ring.space_seq().fetch_add(1, SeqCst);
-            if ring.writer_waiting().load(SeqCst) == 1 {
-                let _ = futex::wake(ring.space_seq(), futex::Flags::empty(), 1);
-            }
-            return Ok(n);
+            return Ok((off, avail.min(cap - off)));
+        }
+    }
+}
+
+impl Read for RingReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let (off, avail) = self.published()?;
+        let n = avail.min(buf.len());
+        // SAFETY: [off, off+n) holds published bytes that the producer does
+        // not overwrite until read_pos moves past them (in consume).
+        unsafe { std::ptr::copy_nonoverlapping(self.0.data().add(off), buf.as_mut_ptr(), n) };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+/// The ring's bytes lent in place: a worker sums a frame's items where the
+/// harness wrote them, with no copy out of the shared region.
+impl BufRead for RingReader {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        let (off, n) = self.published()?;
+        // SAFETY: as in read; the slice borrows self, so consume (which
+        // hands the bytes back to the producer) cannot run while it lives.
+        Ok(unsafe { std::slice::from_raw_parts(self.0.data().add(off), n) })
+    }
+
+    fn consume(&mut self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        let ring = &self.0;
+        let r = ring.read_pos().load(SeqCst);
+        ring.read_pos().store(r + n as u64, SeqCst);
+        ring.space_seq().fetch_add(1, SeqCst);
+        if ring.writer_waiting().load(SeqCst) == 1 {
+            let _ = futex::wake(ring.space_seq(), futex::Flags::empty(), 1);
         }
     }
 }

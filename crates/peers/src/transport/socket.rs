@@ -1,6 +1,6 @@
 //! Stream sockets: unix-domain and loopback TCP.
 
-use super::channel::{wait_step, Alive, Channel};
+use super::channel::{wait_step, Alive, Channel, End};
 use serde_json::{json, Value};
 use std::io;
 use std::net::{TcpListener, TcpStream};
@@ -64,19 +64,13 @@ impl PendingSocket {
             PendingSocket::Unix(l) => {
                 let (s, _) = accept_loop(deadline, alive, || l.accept())?;
                 s.set_nonblocking(false)?;
-                Ok(Channel {
-                    reader: Box::new(s.try_clone()?),
-                    writer: Box::new(s),
-                })
+                Ok(Channel::stream(s.try_clone()?, s, End::Harness))
             }
             PendingSocket::Tcp(l) => {
                 let (s, _) = accept_loop(deadline, alive, || l.accept())?;
                 s.set_nonblocking(false)?;
                 s.set_nodelay(true)?;
-                Ok(Channel {
-                    reader: Box::new(s.try_clone()?),
-                    writer: Box::new(s),
-                })
+                Ok(Channel::stream(s.try_clone()?, s, End::Harness))
             }
         }
     }
@@ -84,17 +78,11 @@ impl PendingSocket {
 
 pub(super) fn connect_unix(path: &Path) -> io::Result<Channel> {
     let s = UnixStream::connect(path)?;
-    Ok(Channel {
-        reader: Box::new(s.try_clone()?),
-        writer: Box::new(s),
-    })
+    Ok(Channel::stream(s.try_clone()?, s, End::Worker))
 }
 
 pub(super) fn connect_tcp(host: &str, port: u16) -> io::Result<Channel> {
     let s = TcpStream::connect((host, port))?;
     s.set_nodelay(true)?;
-    Ok(Channel {
-        reader: Box::new(s.try_clone()?),
-        writer: Box::new(s),
-    })
+    Ok(Channel::stream(s.try_clone()?, s, End::Worker))
 }
