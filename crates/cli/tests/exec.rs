@@ -174,8 +174,10 @@ fn a_parameter_fit_recovers_start_up_and_cost_per_iteration() {
         fit["alpha"].as_f64().unwrap(),
         fit["beta"].as_f64().unwrap(),
     );
-    // sleep's own start-up and timer slack sit on top of the 20 ms.
-    assert!((19e6..32e6).contains(&alpha), "α {alpha}");
+    // sleep's own start-up and timer slack sit on top of the 20 ms: a shell
+    // and two sleeps started, more on a busy machine (35 ms seen under a
+    // load of 6 on 2 cores), never less than the 20 ms.
+    assert!((19e6..60e6).contains(&alpha), "α {alpha}");
     assert!((0.9e6..1.25e6).contains(&beta), "β {beta}");
     let out = stdout(&o);
     assert!(out.contains("Start-up vs per-iteration"), "{out}");
