@@ -18,6 +18,7 @@
 //! epoll's millisecond timeout would send a request due sooner late.
 
 use super::coalesce::Coalesce;
+use super::lowat::{set_lowat, wake_after};
 pub use super::loop_plan::{Counter, LoopPlan, RateShare};
 use super::response::{feed_carried, Parser, Response};
 use super::schedule::{Schedule, Send};
@@ -26,8 +27,6 @@ use super::stats::{Answered, Stats};
 use super::timer::{self, Timer};
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token};
-use nix::libc;
-use nix::{getsockopt_impl, setsockopt_impl, sockopt_impl};
 use std::io::{ErrorKind, Write};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -55,6 +54,8 @@ struct Conn {
     carry: Vec<u8>,
     /// The socket's SO_RCVLOWAT as last set.
     lowat: usize,
+    /// Registered for writability too (after a write that would block).
+    writable: bool,
     /// Start of this request (of its connect on a new connection).
     started: Instant,
     /// Constant rate: when this request should have started.
@@ -75,31 +76,6 @@ struct Conn {
 
 /// The loop's read buffer.
 const READ_BUF: usize = 256 * 1024;
-/// A body with at least this much left raises SO_RCVLOWAT.
-const LOWAT_MIN: u64 = 64 * 1024;
-/// The most SO_RCVLOWAT is raised to (bytes the kernel holds per connection
-/// before waking the loop).
-const LOWAT_MAX: u64 = 256 * 1024;
-
-sockopt_impl!(
-    /// SO_RCVLOWAT: how many bytes make a socket readable.
-    RcvLowat,
-    Both,
-    libc::SOL_SOCKET,
-    libc::SO_RCVLOWAT,
-    usize
-);
-
-/// The SO_RCVLOWAT for a response with `left` body bytes still to come
-/// (None: a head, a chunked body, or one that ends when the server closes).
-/// Never more than what is left, so the wake-up of the last byte is on time.
-fn wake_after(left: Option<u64>) -> usize {
-    match left {
-        Some(n) if n >= LOWAT_MIN => n.min(LOWAT_MAX) as usize,
-        _ => 1,
-    }
-}
-
 const TIMEOUT_SCAN: Duration = Duration::from_millis(5);
 
 /// A request this long or shorter leaves in one segment whatever the path's
@@ -148,6 +124,7 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::R
             parser: Parser::new(plan.no_body),
             carry: Vec::new(),
             lowat: 1,
+            writable: false,
             started: now,
             intended: now,
             lag: Duration::ZERO,
@@ -353,10 +330,12 @@ impl Loop<'_> {
                 if self.plan.request.len() > ONE_SEGMENT {
                     let _ = s.set_nodelay(true);
                 }
-                let interest = Interest::READABLE | Interest::WRITABLE;
+                // Readable only: the request is written at once (on loopback
+                // the handshake is done when connect returns), and
+                // writability is asked for only if a write would block.
                 if poll
                     .registry()
-                    .register(&mut s, Token(k), interest)
+                    .register(&mut s, Token(k), Interest::READABLE)
                     .is_err()
                 {
                     self.stats.fail_exception += 1;
@@ -367,6 +346,8 @@ impl Loop<'_> {
                 }
                 c.stream = Some(s);
                 c.phase = Phase::Connecting;
+                c.writable = false;
+                self.on_connect(poll, k, false);
             }
             Err(_) => {
                 self.stats.fail_connect += 1;
@@ -382,7 +363,7 @@ impl Loop<'_> {
             return;
         }
         match self.conns[k].phase {
-            Phase::Connecting => self.on_connect(poll, k),
+            Phase::Connecting => self.on_connect(poll, k, true),
             Phase::Writing => self.write(poll, k),
             Phase::Reading => self.read(poll, k),
             Phase::Waiting | Phase::Backoff | Phase::Finished => {}
@@ -393,7 +374,10 @@ impl Loop<'_> {
     /// itself says which: a socket still connecting refuses it with
     /// EAGAIN, a failed connect with its error (two system calls fewer per
     /// connection than asking SO_ERROR and the peer's address first).
-    fn on_connect(&mut self, poll: &mut Poll, k: usize) {
+    /// `event`: called for an event, not straight after connect (where a
+    /// failure is left to the error event the socket will raise, so a
+    /// refused connect does not recurse into the next one).
+    fn on_connect(&mut self, poll: &mut Poll, k: usize, event: bool) {
         let now = Instant::now();
         let c = &mut self.conns[k];
         let Some(s) = c.stream.as_mut() else { return };
@@ -407,8 +391,12 @@ impl Loop<'_> {
                     self.wrote(poll, k);
                     return;
                 }
-                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                    self.want_writable(poll, k);
+                    return;
+                }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) if !event => return,
                 Err(_) => {
                     self.stats.fail_connect += 1;
                     self.close(poll, k);
@@ -429,7 +417,10 @@ impl Loop<'_> {
             let Some(s) = c.stream.as_mut() else { return };
             match s.write(&request[c.written..]) {
                 Ok(n) => c.written += n,
-                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                    self.want_writable(poll, k);
+                    return;
+                }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(_) => {
                     self.lost_connection(poll, k, false);
@@ -586,15 +577,20 @@ impl Loop<'_> {
         }
     }
 
+    /// A write would block: be woken when the socket is writable (once per
+    /// connection; epoll reports it at once if it already is).
+    fn want_writable(&mut self, poll: &mut Poll, k: usize) {
+        let c = &mut self.conns[k];
+        if let (false, Some(s)) = (c.writable, c.stream.as_mut()) {
+            let both = Interest::READABLE | Interest::WRITABLE;
+            c.writable = poll.registry().reregister(s, Token(k), both).is_ok();
+        }
+    }
+
     /// Close the connection. Closing the socket takes it out of epoll's
     /// set, so it is not deregistered first (a system call per closed
     /// connection saved).
     fn close(&mut self, _poll: &mut Poll, k: usize) {
         self.conns[k].stream = None;
     }
-}
-
-/// Set the socket's SO_RCVLOWAT; true when it took.
-fn set_lowat(s: &TcpStream, bytes: usize) -> bool {
-    nix::sys::socket::setsockopt(s, RcvLowat, &bytes).is_ok()
 }

@@ -13,6 +13,7 @@ mod config;
 pub mod event_loop;
 mod figures;
 pub mod loop_plan;
+mod lowat;
 pub mod request;
 pub mod response;
 pub mod schedule;
