@@ -130,6 +130,73 @@ fn every_binding_here_is_measured_stored_and_each_series_has_a_fit_or_says_why_n
 }
 
 #[test]
+fn vs_link_sets_each_runtimes_cheapest_binding_beside_its_cheapest_link() {
+    let s = Scratch::new("ffi-vs-link");
+    let mut args = RUN.to_vec();
+    args.extend(["--runtime", "c,python", "--vs-link"]);
+    let o = s.toll(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("binding or helper process?"), "{out}");
+    assert!(out.contains("link ÷ call"), "{out}");
+    let run = export_json(&s, "last");
+    assert_eq!(run["status"], "complete");
+    assert_eq!(run["config"]["vs_link"], true);
+    let rows: Vec<&Value> = series(&run)
+        .iter()
+        .filter_map(|sr| sr["attrs"].get("vs_link"))
+        .collect();
+    for runtime in ["c", "python"] {
+        let row = rows
+            .iter()
+            .find(|r| r["runtime"] == runtime)
+            .unwrap_or_else(|| panic!("no {runtime} row in {rows:?}"));
+        let (Some(call), Some(trip), Some(ratio)) = (
+            row["call_ns"].as_array(),
+            row["trip_ns"].as_array(),
+            row["ratio"].as_array(),
+        ) else {
+            // Python may be missing here: then its row says why.
+            assert!(row["why"].is_string(), "{runtime}: {row}");
+            assert_ne!(runtime, "c", "the c row has a ratio: {row}");
+            continue;
+        };
+        let f = |v: &Vec<Value>, i: usize| v[i].as_f64().unwrap();
+        // The cheapest binding: no other binding of the runtime has a lower null call.
+        let binding = row["binding"].as_str().unwrap();
+        for sr in series(&run)
+            .iter()
+            .filter(|sr| sr["attrs"]["runtime"] == runtime && sr["fit"].is_object())
+        {
+            let null = sr["points"][0]["summary"]["median"].as_f64().unwrap();
+            assert!(
+                null >= f(call, 0),
+                "{runtime}/{binding} is not the cheapest: {sr}"
+            );
+        }
+        // The link is one this run measured, on one core, for this runtime.
+        let link = row["link"].as_str().unwrap();
+        let stored = series(&run)
+            .iter()
+            .find(|sr| sr["label"] == format!("{runtime}/{link}"))
+            .unwrap_or_else(|| panic!("no {runtime}/{link} series"));
+        assert_eq!(stored["attrs"]["peer"], runtime);
+        assert_eq!(stored["attrs"]["pin"], "same");
+        assert_eq!(stored["points"][0]["n"], 0);
+        assert_eq!(stored["points"][0]["samples"].as_array().unwrap().len(), 3);
+        // The ratio is the medians' and lies in its interval.
+        let r = f(ratio, 0);
+        assert!((r - f(trip, 0) / f(call, 0)).abs() <= 1e-9 * r, "{row}");
+        assert!(f(ratio, 1) <= r && r <= f(ratio, 2), "{row}");
+        let line = out
+            .lines()
+            .rfind(|l| l.starts_with(&format!("{runtime} ")) && l.contains(link))
+            .unwrap_or_else(|| panic!("no {runtime} row in the table:\n{out}"));
+        assert!(line.contains(binding), "{line}");
+    }
+}
+
+#[test]
 fn a_runtime_this_machine_lacks_is_a_row_with_its_install_command() {
     let s = Scratch::new("ffi-missing");
     let mut args = RUN.to_vec();

@@ -2,12 +2,16 @@
 //! median and the model t(n) = α + β·n (α: the crossing, β: each byte
 //! passed in and summed), their intervals and verdict; a binding this
 //! machine lacks is a row that says what to install. The family fills an
-//! [`FfiView`] (`toll_families::ffi::report`); this module renders it.
+//! [`FfiView`] (`toll_families::ffi::report`), or a stored run gives one
+//! ([`view_of_run`], for the pages); this module renders it, with
+//! `--vs-link`'s section ([`crate::ffi_link`]).
 
+use crate::ffi_link::{self, VsLinkRow};
 use crate::table::Table;
 use crate::{decided, legend};
 use toll_measure::decision::Sign;
 use toll_measure::{SeriesFit, Summary};
+use toll_store::{PointStatus, Run};
 
 /// What a `toll ffi` run's table shows.
 #[derive(Debug, Clone)]
@@ -16,6 +20,8 @@ pub struct FfiView {
     pub sizes: Vec<u64>,
     pub trials: u32,
     pub series: Vec<FfiSeriesView>,
+    /// `--vs-link`'s rows, one per runtime (empty without it).
+    pub vs_link: Vec<VsLinkRow>,
 }
 
 /// One (runtime, binding) series.
@@ -41,6 +47,55 @@ pub fn install_of(why: &str) -> Option<String> {
     let start = why.find("(install: `")? + "(install: `".len();
     let len = why[start..].find('`')?;
     Some(why[start..start + len].to_string())
+}
+
+/// The view of a stored `ffi` run, as every page renders it: the series
+/// with a binding (the links `--vs-link` measured are its rows' other half).
+pub fn view_of_run(run: &Run) -> FfiView {
+    let sizes = run.config["sizes"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|v| v.as_u64()).collect())
+        .unwrap_or_default();
+    let trials = run.config["engine"]["trials"].as_u64().unwrap_or(0) as u32;
+    let ours = run
+        .series
+        .iter()
+        .filter(|s| s.attrs.get("binding").is_some());
+    let text =
+        |s: &toll_store::Series, k: &str| s.attrs[k].as_str().unwrap_or_default().to_string();
+    FfiView {
+        sizes,
+        trials,
+        series: ours
+            .clone()
+            .map(|s| FfiSeriesView {
+                runtime: text(s, "runtime"),
+                binding: text(s, "binding"),
+                how: text(s, "how"),
+                null: s
+                    .points
+                    .iter()
+                    .find(|p| p.n == 0 && p.status == PointStatus::Ok)
+                    .and_then(|p| p.summary.clone()),
+                fit: s.fit.clone(),
+                measured: s
+                    .points
+                    .iter()
+                    .filter(|p| p.status == PointStatus::Ok)
+                    .count(),
+                failure: s.points.iter().find_map(|p| {
+                    (p.status != PointStatus::Ok)
+                        .then(|| (p.n, p.error.clone().unwrap_or_default()))
+                }),
+                unavailable: s.attrs["unavailable"]
+                    .as_str()
+                    .map(|why| (why.to_string(), install_of(why))),
+            })
+            .collect(),
+        vs_link: ours
+            .filter_map(|s| serde_json::from_value(s.attrs.get("vs_link")?.clone()).ok())
+            .collect(),
+    }
 }
 
 /// The table, its legend and notes.
@@ -123,6 +178,7 @@ pub fn render(v: &FfiView) -> String {
     for n in notes {
         out.push_str(&format!("note: {n}\n"));
     }
+    out.push_str(&ffi_link::render(&v.vs_link));
     out
 }
 
@@ -147,6 +203,7 @@ mod tests {
                 failure: None,
                 unavailable: Some((why.into(), install_of(why))),
             }],
+            vs_link: vec![],
         };
         let text = render(&v);
         let row = text
