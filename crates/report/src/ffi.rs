@@ -98,14 +98,58 @@ pub fn view_of_run(run: &Run) -> FfiView {
     }
 }
 
-/// The table, its legend and notes.
-pub fn render(v: &FfiView) -> String {
+/// The line above the table.
+fn caption(v: &FfiView) -> String {
     let sizes: Vec<String> = v.sizes.iter().map(u64::to_string).collect();
-    let mut out = format!(
-        "toll ffi: bytes per call = {}; {} rounds (every size once a round, shuffled); the worker times each batch of calls itself\n\n",
+    format!(
+        "toll ffi: bytes per call = {}; {} rounds (every size once a round, shuffled); the worker times each batch of calls itself",
         sizes.join(", "),
         v.trials
-    );
+    )
+}
+
+/// The table, its legend and notes.
+pub fn render(v: &FfiView) -> String {
+    let mut out = format!("{}\n\n", caption(v));
+    let (table, notes, near_zero) = table(v);
+    out.push_str(&table);
+    out.push_str("null ns: the median null call; α: the crossing, from the line t(n) = α + β·n through every size; β: each KiB passed in and summed on the C side\n");
+    out.push_str(decided::FIT_LEGEND);
+    out.push('\n');
+    out.push_str(&legend::run_to_run(
+        v.series.iter().filter_map(|s| s.fit.as_ref()),
+    ));
+    if near_zero {
+        out.push_str(decided::NEAR_ZERO_LEGEND);
+        out.push('\n');
+    }
+    out.push_str("bindings:\n");
+    for s in &v.series {
+        out.push_str(&format!("  {}/{}: {}\n", s.runtime, s.binding, s.how));
+    }
+    for n in notes {
+        out.push_str(&format!("note: {n}\n"));
+    }
+    out.push_str(&ffi_link::render(&v.vs_link));
+    out
+}
+
+/// The tables alone, each under its caption, for a page that has its own
+/// legend and notes (`toll report`, the board): blocks the page's reader
+/// of printed reports turns into tables ([`crate::printed`]).
+pub fn page_tables(v: &FfiView) -> String {
+    let mut out = format!("{}\n{}", caption(v), table(v).0);
+    if let Some(t) = ffi_link::table(&v.vs_link) {
+        out.push_str(&format!("\n{}\n{t}", ffi_link::CAPTION));
+        if let Some(n) = ffi_link::dagger(&v.vs_link) {
+            out.push_str(&format!("\n{n}\n"));
+        }
+    }
+    out
+}
+
+/// The table's text, its notes, and whether a figure is near 0.
+fn table(v: &FfiView) -> (String, Vec<String>, bool) {
     let widened = v
         .series
         .iter()
@@ -160,26 +204,7 @@ pub fn render(v: &FfiView) -> String {
             }
         }
     }
-    out.push_str(&t.render());
-    out.push_str("null ns: the median null call; α: the crossing, from the line t(n) = α + β·n through every size; β: each KiB passed in and summed on the C side\n");
-    out.push_str(decided::FIT_LEGEND);
-    out.push('\n');
-    out.push_str(&legend::run_to_run(
-        v.series.iter().filter_map(|s| s.fit.as_ref()),
-    ));
-    if near_zero {
-        out.push_str(decided::NEAR_ZERO_LEGEND);
-        out.push('\n');
-    }
-    out.push_str("bindings:\n");
-    for s in &v.series {
-        out.push_str(&format!("  {}/{}: {}\n", s.runtime, s.binding, s.how));
-    }
-    for n in notes {
-        out.push_str(&format!("note: {n}\n"));
-    }
-    out.push_str(&ffi_link::render(&v.vs_link));
-    out
+    (t.render(), notes, near_zero)
 }
 
 #[cfg(test)]
@@ -205,6 +230,23 @@ mod tests {
             }],
             vs_link: vec![],
         };
+        // On a page: a captioned table the page's reader keeps whole.
+        let blocks = crate::printed::blocks(&page_tables(&v));
+        assert_eq!(blocks.len(), 1, "{blocks:?}");
+        let crate::printed::Block::Table {
+            caption,
+            header,
+            rows,
+        } = &blocks[0]
+        else {
+            panic!("{blocks:?}")
+        };
+        assert!(caption
+            .as_deref()
+            .unwrap()
+            .starts_with("toll ffi: bytes per call"));
+        assert_eq!(header.len(), 8, "{header:?}");
+        assert_eq!(rows.len(), 1, "no legend in the table: {rows:?}");
         let text = render(&v);
         let row = text
             .lines()

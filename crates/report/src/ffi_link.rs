@@ -52,22 +52,64 @@ fn num(x: f64) -> String {
     }
 }
 
-/// An interval, with its level when it falls short of 95%.
-fn ci((_, lo, hi): WithCi, level: Option<f64>) -> String {
-    match level {
-        Some(l) if l < 0.95 => format!("[{}, {}] {:.0}%", num(lo), num(hi), l * 100.0),
-        _ => format!("[{}, {}]", num(lo), num(hi)),
-    }
+/// An interval's level falls short of 95% (too few rounds for the
+/// median's order statistics).
+fn short(level: Option<f64>) -> bool {
+    level.is_some_and(|l| l < 0.95)
 }
+
+/// An interval, marked † when its level falls short of 95% (one column
+/// more would take the table past 100).
+fn ci((_, lo, hi): WithCi, level: Option<f64>) -> String {
+    let mark = if short(level) { "†" } else { "" };
+    format!("[{}, {}]{mark}", num(lo), num(hi))
+}
+
+/// The line above the section's table.
+pub const CAPTION: &str =
+    "binding or helper process? the cheapest call into C beside the cheapest round trip to a helper";
 
 /// The section, or nothing when the run has no rows.
 pub fn render(rows: &[VsLinkRow]) -> String {
-    if rows.is_empty() {
+    let Some(table) = table(rows) else {
         return String::new();
+    };
+    let mut out = format!("\n{CAPTION}\n\n{table}");
+    out.push_str("call ns: the median null call of the runtime's cheapest binding; trip ns: the median round trip of an empty message between toll and the runtime's worker over its cheapest link (toll transfer's machinery, both ends pinned to one core), measured in the same run; link ÷ call: how many calls one round trip costs, its 95% CI a bootstrap of the two medians' ratio (each side resampled on its own)\n");
+    if let Some(n) = dagger(rows) {
+        out.push_str(&n);
+        out.push('\n');
     }
-    let mut out = String::from(
-        "\nbinding or helper process? the cheapest call into C beside the cheapest round trip to a helper\n\n",
-    );
+    for r in rows {
+        if let Some(why) = &r.why {
+            out.push_str(&format!("note: {}: {why}\n", r.runtime));
+        }
+    }
+    out
+}
+
+/// What † means in these rows, when one has it.
+pub fn dagger(rows: &[VsLinkRow]) -> Option<String> {
+    let mut levels: Vec<String> = rows
+        .iter()
+        .flat_map(|r| [r.call_level, r.trip_level])
+        .filter(|l| short(*l))
+        .map(|l| format!("{:.1}%", l.unwrap_or(0.0) * 100.0))
+        .collect();
+    levels.dedup();
+    (!levels.is_empty()).then(|| {
+        format!(
+            "†: too few rounds for a 95% interval of the median; it covers {}",
+            levels.join(", ")
+        )
+    })
+}
+
+/// The table alone; None without rows.
+pub fn table(rows: &[VsLinkRow]) -> Option<String> {
+    if rows.is_empty() {
+        return None;
+    }
     let mut t = Table::new(&[
         "runtime",
         "binding",
@@ -79,7 +121,6 @@ pub fn render(rows: &[VsLinkRow]) -> String {
         "link ÷ call",
         "95% CI",
     ]);
-    let mut notes = Vec::new();
     let dash = || "–".to_string();
     for r in rows {
         let fig = |f: Option<WithCi>, level| {
@@ -100,16 +141,8 @@ pub fn render(rows: &[VsLinkRow]) -> String {
             q,
             qc,
         ]);
-        if let Some(why) = &r.why {
-            notes.push(format!("{}: {why}", r.runtime));
-        }
     }
-    out.push_str(&t.render());
-    out.push_str("call ns: the median null call of the runtime's cheapest binding; trip ns: the median round trip of an empty message between toll and the runtime's worker over its cheapest link (toll transfer's machinery, both ends pinned to one core), measured in the same run; link ÷ call: how many calls one round trip costs, its 95% CI a bootstrap of the two medians' ratio (each side resampled on its own); an interval marked with a lower level has too few rounds for 95%\n");
-    for n in notes {
-        out.push_str(&format!("note: {n}\n"));
-    }
-    out
+    Some(t.render())
 }
 
 #[cfg(test)]
@@ -150,13 +183,19 @@ mod tests {
             "[44.0, 46.2]",
             "unix",
             "9812",
-            "[9700, 9905] 75%",
+            "[9700, 9905]†",
             "218",
             "[210, 225]",
         ] {
             assert!(row.contains(cell), "{cell} not in {row}");
         }
-        assert!(!row.contains("96%"), "95% or more is not marked: {row}");
+        assert!(
+            row.contains("[44.0, 46.2] "),
+            "95% or more is not marked: {row}"
+        );
+        assert!(
+            text.contains("†: too few rounds for a 95% interval of the median; it covers 75.0%")
+        );
         assert!(text.contains("note: erlang: the erlang worker did not start"));
         for l in text.lines().filter(|l| {
             ["runtime", "python", "erlang"]

@@ -415,7 +415,7 @@ pub fn family_reports(run: &Run) -> Vec<(String, String)> {
     if run.family == "ffi" {
         out.push((
             "ffi".to_string(),
-            crate::ffi::render(&crate::ffi::view_of_run(run)),
+            crate::ffi::page_tables(&crate::ffi::view_of_run(run)),
         ));
     }
     for s in &run.series {

@@ -47,7 +47,8 @@ pub struct FfiArgs {
     /// Print the stored run as JSON on stdout instead of the table.
     #[arg(long)]
     pub json: bool,
-    /// Draw ns per call against bytes per call, one line per binding, to an SVG file.
+    /// Draw α per binding as dots with their CIs on a log axis, above ns per
+    /// call against bytes per call (a line per binding), to an SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
     #[command(flatten)]

@@ -95,6 +95,17 @@ fn dry(cfg: &FfiConfig, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `--plot`: α per binding as dots above the t(n) lines, one SVG.
+fn draw(run: &toll_store::Run, path: &Path, scale: &str) -> anyhow::Result<()> {
+    let scale: toll_report::plot::Scale = scale.parse().map_err(usage)?;
+    let charts = toll_report::plot::FfiCharts::for_run(run).expect("an ffi run");
+    charts
+        .write(path, scale)
+        .map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", path.display()))?;
+    crate::tell!("plot written to {}", path.display());
+    Ok(())
+}
+
 /// The runtimes of the targets, in order, once each.
 fn runtimes(cfg: &FfiConfig) -> Vec<Runtime> {
     let mut out: Vec<Runtime> = Vec::new();
@@ -137,8 +148,7 @@ fn measure(cfg: FfiConfig, a: &FfiArgs, db: Option<&Path>) -> anyhow::Result<Exi
         _ => drop(out),
     }
     if let Some(path) = &a.plot {
-        let chart = toll_report::plot::Chart::for_run(&run);
-        super::plot::draw(path, chart, &a.scale.plot_scale)?;
+        draw(&run, path, &a.scale.plot_scale)?;
     }
     match outcome.error {
         Some(e) => Err(anyhow::anyhow!(
