@@ -20,6 +20,17 @@ const RUN: &[&str] = &[
     "2",
 ];
 
+/// The dots of `toll ffi --plot`'s upper picture.
+fn dots(svg: &str) -> usize {
+    let upper = svg.split("<svg y=").nth(1).expect("two pictures stacked");
+    let circles = upper.matches("<circle").count();
+    assert!(
+        circles % 2 == 1,
+        "a legend's circle and two per dot: {circles}"
+    );
+    (circles - 1) / 2
+}
+
 fn series(run: &Value) -> &Vec<Value> {
     run["series"].as_array().expect("series")
 }
@@ -34,10 +45,19 @@ fn every_binding_here_is_measured_stored_and_each_series_has_a_fit_or_says_why_n
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("α ns") && out.contains("β ns/KiB"), "{out}");
-    assert!(std::fs::read_to_string(&plot).unwrap().contains("<svg"));
+    let svg = std::fs::read_to_string(&plot).unwrap();
     let run = export_json(&s, "last");
     assert_eq!(run["family"], "ffi");
     assert_eq!(run["status"], "complete");
+    // The picture: α per binding as dots (each a filled circle and its
+    // white rim, past the legend's one), above the t(n) lines.
+    let measured = series(&run)
+        .iter()
+        .filter(|sr| sr["points"][0]["status"] == "ok")
+        .count();
+    assert!(measured >= 4, "rust and c at least: {measured}");
+    assert_eq!(dots(&svg), measured, "one dot per binding measured");
+    assert!(svg.contains("α per binding") && svg.contains("t(n) per binding"));
     let labels: Vec<&str> = series(&run)
         .iter()
         .map(|sr| sr["label"].as_str().unwrap())
@@ -130,6 +150,73 @@ fn every_binding_here_is_measured_stored_and_each_series_has_a_fit_or_says_why_n
 }
 
 #[test]
+fn vs_link_sets_each_runtimes_cheapest_binding_beside_its_cheapest_link() {
+    let s = Scratch::new("ffi-vs-link");
+    let mut args = RUN.to_vec();
+    args.extend(["--runtime", "c,python", "--vs-link"]);
+    let o = s.toll(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("binding or helper process?"), "{out}");
+    assert!(out.contains("link ÷ call"), "{out}");
+    let run = export_json(&s, "last");
+    assert_eq!(run["status"], "complete");
+    assert_eq!(run["config"]["vs_link"], true);
+    let rows: Vec<&Value> = series(&run)
+        .iter()
+        .filter_map(|sr| sr["attrs"].get("vs_link"))
+        .collect();
+    for runtime in ["c", "python"] {
+        let row = rows
+            .iter()
+            .find(|r| r["runtime"] == runtime)
+            .unwrap_or_else(|| panic!("no {runtime} row in {rows:?}"));
+        let (Some(call), Some(trip), Some(ratio)) = (
+            row["call_ns"].as_array(),
+            row["trip_ns"].as_array(),
+            row["ratio"].as_array(),
+        ) else {
+            // Python may be missing here: then its row says why.
+            assert!(row["why"].is_string(), "{runtime}: {row}");
+            assert_ne!(runtime, "c", "the c row has a ratio: {row}");
+            continue;
+        };
+        let f = |v: &Vec<Value>, i: usize| v[i].as_f64().unwrap();
+        // The cheapest binding: no other binding of the runtime has a lower null call.
+        let binding = row["binding"].as_str().unwrap();
+        for sr in series(&run)
+            .iter()
+            .filter(|sr| sr["attrs"]["runtime"] == runtime && sr["fit"].is_object())
+        {
+            let null = sr["points"][0]["summary"]["median"].as_f64().unwrap();
+            assert!(
+                null >= f(call, 0),
+                "{runtime}/{binding} is not the cheapest: {sr}"
+            );
+        }
+        // The link is one this run measured, on one core, for this runtime.
+        let link = row["link"].as_str().unwrap();
+        let stored = series(&run)
+            .iter()
+            .find(|sr| sr["label"] == format!("{runtime}/{link}"))
+            .unwrap_or_else(|| panic!("no {runtime}/{link} series"));
+        assert_eq!(stored["attrs"]["peer"], runtime);
+        assert_eq!(stored["attrs"]["pin"], "same");
+        assert_eq!(stored["points"][0]["n"], 0);
+        assert_eq!(stored["points"][0]["samples"].as_array().unwrap().len(), 3);
+        // The ratio is the medians' and lies in its interval.
+        let r = f(ratio, 0);
+        assert!((r - f(trip, 0) / f(call, 0)).abs() <= 1e-9 * r, "{row}");
+        assert!(f(ratio, 1) <= r && r <= f(ratio, 2), "{row}");
+        let line = out
+            .lines()
+            .rfind(|l| l.starts_with(&format!("{runtime} ")) && l.contains(link))
+            .unwrap_or_else(|| panic!("no {runtime} row in the table:\n{out}"));
+        assert!(line.contains(binding), "{line}");
+    }
+}
+
+#[test]
 fn a_runtime_this_machine_lacks_is_a_row_with_its_install_command() {
     let s = Scratch::new("ffi-missing");
     let mut args = RUN.to_vec();
@@ -190,4 +277,81 @@ fn bad_input_is_one_line_before_anything_is_measured() {
     let o = s.toll_env(&["ffi", "--runtime", "c"], &[("CC", "/nonexistent/cc")]);
     assert_one_line_error(&o, "C compiler");
     assert!(!s.db().exists(), "nothing stored without a compiler");
+}
+
+/// GET `path` from a board at `addr`: (status, body).
+fn get(addr: &str, path: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).unwrap();
+    let status = raw.split_whitespace().nth(1).unwrap().parse().unwrap();
+    (status, raw.split_once("\r\n\r\n").unwrap().1.to_string())
+}
+
+/// The table, the vs-link section and the picture of an ffi run.
+fn assert_ffi_page(page: &str, what: &str) {
+    for needle in [
+        "toll ffi</code> reported it",
+        "c/dlopen",
+        "β ns/KiB",
+        "binding or helper process?",
+        "link ÷ call",
+        "α per binding",
+        "t(n) per binding",
+    ] {
+        assert!(page.contains(needle), "{what} lacks {needle:?}");
+    }
+    let figure = page.split_once("<figure>").expect("a figure").1;
+    // c/direct and c/dlopen, and c's link.
+    assert_eq!(
+        dots(figure),
+        3,
+        "{what}: a dot per binding and one per link"
+    );
+}
+
+#[test]
+fn an_ffi_run_renders_on_the_board_and_in_the_report() {
+    let s = Scratch::new("ffi-pages");
+    let mut args = RUN.to_vec();
+    args.extend(["--runtime", "c", "--vs-link"]);
+    let o = s.toll(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = s.0.join("r.html");
+    let o = s.toll(&["report", "last", "-o", html.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_ffi_page(&std::fs::read_to_string(&html).unwrap(), "toll report");
+
+    let mut board = std::process::Command::new(env!("CARGO_BIN_EXE_toll"))
+        .arg("--db")
+        .arg(s.db())
+        .args(["board", "--listen", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start toll board");
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(board.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let addr = line
+        .trim()
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    let (status, page) = get(&addr, "/runs/1");
+    let _ = board.kill();
+    let _ = board.wait();
+    assert_eq!(status, 200, "{page}");
+    assert_ffi_page(&page, "the board's run page");
 }

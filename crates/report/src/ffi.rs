@@ -2,12 +2,16 @@
 //! median and the model t(n) = α + β·n (α: the crossing, β: each byte
 //! passed in and summed), their intervals and verdict; a binding this
 //! machine lacks is a row that says what to install. The family fills an
-//! [`FfiView`] (`toll_families::ffi::report`); this module renders it.
+//! [`FfiView`] (`toll_families::ffi::report`), or a stored run gives one
+//! ([`view_of_run`], for the pages); this module renders it, with
+//! `--vs-link`'s section ([`crate::ffi_link`]).
 
+use crate::ffi_link::{self, VsLinkRow};
 use crate::table::Table;
 use crate::{decided, legend};
 use toll_measure::decision::Sign;
 use toll_measure::{SeriesFit, Summary};
+use toll_store::{PointStatus, Run};
 
 /// What a `toll ffi` run's table shows.
 #[derive(Debug, Clone)]
@@ -16,6 +20,8 @@ pub struct FfiView {
     pub sizes: Vec<u64>,
     pub trials: u32,
     pub series: Vec<FfiSeriesView>,
+    /// `--vs-link`'s rows, one per runtime (empty without it).
+    pub vs_link: Vec<VsLinkRow>,
 }
 
 /// One (runtime, binding) series.
@@ -43,14 +49,107 @@ pub fn install_of(why: &str) -> Option<String> {
     Some(why[start..start + len].to_string())
 }
 
-/// The table, its legend and notes.
-pub fn render(v: &FfiView) -> String {
+/// The view of a stored `ffi` run, as every page renders it: the series
+/// with a binding (the links `--vs-link` measured are its rows' other half).
+pub fn view_of_run(run: &Run) -> FfiView {
+    let sizes = run.config["sizes"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|v| v.as_u64()).collect())
+        .unwrap_or_default();
+    let trials = run.config["engine"]["trials"].as_u64().unwrap_or(0) as u32;
+    let ours = run
+        .series
+        .iter()
+        .filter(|s| s.attrs.get("binding").is_some());
+    let text =
+        |s: &toll_store::Series, k: &str| s.attrs[k].as_str().unwrap_or_default().to_string();
+    FfiView {
+        sizes,
+        trials,
+        series: ours
+            .clone()
+            .map(|s| FfiSeriesView {
+                runtime: text(s, "runtime"),
+                binding: text(s, "binding"),
+                how: text(s, "how"),
+                null: s
+                    .points
+                    .iter()
+                    .find(|p| p.n == 0 && p.status == PointStatus::Ok)
+                    .and_then(|p| p.summary.clone()),
+                fit: s.fit.clone(),
+                measured: s
+                    .points
+                    .iter()
+                    .filter(|p| p.status == PointStatus::Ok)
+                    .count(),
+                failure: s.points.iter().find_map(|p| {
+                    (p.status != PointStatus::Ok)
+                        .then(|| (p.n, p.error.clone().unwrap_or_default()))
+                }),
+                unavailable: s.attrs["unavailable"]
+                    .as_str()
+                    .map(|why| (why.to_string(), install_of(why))),
+            })
+            .collect(),
+        vs_link: ours
+            .filter_map(|s| serde_json::from_value(s.attrs.get("vs_link")?.clone()).ok())
+            .collect(),
+    }
+}
+
+/// The line above the table.
+fn caption(v: &FfiView) -> String {
     let sizes: Vec<String> = v.sizes.iter().map(u64::to_string).collect();
-    let mut out = format!(
-        "toll ffi: bytes per call = {}; {} rounds (every size once a round, shuffled); the worker times each batch of calls itself\n\n",
+    format!(
+        "toll ffi: bytes per call = {}; {} rounds (every size once a round, shuffled); the worker times each batch of calls itself",
         sizes.join(", "),
         v.trials
-    );
+    )
+}
+
+/// The table, its legend and notes.
+pub fn render(v: &FfiView) -> String {
+    let mut out = format!("{}\n\n", caption(v));
+    let (table, notes, near_zero) = table(v);
+    out.push_str(&table);
+    out.push_str("null ns: the median null call; α: the crossing, from the line t(n) = α + β·n through every size; β: each KiB passed in and summed on the C side\n");
+    out.push_str(decided::FIT_LEGEND);
+    out.push('\n');
+    out.push_str(&legend::run_to_run(
+        v.series.iter().filter_map(|s| s.fit.as_ref()),
+    ));
+    if near_zero {
+        out.push_str(decided::NEAR_ZERO_LEGEND);
+        out.push('\n');
+    }
+    out.push_str("bindings:\n");
+    for s in &v.series {
+        out.push_str(&format!("  {}/{}: {}\n", s.runtime, s.binding, s.how));
+    }
+    for n in notes {
+        out.push_str(&format!("note: {n}\n"));
+    }
+    out.push_str(&ffi_link::render(&v.vs_link));
+    out
+}
+
+/// The tables alone, each under its caption, for a page that has its own
+/// legend and notes (`toll report`, the board): blocks the page's reader
+/// of printed reports turns into tables ([`crate::printed`]).
+pub fn page_tables(v: &FfiView) -> String {
+    let mut out = format!("{}\n{}", caption(v), table(v).0);
+    if let Some(t) = ffi_link::table(&v.vs_link) {
+        out.push_str(&format!("\n{}\n{t}", ffi_link::CAPTION));
+        if let Some(n) = ffi_link::dagger(&v.vs_link) {
+            out.push_str(&format!("\n{n}\n"));
+        }
+    }
+    out
+}
+
+/// The table's text, its notes, and whether a figure is near 0.
+fn table(v: &FfiView) -> (String, Vec<String>, bool) {
     let widened = v
         .series
         .iter()
@@ -105,25 +204,7 @@ pub fn render(v: &FfiView) -> String {
             }
         }
     }
-    out.push_str(&t.render());
-    out.push_str("null ns: the median null call; α: the crossing, from the line t(n) = α + β·n through every size; β: each KiB passed in and summed on the C side\n");
-    out.push_str(decided::FIT_LEGEND);
-    out.push('\n');
-    out.push_str(&legend::run_to_run(
-        v.series.iter().filter_map(|s| s.fit.as_ref()),
-    ));
-    if near_zero {
-        out.push_str(decided::NEAR_ZERO_LEGEND);
-        out.push('\n');
-    }
-    out.push_str("bindings:\n");
-    for s in &v.series {
-        out.push_str(&format!("  {}/{}: {}\n", s.runtime, s.binding, s.how));
-    }
-    for n in notes {
-        out.push_str(&format!("note: {n}\n"));
-    }
-    out
+    (t.render(), notes, near_zero)
 }
 
 #[cfg(test)]
@@ -147,7 +228,25 @@ mod tests {
                 failure: None,
                 unavailable: Some((why.into(), install_of(why))),
             }],
+            vs_link: vec![],
         };
+        // On a page: a captioned table the page's reader keeps whole.
+        let blocks = crate::printed::blocks(&page_tables(&v));
+        assert_eq!(blocks.len(), 1, "{blocks:?}");
+        let crate::printed::Block::Table {
+            caption,
+            header,
+            rows,
+        } = &blocks[0]
+        else {
+            panic!("{blocks:?}")
+        };
+        assert!(caption
+            .as_deref()
+            .unwrap()
+            .starts_with("toll ffi: bytes per call"));
+        assert_eq!(header.len(), 8, "{header:?}");
+        assert_eq!(rows.len(), 1, "no legend in the table: {rows:?}");
         let text = render(&v);
         let row = text
             .lines()

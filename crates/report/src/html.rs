@@ -10,7 +10,7 @@
 //! function is the whole of its defence.
 
 use crate::models::{legend, models_table};
-use crate::plot::{is_load, Chart, LoadCharts, Scale};
+use crate::plot::{is_load, Chart, FfiCharts, LoadCharts, Scale};
 use crate::replicate_page;
 use crate::show::{
     config_row, family_reports, fit_lines, is_table_key, machine_rows, points_table,
@@ -221,7 +221,9 @@ pub fn run_section(h: &mut String, run: &Run, scale: Scale) {
     h.push_str("</ul>\n");
 
     let chart = Chart::for_run(run);
-    if chart.has_lines() {
+    if let Some(charts) = FfiCharts::for_run(run) {
+        ffi_figure(h, &charts, scale);
+    } else if chart.has_lines() {
         match chart.svg(scale) {
             Ok(svg) => {
                 let _ = write!(
@@ -272,6 +274,25 @@ pub fn run_section(h: &mut String, run: &Run, scale: Scale) {
         }
     }
     show_details(h, run);
+}
+
+/// `toll ffi`'s picture: α per binding as dots, above the t(n) lines.
+fn ffi_figure(h: &mut String, charts: &FfiCharts, scale: Scale) {
+    match charts.svg(scale) {
+        Ok(svg) => {
+            let _ = write!(
+                h,
+                "<figure>\n{svg}\n<figcaption>Above: each binding's α (the crossing) with its 95% CI on a log axis, and with <code>--vs-link</code> each runtime's round trip over its cheapest link; below: each binding's medians with their CIs and its fitted t(n).</figcaption>\n</figure>\n"
+            );
+        }
+        Err(e) => {
+            let _ = writeln!(
+                h,
+                "<p class=\"muted\">No plot: {}.</p>",
+                escape(&e.to_string())
+            );
+        }
+    }
 }
 
 /// The section's end: where the rest of the run is, as commands.

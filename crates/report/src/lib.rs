@@ -16,6 +16,7 @@ pub mod escape;
 pub mod exec;
 pub mod export;
 pub mod ffi;
+pub mod ffi_link;
 pub mod file;
 pub mod html;
 pub mod http;

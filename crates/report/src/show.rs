@@ -412,6 +412,12 @@ pub fn family_reports(run: &Run) -> Vec<(String, String)> {
             crate::replicate::render(&run.config),
         ));
     }
+    if run.family == "ffi" {
+        out.push((
+            "ffi".to_string(),
+            crate::ffi::page_tables(&crate::ffi::view_of_run(run)),
+        ));
+    }
     for s in &run.series {
         for p in &s.points {
             let Some(extra) = &p.extra else { continue };

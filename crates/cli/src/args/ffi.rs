@@ -39,10 +39,16 @@ pub struct FfiArgs {
     #[arg(long, default_value_t = 4096, value_name = "MIB",
           value_parser = clap::value_parser!(u64).range(1..=16_777_216))]
     pub max_mem: u64,
+    /// Beside each runtime's cheapest binding, the round trip of an empty
+    /// message to the same runtime's worker over its cheapest link (toll
+    /// transfer's, both ends on one core), and the ratio link ÷ call.
+    #[arg(long)]
+    pub vs_link: bool,
     /// Print the stored run as JSON on stdout instead of the table.
     #[arg(long)]
     pub json: bool,
-    /// Draw ns per call against bytes per call, one line per binding, to an SVG file.
+    /// Draw α per binding as dots with their CIs on a log axis, above ns per
+    /// call against bytes per call (a line per binding), to an SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
     #[command(flatten)]

@@ -62,6 +62,7 @@ fn config(a: &FfiArgs) -> anyhow::Result<FfiConfig> {
             time: BATCH_CEILING,
             mem_kb: a.max_mem * 1024,
         },
+        vs_link: a.vs_link,
     })
 }
 
@@ -71,6 +72,13 @@ fn dry(cfg: &FfiConfig, db: Option<&Path>) -> anyhow::Result<ExitCode> {
         db::check_name(p)?;
     }
     let series: Vec<String> = cfg.targets.iter().map(|t| t.label()).collect();
+    if cfg.vs_link {
+        let names: Vec<&str> = runtimes(cfg).iter().map(|r| r.name()).collect();
+        crate::say!(
+            "--vs-link: then each runtime's empty round trip over each of its links, both ends on one core ({})",
+            names.join(", ")
+        );
+    }
     let sizes: Vec<String> = cfg.sizes.iter().map(u64::to_string).collect();
     crate::say!(
         "would measure {} series ({}) at {} bytes per call, {} rounds each",
@@ -87,11 +95,38 @@ fn dry(cfg: &FfiConfig, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `--plot`: α per binding as dots above the t(n) lines, one SVG.
+fn draw(run: &toll_store::Run, path: &Path, scale: &str) -> anyhow::Result<()> {
+    let scale: toll_report::plot::Scale = scale.parse().map_err(usage)?;
+    let charts = toll_report::plot::FfiCharts::for_run(run).expect("an ffi run");
+    charts
+        .write(path, scale)
+        .map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", path.display()))?;
+    crate::tell!("plot written to {}", path.display());
+    Ok(())
+}
+
+/// The runtimes of the targets, in order, once each.
+fn runtimes(cfg: &FfiConfig) -> Vec<Runtime> {
+    let mut out: Vec<Runtime> = Vec::new();
+    for t in &cfg.targets {
+        if !out.contains(&t.runtime) {
+            out.push(t.runtime);
+        }
+    }
+    out
+}
+
 fn measure(cfg: FfiConfig, a: &FfiArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     let store = db::open(db)?;
     crate::stop::install();
-    let mut progress =
-        Progress::new((cfg.targets.len() * cfg.sizes.len()) as u64 * u64::from(cfg.engine.trials));
+    // --vs-link adds a trial per link a round for each runtime.
+    let links: usize = match cfg.vs_link {
+        true => runtimes(&cfg).iter().map(|r| r.transports().len()).sum(),
+        false => 0,
+    };
+    let trials = (cfg.targets.len() * cfg.sizes.len() + links) as u64;
+    let mut progress = Progress::new(trials * u64::from(cfg.engine.trials));
     let outcome = ffi::run(&cfg, &store, &mut progress, &crate::stop::STOP);
     progress.finish();
     let outcome = outcome?;
@@ -113,8 +148,7 @@ fn measure(cfg: FfiConfig, a: &FfiArgs, db: Option<&Path>) -> anyhow::Result<Exi
         _ => drop(out),
     }
     if let Some(path) = &a.plot {
-        let chart = toll_report::plot::Chart::for_run(&run);
-        super::plot::draw(path, chart, &a.scale.plot_scale)?;
+        draw(&run, path, &a.scale.plot_scale)?;
     }
     match outcome.error {
         Some(e) => Err(anyhow::anyhow!(

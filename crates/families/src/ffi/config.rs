@@ -35,6 +35,8 @@ pub struct FfiConfig {
     /// Per command sent to a worker: a batch that takes longer, or a worker
     /// that grows more, is stopped and its point failed.
     pub ceiling: Ceiling,
+    /// `--vs-link`: each runtime's cheapest binding beside its cheapest link.
+    pub vs_link: bool,
 }
 
 /// Why a run could not start, or stopped.
@@ -44,6 +46,8 @@ pub enum FfiError {
     Peer(#[from] PeerError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error(transparent)]
+    Link(#[from] crate::transfer::TransferError),
 }
 
 /// One size of a series: ns per call over its trials, or why it failed.
@@ -72,6 +76,8 @@ pub struct FfiOutcome {
     pub run_id: i64,
     pub status: RunStatus,
     pub series: Vec<FfiSeries>,
+    /// `--vs-link`'s rows, one per runtime (empty without it).
+    pub vs_link: Vec<toll_report::ffi_link::VsLinkRow>,
     /// Why the run stopped early, if it did.
     pub error: Option<FfiError>,
 }

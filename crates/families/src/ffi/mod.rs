@@ -19,6 +19,7 @@ use toll_store::{NewRun, Point, PointStatus, RunStatus, Store};
 mod config;
 pub mod report;
 mod sweep;
+mod vs_link;
 
 pub use config::*;
 use sweep::Sweep;
@@ -71,7 +72,7 @@ pub fn run(
     let run_id = store.begin_run(&NewRun {
         family: "ffi".into(),
         config: json!({
-            "sizes": cfg.sizes, "engine": cfg.engine,
+            "sizes": cfg.sizes, "engine": cfg.engine, "vs_link": cfg.vs_link,
             "targets": cfg.targets.iter().map(FfiTarget::label).collect::<Vec<_>>(),
         }),
         env,
@@ -101,6 +102,15 @@ pub fn run(
             }
         }
     }
+    let mut vs_link = Vec::new();
+    if cfg.vs_link && error.is_none() && !stop.load(Ordering::Relaxed) {
+        match vs_link::measure(
+            cfg, store, observer, stop, run_id, &cpu_model, &series, &prepared,
+        ) {
+            Ok(rows) => vs_link = rows,
+            Err(e) => error = Some(e),
+        }
+    }
     let interrupted = stop.load(Ordering::Relaxed);
     let measured = series
         .iter()
@@ -125,6 +135,7 @@ pub fn run(
         run_id,
         status,
         series,
+        vs_link,
         error,
     })
 }

@@ -11,6 +11,7 @@ pub fn view(cfg: &FfiConfig, outcome: &FfiOutcome) -> FfiView {
         sizes: cfg.sizes.clone(),
         trials: cfg.engine.trials,
         series: outcome.series.iter().map(series).collect(),
+        vs_link: outcome.vs_link.clone(),
     }
 }
 

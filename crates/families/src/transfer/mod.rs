@@ -207,6 +207,81 @@ pub fn run(
     })
 }
 
+/// The links `toll ffi --vs-link` measured for one run: each peer's series
+/// (one point, no items), and why a peer measured nothing.
+#[derive(Debug, Default)]
+pub struct SmallestTrips {
+    pub series: Vec<SeriesResult>,
+    pub failed: Vec<(Runtime, String)>,
+}
+
+/// Each of `peers`' round trip of the smallest message (no items) over
+/// every transport it speaks, toll and the peer pinned to one core, with
+/// this family's sweep, stored as series of another family's run `run_id`
+/// (`toll ffi --vs-link`, which sets it beside a call inside one process).
+/// A peer that fails ends its own series only, as in [`run`].
+#[allow(clippy::too_many_arguments)]
+pub fn smallest_round_trips(
+    peers: Vec<(Runtime, Launch)>,
+    engine_cfg: &toll_measure::EngineConfig,
+    store: &Store,
+    run_id: i64,
+    cpu_model: &str,
+    observer: &mut dyn Observer,
+    stop: &AtomicBool,
+) -> Result<SmallestTrips, TransferError> {
+    let cfg = TransferConfig {
+        sizes: vec![0],
+        peers: peers.iter().map(|(r, _)| *r).collect(),
+        transports: None,
+        pin: Pin::Same,
+        spin: false,
+        engine: engine_cfg.clone(),
+        ci_target: None,
+        max_time: std::time::Duration::ZERO,
+        far: None,
+    };
+    let pairs = plan(&cfg)?;
+    let placement = Placement::choose(Pin::Same)?;
+    let engine = Engine::new(cfg.engine.clone());
+    let scratch =
+        toll_peers::scratch::path(&format!("vs-link-{run_id}")).map_err(TransferError::Scratch)?;
+    std::fs::create_dir_all(&scratch).map_err(TransferError::Scratch)?;
+    let mut sweep = Sweep {
+        cfg: &cfg,
+        store,
+        run_id,
+        engine: &engine,
+        placement,
+        scratch: &scratch,
+        observer,
+        stop,
+        results: vec![],
+        cpu_model,
+        link: None,
+    };
+    let mut failed = Vec::new();
+    let mut result = Ok(());
+    for (runtime, launch) in peers {
+        let transports: Vec<Transport> = pairs
+            .iter()
+            .filter(|(r, _)| *r == runtime)
+            .map(|(_, t)| *t)
+            .collect();
+        match sweep.peer(runtime, launch, &transports) {
+            Ok(()) => {}
+            Err(e @ TransferError::Peer(_)) => failed.push((runtime, e.to_string())),
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    let series = std::mem::take(&mut sweep.results);
+    let _ = std::fs::remove_dir_all(&scratch);
+    result.map(|()| SmallestTrips { series, failed })
+}
+
 /// The one-line summary `toll runs` shows: the lowest α and β among the
 /// series' stored decisions that can be told from 0.
 pub fn summary_line(series: &[SeriesResult]) -> String {

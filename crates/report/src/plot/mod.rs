@@ -20,7 +20,8 @@
 //!   they are drawn as latency by percentile ([`latency`]) and requests per
 //!   second over time ([`rate`]), from the stored run by [`load`].
 //! - **Dot plots** ([`dots`]): figures of different kinds side by side on
-//!   a log axis, the original's beside this machine's (`toll replicate`).
+//!   a log axis, the original's beside this machine's (`toll replicate`);
+//!   `toll ffi`'s α per binding above its t(n) lines ([`ffi`]).
 //! - **Scaling** ([`scaling`]): a cost per unit against N on log–log axes,
 //!   a line per runtime (E2's spawn and ring); **servers** ([`servers`]):
 //!   requests per second per server with CIs (E5's comparison).
@@ -29,6 +30,7 @@ pub mod axis;
 mod canvas;
 mod chart;
 pub mod dots;
+pub mod ffi;
 pub mod latency;
 pub mod load;
 pub mod rate;
@@ -43,6 +45,7 @@ pub use canvas::PlotError;
 use canvas::{err, Ticked, FONT, WIDTH};
 pub use chart::Chart;
 pub use dots::{DotChart, DotGroup, DotRow};
+pub use ffi::FfiCharts;
 pub use load::{is_load, LoadCharts};
 pub use series::{plot_series_from_run, Knee, Model, PlotPoint, PlotSeries};
 pub use style::PALETTE;
