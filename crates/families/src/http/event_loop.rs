@@ -18,8 +18,8 @@
 //! epoll's millisecond timeout would send a request due sooner late.
 
 use super::coalesce::Coalesce;
-use super::lowat::{set_lowat, wake_after};
 pub use super::loop_plan::{Counter, LoopPlan, RateShare};
+use super::lowat::{set_lowat, wake_after};
 use super::response::{feed_carried, Parser, Response};
 use super::schedule::{Schedule, Send};
 use super::stamp;
