@@ -5,16 +5,18 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use std::io::{self, Read};
+use std::io::{self, BufRead, Read};
 use toll_peers::frame::{self, Kind, Status, REPLY_LEN, REQUEST_HEADER, REQUEST_MAGIC};
 use toll_peers::serve::{serve, Fault, Served};
 
-/// A reader that hands out at most `step` bytes per read and is
-/// interrupted (EINTR) before every other read, as a pipe may be.
+/// A buffered reader whose every read of the stream below gets at most
+/// `step` bytes and every other read is interrupted (EINTR), as a pipe's
+/// may be: `window` is what the last read got and is not consumed yet.
 struct Trickle<'a> {
     data: &'a [u8],
     step: usize,
     interrupt: bool,
+    window: usize,
 }
 
 impl Read for Trickle<'_> {
@@ -27,6 +29,24 @@ impl Read for Trickle<'_> {
         buf[..n].copy_from_slice(&self.data[..n]);
         self.data = &self.data[n..];
         Ok(n)
+    }
+}
+
+impl BufRead for Trickle<'_> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.window == 0 {
+            self.interrupt = !self.interrupt;
+            if self.interrupt {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            self.window = self.step.min(self.data.len());
+        }
+        Ok(&self.data[..self.window])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.data = &self.data[n..];
+        self.window -= n;
     }
 }
 
@@ -91,6 +111,7 @@ fuzz_target!(|data: &[u8]| {
         data,
         step,
         interrupt: false,
+        window: 0,
     };
     let mut out = Vec::new();
     let got = serve(&mut trickle, &mut out, Fault::None);

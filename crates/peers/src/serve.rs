@@ -40,6 +40,20 @@ impl Fault {
     }
 }
 
+/// `input`'s buffered bytes, read again when a signal interrupted the read
+/// (EINTR, as a pipe's may be); empty at the end of the stream.
+fn fill(input: &mut dyn BufRead) -> io::Result<&[u8]> {
+    loop {
+        match input.fill_buf() {
+            Ok(_) => break,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    // Filled: this returns what is buffered without reading again.
+    input.fill_buf()
+}
+
 /// Consume `count` i32 items from `input` and return their sum, summing
 /// each piece where `input` holds it (in place in a shared-memory ring) and
 /// carrying an item split between two pieces over to the next.
@@ -48,7 +62,7 @@ fn sum_items(input: &mut dyn BufRead, count: u32) -> io::Result<i64> {
     let mut sum = 0i64;
     let (mut part, mut have) = ([0u8; 4], 0usize);
     while left > 0 {
-        let buf = input.fill_buf()?;
+        let buf = fill(input)?;
         if buf.is_empty() {
             return Err(io::ErrorKind::UnexpectedEof.into());
         }
@@ -80,7 +94,7 @@ fn header(input: &mut dyn BufRead) -> io::Result<Option<[u8; REQUEST_HEADER]>> {
     let mut h = [0u8; REQUEST_HEADER];
     let mut got = 0;
     while got < REQUEST_HEADER {
-        let buf = input.fill_buf()?;
+        let buf = fill(input)?;
         if buf.is_empty() {
             if got == 0 {
                 return Ok(None);
