@@ -65,7 +65,7 @@ fn nginx_small_and_large_files_with_abs_report() {
     );
     let run = export_json(&s, "last");
     assert_eq!(run["status"], "complete");
-    assert_eq!(run["config"]["coalesce_ns"], 50_000, "naps by default");
+    assert_eq!(run["config"]["coalesce_ns"], 100_000, "naps by default");
     let hist = run["series"][0]["points"][0]["extra"]["latency_ns_histogram"]
         .as_array()
         .unwrap();

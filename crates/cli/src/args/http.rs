@@ -244,11 +244,11 @@ pub struct LoadArgs {
           value_parser = short_time_up_to(Duration::from_millis(10), SPIN_IS_SHORT))]
     pub spin: Option<Duration>,
     /// With requests in flight and none answered yet, nap on a timer for up
-    /// to this long (default 50us; at most an eighth of the recent latency,
-    /// 10us where the kernel does not stamp answers' arrival) instead of
-    /// being woken by each answer: the server's core is spared a wake-up
-    /// per answer. 0 turns it off (HTTP/1.1 on http:// without
-    /// --rate or --spin).
+    /// to this long (default 100us; longer than an eighth of the recent
+    /// latency only where trying showed the server absorbs it, 10us where
+    /// the kernel does not stamp answers' arrival) instead of being woken
+    /// by each answer: the server's core is spared a wake-up per answer. 0
+    /// turns it off (HTTP/1.1 on http:// without --rate or --spin).
     #[arg(long, value_name = "TIME", value_parser = checked(coalesce))]
     pub coalesce: Option<Duration>,
 }

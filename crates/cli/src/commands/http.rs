@@ -16,7 +16,7 @@ use toll_report::plot::{LoadCharts, Scale};
 
 /// --coalesce when not given (10 µs while answers come without the
 /// kernel's arrival stamps).
-const DEFAULT_COALESCE: Duration = Duration::from_micros(50);
+const DEFAULT_COALESCE: Duration = Duration::from_micros(100);
 
 /// A p99 send lag (ms) past which the corrected latencies say as much about
 /// toll as about the server.
@@ -104,7 +104,7 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
     })
 }
 
-/// --coalesce: 50 µs unless given; off where naps do not apply, and an
+/// --coalesce: 100 µs unless given; off where naps do not apply, and an
 /// error where the user asked for them there.
 fn coalesce(a: &LoadArgs, target: &Target, rate: bool, spin: Duration) -> anyhow::Result<Duration> {
     let applies = !(target.tls || a.http2 || rate || !spin.is_zero());

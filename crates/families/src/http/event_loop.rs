@@ -96,11 +96,12 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::R
         progress,
         backoffs: 0,
         scratch: vec![0u8; READ_BUF].into_boxed_slice(),
-        coalesce: Coalesce::new(if plan.connections >= 2 && plan.rate.is_none() {
-            plan.coalesce
-        } else {
-            Duration::ZERO
-        }),
+        coalesce: Coalesce::new(
+            Some(plan.coalesce)
+                .filter(|_| plan.connections >= 2 && plan.rate.is_none())
+                .unwrap_or_default(),
+            plan.connections,
+        ),
     };
     if !plan.coalesce.is_zero() || plan.rate.is_some() {
         // Naps of microseconds and sends on their slots: without this a
