@@ -121,7 +121,7 @@ impl Fingerprint {
             busy_fraction,
             busiest,
             // After the busy window, so its own threads do not count as busy.
-            wakeup: crate::wakeup::probe(),
+            wakeup: crate::wakeup::probe_reused(),
             ..fingerprint
         }
     }

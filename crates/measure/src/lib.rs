@@ -24,6 +24,7 @@
 #![warn(missing_docs)]
 
 pub mod bootstrap;
+pub mod cache;
 pub mod change;
 pub mod clock;
 pub mod decision;

@@ -146,9 +146,12 @@ pub fn machine_rows(e: &Fingerprint) -> Vec<(String, String)> {
         rows.push((
             "wake-up".into(),
             format!(
-                "{} on one core, {} across cores (a pipe round trip between two threads)",
+                "{} on one core, {} across cores (a pipe round trip between two threads{})",
                 fmt_ns(w.same_core_ns),
-                w.cross_core_ns.map(fmt_ns).unwrap_or_else(|| "–".into())
+                w.cross_core_ns.map(fmt_ns).unwrap_or_else(|| "–".into()),
+                w.probed_at
+                    .map(|t| format!(", probed {}", toll_store::rfc3339(t as i64)))
+                    .unwrap_or_default()
             ),
         ));
     }

@@ -216,6 +216,7 @@ fn a_run_with_the_checks_and_the_probe_matches_the_schema() {
     r.env.wakeup = Some(toll_measure::wakeup::WakeUp {
         same_core_ns: 5100.0,
         cross_core_ns: Some(48_000.0),
+        probed_at: Some(1_764_000_000),
     });
     let mut out = Vec::new();
     exporter(Format::Json).export(&r, &mut out).unwrap();
@@ -224,6 +225,7 @@ fn a_run_with_the_checks_and_the_probe_matches_the_schema() {
     check(&schema, &schema["$defs"], &v, "$");
     assert!(v["series"][0]["fit"]["check"]["piecewise"]["break_n"].is_number());
     assert_eq!(v["env"]["wakeup"]["cross_core_ns"], 48_000.0);
+    assert_eq!(v["env"]["wakeup"]["probed_at"], 1_764_000_000u64);
     let back: Run = serde_json::from_value(v).unwrap();
     assert_eq!(back.series[0].fit, r.series[0].fit);
 }

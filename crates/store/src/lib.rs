@@ -24,6 +24,7 @@ mod time;
 pub mod upgrade;
 
 pub use error::StoreError;
+pub use time::rfc3339;
 
 /// `rustc --version` of the compiler that built toll (empty when it could
 /// not be asked), stored with a run whose Rust code it compiled.

@@ -7,12 +7,7 @@ use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 /// Where built workers are cached: `$TOLL_CACHE_DIR`, else `<cache dir>/toll`.
-pub fn cache_dir() -> PathBuf {
-    std::env::var_os("TOLL_CACHE_DIR")
-        .map(PathBuf::from)
-        .or_else(|| dirs::cache_dir().map(|d| d.join("toll")))
-        .unwrap_or_else(|| std::env::temp_dir().join("toll-cache"))
-}
+pub use toll_measure::cache::cache_dir;
 
 /// A cache directory keyed by the sources and the toolchain's version.
 pub(super) fn keyed_dir(kind: &str, parts: &[&str]) -> PathBuf {
