@@ -708,10 +708,6 @@ fn user_mistakes_and_unreachable_servers_are_one_line_errors() {
             vec!["--coalesce", "10us", "--spin", "5us", "http://127.0.0.1/"],
             "without --rate or --spin",
         ),
-        (
-            vec!["--coalesce", "10us", "https://127.0.0.1/"],
-            "plain HTTP/1.1",
-        ),
         (vec!["-x", "http://127.0.0.1/"], "toll http --help"),
         (
             vec!["http://no-such-host.invalid/"],

@@ -248,7 +248,7 @@ pub struct LoadArgs {
     /// latency only where trying showed the server absorbs it, 10us where
     /// the kernel does not stamp answers' arrival) instead of being woken
     /// by each answer: the server's core is spared a wake-up per answer. 0
-    /// turns it off (HTTP/1.1 on http:// without --rate or --spin).
+    /// turns it off (without --rate or --spin).
     #[arg(long, value_name = "TIME", value_parser = checked(coalesce))]
     pub coalesce: Option<Duration>,
 }

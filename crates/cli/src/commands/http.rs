@@ -76,7 +76,7 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
             "--spin works on plain HTTP/1.1 (http:// without --http2): drop it",
         ));
     }
-    let coalesce = coalesce(a, &target, rate.is_some(), spin)?;
+    let coalesce = coalesce(a, rate.is_some(), spin)?;
     if a.content_type.is_some() && body.is_none() {
         return Err(usage("-T sets the body's type: give the body with -p FILE"));
     }
@@ -106,8 +106,8 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
 
 /// --coalesce: 100 µs unless given; off where naps do not apply, and an
 /// error where the user asked for them there.
-fn coalesce(a: &LoadArgs, target: &Target, rate: bool, spin: Duration) -> anyhow::Result<Duration> {
-    let applies = !(target.tls || a.http2 || rate || !spin.is_zero());
+fn coalesce(a: &LoadArgs, rate: bool, spin: Duration) -> anyhow::Result<Duration> {
+    let applies = !rate && spin.is_zero();
     let Some(d) = a.coalesce else {
         return Ok(if applies {
             DEFAULT_COALESCE
@@ -120,7 +120,7 @@ fn coalesce(a: &LoadArgs, target: &Target, rate: bool, spin: Duration) -> anyhow
     }
     if !applies {
         return Err(usage(
-            "--coalesce works on plain HTTP/1.1 without --rate or --spin (http://, no --http2): drop it",
+            "--coalesce works without --rate or --spin (a closed loop that sleeps between answers): drop it",
         ));
     }
     Ok(d)

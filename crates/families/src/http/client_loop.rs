@@ -6,15 +6,25 @@
 //! the thread: counts go to this loop's Stats and progress is one relaxed
 //! store.
 //!
+//! As in event_loop, an answer's end is the kernel's arrival stamp
+//! (SO_TIMESTAMPNS): of the last read on its connection when the answer was
+//! complete, so at or after its last byte came and never after toll saw it.
+//! And as there, with requests in flight and no task ready the runtime
+//! naps before it parks (`coalesce`, from tokio's park hook), so answers
+//! that arrive meanwhile are taken together.
+//!
 //! Why `h2` and not hyper's HTTP/2 client: hyper hands each request to its
 //! connection task over a channel and spawns one more task per request to
 //! carry the answer back, so a request cost three task wake-ups; here a
 //! client opens its stream itself and the connection task wakes it when
 //! the answer is in.
 
+use super::client_io::{Arrival, Counted, End, Naps, Since};
+use super::coalesce::Coalesce;
 use super::event_loop::{Counter, LoopPlan};
 use super::request::Template;
 use super::schedule::{Schedule, Send};
+use super::stamp;
 use super::stats::{Answered, Stats};
 use super::tls::{self, TlsSetup};
 use bytes::Bytes;
@@ -23,13 +33,12 @@ use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
 use std::cell::{Cell, RefCell};
 use std::io;
-use std::pin::Pin;
+use std::os::fd::AsRawFd;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 use tokio::sync::Mutex;
 
@@ -48,10 +57,22 @@ pub struct ClientPlan {
 /// Run one loop to its end (the deadline, the request count, or a stop);
 /// requests still in flight then are not counted.
 pub fn run(plan: &ClientPlan, stop: &AtomicBool, progress: &Counter) -> io::Result<Stats> {
+    let c = &plan.common;
+    let most = Some(c.coalesce)
+        .filter(|_| c.connections >= 2 && c.rate.is_none())
+        .unwrap_or_default();
+    let naps = Arc::new(Naps::new(Coalesce::new(most, c.connections)));
+    if !most.is_zero() || c.rate.is_some() {
+        let _ = nix::sys::prctl::set_timerslack(1);
+    }
+    let (park, unpark) = (naps.clone(), naps.clone());
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        .on_thread_park(move || park.before_park())
+        .on_thread_unpark(move || unpark.after_unpark())
         .build()?;
     let shared = Rc::new(Shared {
+        naps,
         plan: plan.clone(),
         stats: RefCell::new(plan.common.stats()),
         issued: Cell::new(0),
@@ -109,17 +130,17 @@ pub fn run(plan: &ClientPlan, stop: &AtomicBool, progress: &Counter) -> io::Resu
 type Slot = Mutex<Option<Sender>>;
 
 enum Sender {
-    H1(http1::SendRequest<Full<Bytes>>),
+    H1(http1::SendRequest<Full<Bytes>>, Arrival),
     /// An HTTP/2 connection's handle, and whether its connection task has
     /// ended (h2's handle cannot tell until a request fails).
-    H2(h2::client::SendRequest<Bytes>, Rc<Cell<bool>>),
+    H2(h2::client::SendRequest<Bytes>, Rc<Cell<bool>>, Arrival),
 }
 
 impl Sender {
     fn is_closed(&self) -> bool {
         match self {
-            Sender::H1(s) => s.is_closed(),
-            Sender::H2(_, closed) => closed.get(),
+            Sender::H1(s, _) => s.is_closed(),
+            Sender::H2(_, closed, _) => closed.get(),
         }
     }
 }
@@ -142,7 +163,9 @@ enum Lost {
 
 impl Answer {
     /// The status and the headers read from a response's head.
-    fn head(head: &http::response::Parts, want_server: bool) -> Answer {
+    /// `since`: the connection's arrival stamps and when the request was
+    /// written (a stamp from before it is of an earlier read).
+    fn head(head: &http::response::Parts, want_server: bool, since: Since) -> Answer {
         Answer {
             status: head.status.as_u16(),
             server: want_server
@@ -154,13 +177,14 @@ impl Answer {
                 .headers
                 .get(http::header::CONNECTION)
                 .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"close")),
-            first_byte: Instant::now(),
+            first_byte: since.end(Instant::now()).0,
             body_len: 0,
         }
     }
 }
 
 struct Shared {
+    naps: Arc<Naps>,
     plan: ClientPlan,
     stats: RefCell<Stats>,
     issued: Cell<u64>,
@@ -170,7 +194,8 @@ struct Shared {
 
 /// How one request ended.
 enum Outcome {
-    Done(Answered),
+    /// The answer, and whether its end is the kernel's stamp.
+    Done((Answered, bool)),
     /// Could not connect (refused, TLS or HTTP/2 handshake failed).
     ConnectFailed,
     /// A reused connection was closed before the answer: open a new one and
@@ -228,7 +253,11 @@ impl Shared {
         {
             let mut st = self.stats.borrow_mut();
             match outcome {
-                Ok(Outcome::Done(a)) => st.record(a, self.plan.common.variable_length),
+                Ok(Outcome::Done((a, stamped))) => {
+                    let latency = a.end.saturating_duration_since(a.intended);
+                    self.naps.lock().0.answered(latency, stamped);
+                    st.record(a, self.plan.common.variable_length);
+                }
                 Ok(Outcome::ConnectFailed) => st.fail_connect += 1,
                 Ok(Outcome::Stale | Outcome::ReceiveFailed) => st.fail_receive += 1,
                 Err(_) => {
@@ -268,7 +297,9 @@ impl Shared {
                 connected = Instant::now();
             }
             let sender = match guard.as_mut() {
-                Some(Sender::H2(s, closed)) => Sender::H2(s.clone(), closed.clone()),
+                Some(Sender::H2(s, closed, at)) => {
+                    Sender::H2(s.clone(), closed.clone(), at.clone())
+                }
                 _ => guard.take().expect("a sender was just made"),
             };
             (sender, fresh)
@@ -277,9 +308,15 @@ impl Shared {
         let want_server = self.stats.borrow().doc_len.is_none();
         // An HTTP/1.1 sender goes back to its slot after use; an HTTP/2
         // one is this request's own handle, used up by it.
-        let (answer, back) = match sender {
-            Sender::H1(mut s) => (self.exchange_h1(&mut s, want_server).await, Some(s)),
-            Sender::H2(s, _) => (self.exchange_h2(s, want_server).await, None),
+        let (answer, back, arrival) = match sender {
+            Sender::H1(mut s, at) => {
+                let a = self.exchange_h1(&mut s, want_server, (&at, written)).await;
+                (a, Some(s), at)
+            }
+            Sender::H2(s, _, at) => {
+                let a = self.exchange_h2(s, want_server, (&at, written)).await;
+                (a, None, at)
+            }
         };
         let Answer {
             status,
@@ -292,27 +329,30 @@ impl Shared {
             Err(Lost::Send) if !fresh => return Outcome::Stale,
             Err(_) => return Outcome::ReceiveFailed,
         };
-        let end = Instant::now();
+        let (end, stamped) = (&arrival, written).end(Instant::now());
         let keep = self.plan.common.keep_alive && !closes;
         if let (true, Some(s)) = (keep, back) {
-            *slot.lock().await = Some(Sender::H1(s));
+            *slot.lock().await = Some(Sender::H1(s, arrival));
         } else if !keep {
             *slot.lock().await = None;
         }
-        Outcome::Done(Answered {
-            status,
-            body_len,
-            server,
-            keep,
-            reused: !fresh,
-            intended: send.intended,
-            lag: send.lag,
-            started,
-            connected,
-            written,
-            first_byte,
-            end,
-        })
+        Outcome::Done((
+            Answered {
+                status,
+                body_len,
+                server,
+                keep,
+                reused: !fresh,
+                intended: send.intended,
+                lag: send.lag,
+                started,
+                connected,
+                written,
+                first_byte: first_byte.min(end),
+                end,
+            },
+            stamped,
+        ))
     }
 
     /// A new connection: TCP, then TLS if https, then the HTTP handshake.
@@ -321,12 +361,17 @@ impl Shared {
             .await
             .map_err(drop)?;
         let _ = tcp.set_nodelay(true);
+        let arrival = Arrival::default();
         let io = Counted {
+            fd: tcp.as_raw_fd(),
+            stamped: stamp::enable(tcp.as_raw_fd()),
+            opened: Instant::now(),
+            arrival: arrival.clone(),
             inner: tcp,
             read: self.read_bytes.clone(),
         };
         match &self.plan.tls {
-            None => self.handshake(io).await,
+            None => self.handshake(io, arrival).await,
             Some(t) => {
                 let connector = tokio_rustls::TlsConnector::from(t.config.clone());
                 let stream = connector
@@ -342,12 +387,12 @@ impl Shared {
                         st.tls = Some(tls::describe(stream.get_ref().1));
                     }
                 }
-                self.handshake(stream).await
+                self.handshake(stream, arrival).await
             }
         }
     }
 
-    async fn handshake<S>(&self, io: S) -> Result<Sender, ()>
+    async fn handshake<S>(&self, io: S, arrival: Arrival) -> Result<Sender, ()>
     where
         S: AsyncRead + AsyncWrite + Unpin + 'static,
     {
@@ -369,12 +414,12 @@ impl Shared {
                 let _ = conn.await;
                 ended.set(true);
             });
-            Ok(Sender::H2(s, closed))
+            Ok(Sender::H2(s, closed, arrival))
         } else {
             let io = TokioIo::new(io);
             let (s, conn) = http1::handshake(io).await.map_err(drop)?;
             tokio::task::spawn_local(conn);
-            Ok(Sender::H1(s))
+            Ok(Sender::H1(s, arrival))
         }
     }
 
@@ -383,6 +428,7 @@ impl Shared {
         &self,
         s: &mut http1::SendRequest<Full<Bytes>>,
         want_server: bool,
+        since: Since<'_>,
     ) -> Result<Answer, Lost> {
         s.ready().await.map_err(|_| Lost::Send)?;
         let response = s
@@ -390,7 +436,7 @@ impl Shared {
             .await
             .map_err(|_| Lost::Send)?;
         let (head, mut body) = response.into_parts();
-        let mut answer = Answer::head(&head, want_server);
+        let mut answer = Answer::head(&head, want_server, since);
         while let Some(frame) = body.frame().await {
             let f = frame.map_err(|_| Lost::Receive)?;
             answer.body_len += f.data_ref().map_or(0, |d| d.len() as u64);
@@ -404,6 +450,7 @@ impl Shared {
         &self,
         s: h2::client::SendRequest<Bytes>,
         want_server: bool,
+        since: Since<'_>,
     ) -> Result<Answer, Lost> {
         let mut ready = s.ready().await.map_err(|_| Lost::Send)?;
         let (head, body) = self.plan.template.h2_request();
@@ -415,64 +462,12 @@ impl Shared {
         }
         let response = response.await.map_err(|_| Lost::Send)?;
         let (head, mut body) = response.into_parts();
-        let mut answer = Answer::head(&head, want_server);
+        let mut answer = Answer::head(&head, want_server, since);
         while let Some(data) = body.data().await {
             let data = data.map_err(|_| Lost::Receive)?;
             answer.body_len += data.len() as u64;
             let _ = body.flow_control().release_capacity(data.len());
         }
         Ok(answer)
-    }
-}
-
-/// A socket that counts the bytes read from it (ab's Total transferred).
-struct Counted {
-    inner: TcpStream,
-    read: Rc<Cell<u64>>,
-}
-
-impl AsyncRead for Counted {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let before = buf.filled().len();
-        let r = Pin::new(&mut self.inner).poll_read(cx, buf);
-        if let Poll::Ready(Ok(())) = r {
-            let n = (buf.filled().len() - before) as u64;
-            self.read.set(self.read.get() + n);
-        }
-        r
-    }
-}
-
-impl AsyncWrite for Counted {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.inner.is_write_vectored()
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
     }
 }

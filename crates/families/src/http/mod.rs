@@ -5,6 +5,7 @@
 //! (stats); the run is stored like every family.
 
 pub mod agents;
+mod client_io;
 pub mod client_loop;
 pub mod coalesce;
 pub mod compare;
