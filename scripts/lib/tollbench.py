@@ -90,20 +90,23 @@ def build_pingpong():
 def build_memcpy():
     """Compile the memcpy reference (scripts/reference/memcpy.c) to target/memcpy."""
     os.makedirs(os.path.dirname(MEMCPY), exist_ok=True)
-    subprocess.run(["cc", "-O2", "-o", MEMCPY, os.path.join(REFERENCE, "memcpy.c")], check=True)
+    workers_c = os.path.join(ROOT, "workers", "c")
+    subprocess.run(["cc", "-O2", "-I", workers_c, "-o", MEMCPY, os.path.join(REFERENCE, "memcpy.c"),
+                    os.path.join(workers_c, "wire.c")], check=True)
 
 
-def memcpy_argv(sizes, trials, batch_ms=10, warmup_ms=100, pin="same"):
+def memcpy_argv(sizes, trials, batch_ms=10, warmup_ms=100, pin="same", op="copy"):
     """The memcpy reference's command line: each of `sizes` bytes copied
-    `trials` batches of about `batch_ms`, on one core with pin "same"."""
+    `trials` batches of about `batch_ms`, on one core with pin "same";
+    op "copy+sum": each copy then summed as the C worker sums a frame."""
     return [MEMCPY, "--bytes", ",".join(str(b) for b in sizes), "--trials", str(trials),
-            "--batch-ms", str(batch_ms), "--warmup-ms", str(warmup_ms), "--pin", pin]
+            "--batch-ms", str(batch_ms), "--warmup-ms", str(warmup_ms), "--pin", pin, "--op", op]
 
 
-def memcpy(sizes, trials, batch_ms=10, warmup_ms=100, pin="same"):
+def memcpy(sizes, trials, batch_ms=10, warmup_ms=100, pin="same", op="copy"):
     """Run the memcpy reference; its JSON, parsed (per_copy_ns per size, one
     per trial)."""
-    out = subprocess.run(memcpy_argv(sizes, trials, batch_ms, warmup_ms, pin),
+    out = subprocess.run(memcpy_argv(sizes, trials, batch_ms, warmup_ms, pin, op),
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 

@@ -4,8 +4,13 @@
    shared region is, so a message that fits in the cache stays there.
 
    usage: memcpy --bytes N[,N...] --trials T [--batch-ms MS] [--warmup-ms MS] [--pin same|none]
-   prints: {"pin":..,"cpu":C,"bytes":[N,...],"per_copy_ns":[[t1,...],...],"ns_per_byte":[...]}
-   build: cc -O2
+                 [--op copy|copy+sum]
+   prints: {"pin":..,"cpu":C,"op":..,"bytes":[N,...],"per_copy_ns":[[t1,...],...],"ns_per_byte":[...]}
+   build: cc -O2 -I workers/c memcpy.c workers/c/wire.c
+   --op copy+sum: each copy is followed by the C worker's own exact sum of
+   the copy's int32 items (wire.c's sum_items), which is what one crossing
+   of the shared-memory ring must do at least: the sender's copy into the
+   ring, then the peer's read of every item where it lies.
    --pin same (the default): on the first CPU this process may run on, the
    CPU `toll transfer --pin same` puts both its ends on; none: left to the
    scheduler. Per size, after a warm-up (--warmup-ms, default 100), each of
@@ -20,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "wire.h"
 
 #define MOST_SIZES 256
 
@@ -56,6 +62,18 @@ static void copies(char *dst, const char *src, size_t n, long k) {
     }
 }
 
+/* As copies, each copy then summed where it lies; the sums go to `sink`. */
+static volatile int64_t sink;
+static void copies_summed(char *dst, const char *src, size_t n, long k) {
+    int64_t total = 0;
+    for (long i = 0; i < k; i++) {
+        memcpy(dst, src, n);
+        __asm__ volatile("" : : "r"(dst), "r"(src) : "memory");
+        total += sum_items((const uint8_t *)dst, n / 4);
+    }
+    sink = total;
+}
+
 static int by_value(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -64,7 +82,7 @@ static int by_value(const void *a, const void *b) {
 int main(int argc, char **argv) {
     long sizes[MOST_SIZES], n_sizes = 0, trials = 10;
     double batch_ms = 10, warmup_ms = 100;
-    const char *pin = "same";
+    const char *pin = "same", *op = "copy";
     for (int i = 1; i < argc; i += 2) {
         if (i + 1 == argc) { fprintf(stderr, "memcpy: %s needs a value\n", argv[i]); return 2; }
         if (!strcmp(argv[i], "--bytes")) {
@@ -81,12 +99,16 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--batch-ms")) batch_ms = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--warmup-ms")) warmup_ms = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--pin")) pin = argv[i + 1];
+        else if (!strcmp(argv[i], "--op")) op = argv[i + 1];
         else { fprintf(stderr, "memcpy: unknown option %s\n", argv[i]); return 2; }
     }
     if (n_sizes == 0 || trials < 1 || batch_ms <= 0 || warmup_ms < 0) {
         fprintf(stderr, "usage: memcpy --bytes N[,N...] --trials T [--batch-ms MS] [--warmup-ms MS] [--pin same|none]\n");
         return 2;
     }
+    void (*run)(char *, const char *, size_t, long) = copies;
+    if (!strcmp(op, "copy+sum")) run = copies_summed;
+    else if (strcmp(op, "copy")) { fprintf(stderr, "memcpy: --op is copy or copy+sum, not %s\n", op); return 2; }
     int cpu = -1;
     if (!strcmp(pin, "same")) cpu = first_cpu();
     else if (strcmp(pin, "none")) { fprintf(stderr, "memcpy: --pin is same or none, not %s\n", pin); return 2; }
@@ -101,7 +123,7 @@ int main(int argc, char **argv) {
     for (long i = 0; i + 4 <= most; i += 4) { int32_t v = 123; memcpy(src + i, &v, 4); }
     memset(dst, 0, most); /* touched, so no first-copy page faults are timed */
 
-    printf("{\"pin\":\"%s\",\"cpu\":%d,\"bytes\":[", pin, cpu);
+    printf("{\"pin\":\"%s\",\"cpu\":%d,\"op\":\"%s\",\"bytes\":[", pin, cpu, op);
     for (long s = 0; s < n_sizes; s++) printf("%s%ld", s ? "," : "", sizes[s]);
     printf("],\"per_copy_ns\":[");
     double *medians = malloc(n_sizes * sizeof *medians);
@@ -113,7 +135,7 @@ int main(int argc, char **argv) {
         double start = now_ns(), spent;
         do {
             double t0 = now_ns();
-            copies(dst, src, n, k);
+            run(dst, src, n, k);
             double one = (now_ns() - t0) / k;
             done += k;
             long want = one > 0 ? (long)(batch_ms * 1e6 / one) : k * 2;
@@ -123,7 +145,7 @@ int main(int argc, char **argv) {
         printf("%s[", s ? "," : "");
         for (long t = 0; t < trials; t++) {
             double t0 = now_ns();
-            copies(dst, src, n, k);
+            run(dst, src, n, k);
             times[t] = (now_ns() - t0) / k;
             printf("%s%.3f", t ? "," : "", times[t]);
         }

@@ -23,6 +23,8 @@ sys.path.insert(0, os.path.join(SCRIPTS, "lib"))
 import tollbench  # noqa: E402
 
 
+WORKERS_C = os.path.join(tollbench.ROOT, "workers", "c")
+
 def direct_ci(xs, statistic, seed, resamples):
     """The percentile bootstrap written out: resample i draws index
     floor(u * n) for each of n uniforms u; the interval is the
@@ -170,9 +172,10 @@ def test_memcpy_runs_the_c_reference_on_one_core_and_parses_it(ran):
     got = tollbench.memcpy([0, 4000], 1)
     assert got["per_copy_ns"] == [[3.0], [80.0]]
     assert calls[0][0] == [tollbench.MEMCPY, "--bytes", "0,4000", "--trials", "1", "--batch-ms", "10",
-                           "--warmup-ms", "100", "--pin", "same"]
-    assert tollbench.memcpy_argv([4, 8], 5, batch_ms=2, warmup_ms=0, pin="none") == [
-        tollbench.MEMCPY, "--bytes", "4,8", "--trials", "5", "--batch-ms", "2", "--warmup-ms", "0", "--pin", "none"]
+                           "--warmup-ms", "100", "--pin", "same", "--op", "copy"]
+    assert tollbench.memcpy_argv([4, 8], 5, batch_ms=2, warmup_ms=0, pin="none", op="copy+sum") == [
+        tollbench.MEMCPY, "--bytes", "4,8", "--trials", "5", "--batch-ms", "2", "--warmup-ms", "0", "--pin", "none",
+        "--op", "copy+sum"]
 
 
 def test_builds_are_cargos_release_toll_and_cc_O2_references(ran):
@@ -185,7 +188,8 @@ def test_builds_are_cargos_release_toll_and_cc_O2_references(ran):
         (["cargo", "build", "--release", "--quiet", "-p", "toll"], {"cwd": tollbench.ROOT, "check": True}),
         (["cargo", "build", "--release", "-p", "toll"], {"cwd": tollbench.ROOT, "check": True}),
         (["cc", "-O2", "-o", tollbench.PINGPONG, os.path.join(tollbench.REFERENCE, "pingpong.c")], {"check": True}),
-        (["cc", "-O2", "-o", tollbench.MEMCPY, os.path.join(tollbench.REFERENCE, "memcpy.c")], {"check": True}),
+        (["cc", "-O2", "-I", WORKERS_C, "-o", tollbench.MEMCPY, os.path.join(tollbench.REFERENCE, "memcpy.c"),
+          os.path.join(WORKERS_C, "wire.c")], {"check": True}),
     ]
 
 
@@ -195,17 +199,21 @@ def test_memcpy_reference_copies_and_reports_every_size(tmp_path):
     if not shutil.which("cc"):
         pytest.skip("no C compiler")
     exe = tmp_path / "memcpy"
-    subprocess.run(["cc", "-O2", "-Wall", "-Werror", "-o", str(exe),
-                    os.path.join(tollbench.REFERENCE, "memcpy.c")], check=True)
-    out = subprocess.run([str(exe), "--bytes", "0,4096,40000", "--trials", "2", "--batch-ms", "1",
-                          "--warmup-ms", "1", "--pin", "none"], capture_output=True, text=True, check=True)
-    got = json.loads(out.stdout)
-    assert got["bytes"] == [0, 4096, 40000] and got["pin"] == "none"
-    assert [len(ts) for ts in got["per_copy_ns"]] == [2, 2, 2]
-    assert all(t > 0 for ts in got["per_copy_ns"][1:] for t in ts)
-    assert got["ns_per_byte"][0] == 0 and got["ns_per_byte"][2] > 0
+    subprocess.run(["cc", "-O2", "-Wall", "-Werror", "-I", WORKERS_C, "-o", str(exe),
+                    os.path.join(tollbench.REFERENCE, "memcpy.c"), os.path.join(WORKERS_C, "wire.c")], check=True)
+    for op in ("copy", "copy+sum"):
+        out = subprocess.run([str(exe), "--bytes", "0,4096,40000", "--trials", "2", "--batch-ms", "1",
+                              "--warmup-ms", "1", "--pin", "none", "--op", op],
+                             capture_output=True, text=True, check=True)
+        got = json.loads(out.stdout)
+        assert got["bytes"] == [0, 4096, 40000] and got["pin"] == "none" and got["op"] == op
+        assert [len(ts) for ts in got["per_copy_ns"]] == [2, 2, 2]
+        assert all(t > 0 for ts in got["per_copy_ns"][1:] for t in ts)
+        assert got["ns_per_byte"][0] == 0 and got["ns_per_byte"][2] > 0
     bad = subprocess.run([str(exe), "--bytes", "4,x", "--trials", "1"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--bytes" in bad.stderr
+    bad = subprocess.run([str(exe), "--bytes", "4", "--trials", "1", "--op", "move"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--op" in bad.stderr
 
 
 BENCHES = sorted(f for f in os.listdir(SCRIPTS) if f.startswith("bench-") and os.path.isfile(os.path.join(SCRIPTS, f)))

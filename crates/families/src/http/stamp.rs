@@ -28,6 +28,21 @@ pub fn enable(fd: RawFd) -> bool {
     if *REFUSED.get_or_init(|| std::env::var_os("TOLL_HTTP_STAMPS_REFUSED").is_some()) {
         return false;
     }
+    // The kernel turns stamping on for the first socket that asks and off
+    // (from a work queue, patching its code) when the last one closes:
+    // without connections kept alive that would be many times a second,
+    // so one socket that never closes keeps it on for the process.
+    static KEPT_ON: std::sync::OnceLock<Option<std::os::fd::OwnedFd>> = std::sync::OnceLock::new();
+    KEPT_ON.get_or_init(|| {
+        use std::os::fd::AsRawFd;
+        let udp = std::net::UdpSocket::bind("127.0.0.1:0").ok()?;
+        set(udp.as_raw_fd()).then(|| udp.into())
+    });
+    set(fd)
+}
+
+/// SO_TIMESTAMPNS on `fd`; false when the kernel refuses.
+fn set(fd: RawFd) -> bool {
     let on: libc::c_int = 1;
     // SAFETY: a valid option value of the size given, on a socket fd.
     unsafe {
