@@ -11,7 +11,7 @@ use std::os::fd::RawFd;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
 use tokio::net::TcpStream;
 
@@ -42,35 +42,25 @@ impl End for Since<'_> {
 /// The loop's naps, from tokio's park hooks (which must be Send + Sync;
 /// the lock is only ever taken on the loop's own thread).
 pub struct Naps {
-    c: std::sync::Mutex<(Coalesce, Option<Instant>)>,
+    c: std::sync::Mutex<Coalesce>,
 }
-
-/// A park that returns this soon after a nap found something ready.
-const FOUND_WITHIN: Duration = Duration::from_micros(5);
 
 impl Naps {
     pub fn new(c: Coalesce) -> Naps {
         Naps {
-            c: std::sync::Mutex::new((c, None)),
+            c: std::sync::Mutex::new(c),
         }
     }
 
-    pub fn lock(&self) -> std::sync::MutexGuard<'_, (Coalesce, Option<Instant>)> {
+    pub fn lock(&self) -> std::sync::MutexGuard<'_, Coalesce> {
         self.c.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub fn before_park(&self) {
-        let nap = self.lock().0.nap();
+        let nap = self.lock().nap();
         if let Some(d) = nap {
             std::thread::sleep(d);
-            self.lock().1 = Some(Instant::now());
-        }
-    }
-
-    pub fn after_unpark(&self) {
-        let mut g = self.lock();
-        if let Some(woke) = g.1.take() {
-            g.0.after_nap(woke.elapsed() < FOUND_WITHIN);
+            self.lock().after_nap();
         }
     }
 }

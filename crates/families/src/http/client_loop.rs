@@ -65,11 +65,10 @@ pub fn run(plan: &ClientPlan, stop: &AtomicBool, progress: &Counter) -> io::Resu
     if !most.is_zero() || c.rate.is_some() {
         let _ = nix::sys::prctl::set_timerslack(1);
     }
-    let (park, unpark) = (naps.clone(), naps.clone());
+    let park = naps.clone();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .on_thread_park(move || park.before_park())
-        .on_thread_unpark(move || unpark.after_unpark())
         .build()?;
     let shared = Rc::new(Shared {
         naps,
@@ -255,7 +254,7 @@ impl Shared {
             match outcome {
                 Ok(Outcome::Done((a, stamped))) => {
                     let latency = a.end.saturating_duration_since(a.intended);
-                    self.naps.lock().0.answered(latency, stamped);
+                    self.naps.lock().answered(latency, stamped);
                     st.record(a, self.plan.common.variable_length);
                 }
                 Ok(Outcome::ConnectFailed) => st.fail_connect += 1,

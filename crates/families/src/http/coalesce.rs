@@ -22,8 +22,11 @@
 //! (the rule before probing: at most ~6% of a closed loop's throughput),
 //! and never above `--coalesce`.
 //!
-//! A nap after which nothing is ready was wasted: the naps that follow are
-//! skipped, more of them after each miss, so a slow server gets ordinary
+//! A nap is a miss when it found fewer than four answers (it saved at most
+//! a few wake-ups and cost a timer's, which on a VM is about as dear) or
+//! every answer in flight (the server then sat idle for part of it): the
+//! naps that follow are skipped, more of them after each miss, so a slow
+//! server, or a loop with only a few requests in flight, gets ordinary
 //! sleeps.
 
 use std::time::Duration;
@@ -35,6 +38,9 @@ const SHORTEST: Duration = Duration::from_micros(1);
 pub const UNSTAMPED_MOST: Duration = Duration::from_micros(10);
 /// After the k-th miss in a row, 2^k nap chances are skipped (k at most this).
 const MAX_BACKOFF: u32 = 6;
+/// A nap that finds fewer answers than this is a miss (as is one that
+/// finds every answer in flight).
+const MIN_FOUND: u32 = 4;
 /// Answers per stretch of a probe, after those of the last nap drain.
 const STRETCH: u32 = 256;
 /// Pairs of stretches (the nap, the longer one) per decision.
@@ -67,6 +73,10 @@ pub struct Coalesce {
     mean_ns: u64,
     /// Nap chances still to skip after a miss.
     skip: u32,
+    /// A nap was taken and is yet to be judged by what it found.
+    napped: bool,
+    /// Answers since the last nap ended.
+    since: u32,
     /// Misses in a row.
     misses: u32,
     /// The last answer carried the kernel's arrival stamp.
@@ -85,6 +95,8 @@ impl Coalesce {
             most,
             mean_ns: 0,
             skip: 0,
+            napped: false,
+            since: 0,
             misses: 0,
             stamped: false,
             in_flight: in_flight.min(u32::MAX as usize) as u32,
@@ -106,6 +118,7 @@ impl Coalesce {
         if self.most.is_zero() {
             return;
         }
+        self.since = self.since.saturating_add(1);
         if self.level_ns == 0 {
             self.level_ns = self.least();
         }
@@ -187,6 +200,10 @@ impl Coalesce {
         if self.most.is_zero() || self.mean_ns == 0 {
             return None;
         }
+        if self.napped {
+            self.napped = false;
+            self.judge();
+        }
         if self.skip > 0 {
             self.skip -= 1;
             return None;
@@ -196,9 +213,15 @@ impl Coalesce {
         (d >= SHORTEST).then_some(d)
     }
 
-    /// After a nap: whether anything was ready when it ended.
-    pub fn after_nap(&mut self, found: bool) {
-        if found {
+    /// A nap was taken: the answers the loop takes until it would sleep
+    /// again are what the nap found.
+    pub fn after_nap(&mut self) {
+        self.napped = true;
+        self.since = 0;
+    }
+
+    fn judge(&mut self) {
+        if self.since >= MIN_FOUND && self.since < self.in_flight {
             self.misses = 0;
         } else {
             self.misses = (self.misses + 1).min(MAX_BACKOFF);
@@ -247,10 +270,13 @@ mod tests {
     fn settle(most: Duration, answers: u32, latency: impl Fn(u64) -> u64) -> Duration {
         let mut c = Coalesce::new(most, 20);
         let mut nap = 0;
-        for _ in 0..answers {
-            c.answered(Duration::from_nanos(latency(nap)), true);
+        for _ in 0..answers / MIN_FOUND {
+            // Each nap finds MIN_FOUND answers.
+            for _ in 0..MIN_FOUND {
+                c.answered(Duration::from_nanos(latency(nap)), true);
+            }
             nap = c.nap().map_or(0, |d| d.as_nanos() as u64);
-            c.after_nap(true);
+            c.after_nap();
         }
         Duration::from_nanos(c.level_ns)
     }
@@ -302,7 +328,7 @@ mod tests {
     }
 
     #[test]
-    fn misses_skip_more_chances_each_time_and_a_hit_resets() {
+    fn naps_that_find_few_answers_or_all_skip_more_chances_and_a_find_resets() {
         let mut c = Coalesce::new(us(10), 20);
         c.answered(us(400), true);
         let skipped = |c: &mut Coalesce| {
@@ -313,20 +339,31 @@ mod tests {
             }
             n
         };
+        let found = |c: &mut Coalesce, n: u32| {
+            c.after_nap();
+            for _ in 0..n {
+                c.answered(us(400), true);
+            }
+        };
+        // A nap that found nothing, then one that found three answers.
         assert!(c.nap().is_some());
-        c.after_nap(false);
+        found(&mut c, 0);
         assert_eq!(skipped(&mut c), 2);
-        c.after_nap(false);
+        found(&mut c, MIN_FOUND - 1);
         assert_eq!(skipped(&mut c), 4);
         for _ in 0..10 {
-            c.after_nap(false);
+            found(&mut c, 0);
             skipped(&mut c);
         }
-        c.after_nap(false);
+        // Every answer in flight: the server sat idle.
+        found(&mut c, 20);
         assert_eq!(skipped(&mut c), 1 << MAX_BACKOFF);
-        c.after_nap(true);
+        // Enough found, and not all: the next chance naps.
+        found(&mut c, MIN_FOUND);
         assert!(c.nap().is_some());
-        c.after_nap(false);
+        found(&mut c, 19);
+        assert!(c.nap().is_some());
+        found(&mut c, 0);
         assert_eq!(skipped(&mut c), 2);
     }
 }

@@ -204,7 +204,7 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::R
                     return Err(e);
                 }
             }
-            lp.coalesce.after_nap(!events.is_empty());
+            lp.coalesce.after_nap();
         }
         if !events.is_empty() && !plan.spin.is_zero() {
             spin_until = Instant::now() + plan.spin;
