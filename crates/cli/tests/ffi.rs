@@ -162,6 +162,13 @@ fn vs_link_sets_each_runtimes_cheapest_binding_beside_its_cheapest_link() {
     let run = export_json(&s, "last");
     assert_eq!(run["status"], "complete");
     assert_eq!(run["config"]["vs_link"], true);
+    // `toll show` prints the link table as the command did, not the raw row.
+    let shown = s.toll(&["show", "last"]);
+    assert!(shown.status.success(), "{}", stderr(&shown));
+    let text = stdout(&shown);
+    assert!(text.contains("ffi: as the command reported it"), "{text}");
+    assert!(text.contains("link ÷ call"), "{text}");
+    assert!(!text.contains("vs link:"), "{text}");
     let rows: Vec<&Value> = series(&run)
         .iter()
         .filter_map(|sr| sr["attrs"].get("vs_link"))

@@ -66,6 +66,12 @@ fn nginx_small_and_large_files_with_abs_report() {
     let run = export_json(&s, "last");
     assert_eq!(run["status"], "complete");
     assert_eq!(run["config"]["coalesce_ns"], 100_000, "naps by default");
+    // `toll show` prints the report as the command did, under the series.
+    let shown = s.toll(&["show", "last"]);
+    assert!(shown.status.success(), "{}", stderr(&shown));
+    let text = stdout(&shown);
+    assert!(text.contains(": as the command reported it"), "{text}");
+    assert!(text.contains("Requests per second:"), "{text}");
     let hist = run["series"][0]["points"][0]["extra"]["latency_ns_histogram"]
         .as_array()
         .unwrap();

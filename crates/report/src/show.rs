@@ -70,7 +70,12 @@ pub fn render_run(run: &Run) -> String {
     }
     for series in &run.series {
         let _ = writeln!(s, "\n{}", series.label);
-        let attrs = attr_words(&series.attrs);
+        let mut shown = series.attrs.clone();
+        if let Some(o) = shown.as_object_mut() {
+            // ffi's row beside a link is in the family's table below.
+            o.remove("vs_link");
+        }
+        let attrs = attr_words(&shown);
         if !attrs.is_empty() {
             let _ = writeln!(s, "  {attrs}");
         }
@@ -90,6 +95,17 @@ pub fn render_run(run: &Run) -> String {
         }
         for n in notes {
             let _ = writeln!(s, "  ! {n}");
+        }
+    }
+    // The family's own report, as its command printed it (replicate's
+    // table and http compare's comparison are above).
+    for (title, text) in family_reports(run) {
+        if matches!(title.as_str(), "replicate" | "comparison") {
+            continue;
+        }
+        let _ = writeln!(s, "\n{title}: as the command reported it");
+        for line in text.lines() {
+            let _ = writeln!(s, "{}", format!("  {line}").trim_end());
         }
     }
     s
