@@ -9,12 +9,11 @@
 //! written by hand rather than through a template engine, so that one
 //! function is the whole of its defence.
 
+use crate::family_reports::family_reports;
 use crate::models::{legend, models_table};
 use crate::plot::{is_load, Chart, FfiCharts, LoadCharts, Scale};
 use crate::replicate_page;
-use crate::show::{
-    config_row, family_reports, fit_lines, is_table_key, machine_rows, points_table,
-};
+use crate::show::{config_row, fit_lines, is_table_key, machine_rows, points_table};
 use crate::table::Table;
 use std::fmt::Write;
 use toll_store::Run;

@@ -15,6 +15,7 @@ pub mod decided;
 pub mod escape;
 pub mod exec;
 pub mod export;
+pub mod family_reports;
 pub mod ffi;
 pub mod ffi_link;
 pub mod file;
