@@ -92,6 +92,10 @@ pub struct HttpReport {
     /// the load; None for runs stored before it was kept, or from agents.
     #[serde(default)]
     pub generator_cpu_s: Option<f64>,
+    /// What toll's loops were built on (io_uring, epoll, tokio); None for
+    /// runs stored before it was kept, or from agents.
+    #[serde(default)]
+    pub io: Option<String>,
 }
 
 /// Milliseconds with sub-ms digits where ab would print 0.
@@ -225,6 +229,9 @@ pub fn render(r: &HttpReport) -> String {
             cpu * 1e6 / r.complete_requests as f64,
             cpu / secs
         );
+    }
+    if let Some(io) = &r.io {
+        let _ = writeln!(w, "toll's system interface: {io}");
     }
     let _ = writeln!(w);
     let _ = writeln!(w, "Connection Times (ms)");

@@ -251,6 +251,22 @@ pub struct LoadArgs {
     /// turns it off (without --rate or --spin).
     #[arg(long, value_name = "TIME", value_parser = checked(coalesce))]
     pub coalesce: Option<Duration>,
+    /// How a plain HTTP/1.1 closed loop talks to the kernel: epoll (the
+    /// default) or io_uring (one system call per request instead of up to
+    /// seven; Linux 6.7 or later). Measured here, io_uring costs as much
+    /// CPU per request without keep-alive and more with it. --rate,
+    /// --spin, TLS and HTTP/2 use their own loops. TOLL_HTTP_IO=io_uring
+    /// makes io_uring the default where it applies and the kernel has it.
+    #[arg(long, value_enum, value_name = "API")]
+    pub io: Option<IoArg>,
+}
+
+/// --io's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum IoArg {
+    #[value(name = "io_uring")]
+    IoUring,
+    Epoll,
 }
 
 /// --round: a timed load of one server, long enough to measure the server

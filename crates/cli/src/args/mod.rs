@@ -17,7 +17,7 @@ mod units;
 pub use exec::{ExecArgs, MOST_RUNS};
 pub use ffi::FfiArgs;
 pub use file::FileArgs;
-pub use http::{AgentArgs, CompareArgs, HttpArgs, HttpCommand, LoadArgs, LoadPlotArgs};
+pub use http::{AgentArgs, CompareArgs, HttpArgs, HttpCommand, IoArg, LoadArgs, LoadPlotArgs};
 pub use results::{
     BoardArgs, BoardCommand, ExportArgs, ImportArgs, PredictArgs, PushArgs, ReplicateArgs,
     ReportArgs, RmArgs, RunCompareArgs, RunsArgs, ShowArgs, TokenCommand,

@@ -2,7 +2,7 @@
 //! ab's report (or the stored run as JSON).
 
 use super::db;
-use crate::args::{HttpArgs, LoadArgs, LoadPlotArgs};
+use crate::args::{HttpArgs, IoArg, LoadArgs, LoadPlotArgs};
 use crate::usage::usage;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
@@ -77,6 +77,21 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
         ));
     }
     let coalesce = coalesce(a, rate.is_some(), spin)?;
+    let io = match a.io {
+        None => http::Io::from_env(),
+        Some(IoArg::Epoll) => http::Io::Epoll,
+        Some(IoArg::IoUring) if target.tls || a.http2 => {
+            return Err(usage(
+                "--io io_uring is for plain HTTP/1.1 (http:// without --http2): drop it",
+            ))
+        }
+        Some(IoArg::IoUring) if rate.is_some() || !spin.is_zero() => {
+            return Err(usage(
+                "--io io_uring runs a closed loop (without --rate or --spin): drop one of them",
+            ))
+        }
+        Some(IoArg::IoUring) => http::Io::IoUring,
+    };
     if a.content_type.is_some() && body.is_none() {
         return Err(usage("-T sets the body's type: give the body with -p FILE"));
     }
@@ -101,6 +116,7 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
         insecure: a.insecure,
         spin,
         coalesce,
+        io,
     })
 }
 

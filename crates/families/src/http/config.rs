@@ -34,6 +34,31 @@ pub struct HttpConfig {
     /// --coalesce: the longest nap of an HTTP/1.1 event loop in place of a
     /// sleep while requests are in flight (zero: off).
     pub coalesce: Duration,
+    /// --io: which system interface a plain HTTP/1.1 closed loop uses.
+    pub io: Io,
+}
+
+/// --io: how a plain HTTP/1.1 closed loop talks to the kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Io {
+    /// epoll: measured to cost no more CPU than io_uring (`uring_loop`).
+    #[default]
+    Epoll,
+    /// io_uring, asked for: the kernel must have what the loop needs.
+    IoUring,
+    /// io_uring where it applies and the kernel has what it needs, epoll
+    /// elsewhere (`TOLL_HTTP_IO=io_uring`: a preference, not a demand).
+    IoUringWherePossible,
+}
+
+impl Io {
+    /// The default from `TOLL_HTTP_IO` (io_uring or epoll; unset: epoll).
+    pub fn from_env() -> Io {
+        match std::env::var("TOLL_HTTP_IO").as_deref() {
+            Ok("io_uring") => Io::IoUringWherePossible,
+            _ => Io::Epoll,
+        }
+    }
 }
 
 /// What a load run measured.
@@ -51,4 +76,7 @@ pub struct LoadOutcome {
     /// of the load to its end: what generating it cost, beside the server.
     /// None where the load came from elsewhere (agents).
     pub generator_cpu: Option<Duration>,
+    /// What the load's loops were built on: "io_uring", "epoll" or "tokio"
+    /// (HTTP/2, TLS); None from agents.
+    pub io: Option<&'static str>,
 }

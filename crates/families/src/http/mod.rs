@@ -23,9 +23,11 @@ pub mod stats;
 pub mod target;
 pub mod timer;
 pub mod tls;
+pub mod uring_loop;
+mod uring_ops;
 
 mod error;
-pub use config::{HttpConfig, LoadOutcome};
+pub use config::{HttpConfig, Io, LoadOutcome};
 pub use error::HttpError;
 pub use figures::report;
 
@@ -163,6 +165,28 @@ pub fn load_part(
     } else {
         None
     };
+    // A plain HTTP/1.1 closed loop may run on io_uring (--io, and the
+    // kernel having what it needs); --rate and --spin keep to epoll.
+    let uring = !hyper
+        && cfg.rate.is_none()
+        && cfg.spin.is_zero()
+        && match cfg.io {
+            Io::Epoll => false,
+            Io::IoUringWherePossible => uring_ops::refusal().is_none(),
+            Io::IoUring => match uring_ops::refusal() {
+                None => true,
+                Some(why) => {
+                    return Err(HttpError::Unsupported(format!(
+                        "--io io_uring: the kernel refuses it here ({why}): use --io epoll"
+                    )))
+                }
+            },
+        };
+    let io = match (hyper, uring) {
+        (true, _) => "tokio",
+        (false, true) => "io_uring",
+        (false, false) => "epoll",
+    };
     let threads = cfg.threads.clamp(1, cfg.concurrency.max(1));
     let conns = shares(cfg.concurrency as u64, threads);
     let reqs = cfg.requests.map(|n| shares(n, threads));
@@ -217,6 +241,7 @@ pub fn load_part(
                 }
                 match client {
                     Some(c) => client_loop::run(&c, &stop, &counters[t]),
+                    None if uring => uring_loop::run(&plan, &stop, &counters[t]),
                     None => event_loop::run(&plan, &stop, &counters[t]),
                 }
             })
@@ -290,6 +315,7 @@ pub fn load_part(
         fine,
         interrupted: stop.load(Ordering::Relaxed),
         generator_cpu: Some(Duration::from_nanos(cpu)),
+        io: Some(io),
     })
 }
 

@@ -24,6 +24,12 @@ use std::time::{Duration, Instant};
 /// refuses (the loop then stamps answers when it reads them).
 /// `TOLL_HTTP_STAMPS_REFUSED=1` makes toll act as if it had, for tests.
 pub fn enable(fd: RawFd) -> bool {
+    keep_on() && set(fd)
+}
+
+/// Whether stamps may be asked for at all (`TOLL_HTTP_STAMPS_REFUSED`
+/// unset); when they may, the kernel's stamping is kept on for the process.
+pub fn keep_on() -> bool {
     static REFUSED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     if *REFUSED.get_or_init(|| std::env::var_os("TOLL_HTTP_STAMPS_REFUSED").is_some()) {
         return false;
@@ -38,7 +44,7 @@ pub fn enable(fd: RawFd) -> bool {
         let udp = std::net::UdpSocket::bind("127.0.0.1:0").ok()?;
         set(udp.as_raw_fd()).then(|| udp.into())
     });
-    set(fd)
+    true
 }
 
 /// SO_TIMESTAMPNS on `fd`; false when the kernel refuses.
@@ -76,25 +82,35 @@ pub fn recv(fd: RawFd, buf: &mut [u8]) -> io::Result<(usize, Option<libc::timesp
     if n < 0 {
         return Err(io::Error::last_os_error());
     }
+    // SAFETY: the kernel wrote msg_controllen bytes of control messages.
+    Ok((n as usize, unsafe { stamp_of(&msg) }))
+}
+
+/// The SCM_TIMESTAMPNS stamp among `msg`'s control messages, if any.
+///
+/// # Safety
+/// `msg.msg_control` points at `msg.msg_controllen` readable bytes, holding
+/// control messages up to the first one whose length is zero.
+pub unsafe fn stamp_of(msg: &libc::msghdr) -> Option<libc::timespec> {
     let mut stamp = None;
-    // SAFETY: the CMSG_* walk stays within msg_controllen, which the
-    // kernel set to what it wrote.
+    // SAFETY: the CMSG_* walk stays within msg_controllen (and stops at a
+    // zeroed header, shorter than any message).
     unsafe {
-        let mut c = libc::CMSG_FIRSTHDR(&msg);
-        while !c.is_null() {
+        let mut c = libc::CMSG_FIRSTHDR(msg);
+        while !c.is_null() && (*c).cmsg_len as usize >= std::mem::size_of::<libc::cmsghdr>() {
             if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_TIMESTAMPNS {
                 stamp = Some(std::ptr::read_unaligned(
                     libc::CMSG_DATA(c) as *const libc::timespec
                 ));
             }
-            c = libc::CMSG_NXTHDR(&msg, c);
+            c = libc::CMSG_NXTHDR(msg, c);
         }
     }
-    Ok((n as usize, stamp))
+    stamp
 }
 
 /// The real-time clock now.
-fn real_now() -> libc::timespec {
+pub fn real_now() -> libc::timespec {
     let mut t = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -117,7 +133,14 @@ pub fn arrived(stamp: &libc::timespec, now: Instant, floor: Instant) -> Instant 
     place(stamp, &real_now(), now, floor)
 }
 
-fn place(stamp: &libc::timespec, real: &libc::timespec, now: Instant, floor: Instant) -> Instant {
+/// [`arrived`] with the real-time clock read at `now` given: `real` and
+/// `now` must be read together.
+pub fn place(
+    stamp: &libc::timespec,
+    real: &libc::timespec,
+    now: Instant,
+    floor: Instant,
+) -> Instant {
     let ago = Duration::from_nanos(ns_between(stamp, real));
     now.checked_sub(ago).unwrap_or(floor).max(floor).min(now)
 }

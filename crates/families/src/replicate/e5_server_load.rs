@@ -49,6 +49,7 @@ pub fn config(url: &str, requests: Option<u64>) -> Result<HttpConfig, String> {
         insecure: false,
         spin: Duration::ZERO,
         coalesce: Duration::from_micros(10),
+        io: http::Io::from_env(),
     };
     http::preflight(&mut cfg).map_err(|e| format!("failed: {e}"))?;
     Ok(cfg)

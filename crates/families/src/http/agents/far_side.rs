@@ -65,6 +65,7 @@ impl FarSide {
             insecure: load.insecure,
             spin: load.spin,
             coalesce: load.coalesce,
+            io: http::Io::from_env(),
         };
         http::preflight(&mut cfg).map_err(|e| e.to_string())?;
         self.ready = Some(cfg);

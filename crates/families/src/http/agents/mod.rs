@@ -396,6 +396,7 @@ pub fn merge(agents: &[AgentRun]) -> LoadOutcome {
         fine,
         interrupted: false,
         generator_cpu: None,
+        io: None,
     }
 }
 
