@@ -95,18 +95,21 @@ def build_memcpy():
                     os.path.join(workers_c, "wire.c")], check=True)
 
 
-def memcpy_argv(sizes, trials, batch_ms=10, warmup_ms=100, pin="same", op="copy"):
+def memcpy_argv(sizes, trials, batch_ms=10, warmup_ms=100, pin="same", op="copy", ring=0):
     """The memcpy reference's command line: each of `sizes` bytes copied
     `trials` batches of about `batch_ms`, on one core with pin "same";
-    op "copy+sum": each copy then summed as the C worker sums a frame."""
-    return [MEMCPY, "--bytes", ",".join(str(b) for b in sizes), "--trials", str(trials),
+    op "copy+sum": each copy then summed as the C worker sums a frame;
+    ring: copies land one after another in a destination of that many bytes
+    (toll's shared-memory ring: 1 MiB) instead of at its start."""
+    argv = [MEMCPY, "--bytes", ",".join(str(b) for b in sizes), "--trials", str(trials),
             "--batch-ms", str(batch_ms), "--warmup-ms", str(warmup_ms), "--pin", pin, "--op", op]
+    return argv + (["--ring", str(ring)] if ring else [])
 
 
-def memcpy(sizes, trials, batch_ms=10, warmup_ms=100, pin="same", op="copy"):
+def memcpy(sizes, trials, batch_ms=10, warmup_ms=100, pin="same", op="copy", ring=0):
     """Run the memcpy reference; its JSON, parsed (per_copy_ns per size, one
     per trial)."""
-    out = subprocess.run(memcpy_argv(sizes, trials, batch_ms, warmup_ms, pin, op),
+    out = subprocess.run(memcpy_argv(sizes, trials, batch_ms, warmup_ms, pin, op, ring),
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 

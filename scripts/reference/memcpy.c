@@ -4,13 +4,17 @@
    shared region is, so a message that fits in the cache stays there.
 
    usage: memcpy --bytes N[,N...] --trials T [--batch-ms MS] [--warmup-ms MS] [--pin same|none]
-                 [--op copy|copy+sum]
+                 [--op copy|copy+sum] [--ring BYTES]
    prints: {"pin":..,"cpu":C,"op":..,"bytes":[N,...],"per_copy_ns":[[t1,...],...],"ns_per_byte":[...]}
    build: cc -O2 -I workers/c memcpy.c workers/c/wire.c
    --op copy+sum: each copy is followed by the C worker's own exact sum of
    the copy's int32 items (wire.c's sum_items), which is what one crossing
    of the shared-memory ring must do at least: the sender's copy into the
    ring, then the peer's read of every item where it lies.
+   --ring BYTES: each copy lands where the last one ended in a destination
+   of BYTES (split in two where it wraps), as consecutive frames do in
+   toll's shared-memory ring (1 MiB: 1048576), instead of at its start: the
+   same work over the ring's whole footprint rather than one message's.
    --pin same (the default): on the first CPU this process may run on, the
    CPU `toll transfer --pin same` puts both its ends on; none: left to the
    scheduler. Per size, after a warm-up (--warmup-ms, default 100), each of
@@ -62,8 +66,46 @@ static void copies(char *dst, const char *src, size_t n, long k) {
     }
 }
 
-/* As copies, each copy then summed where it lies; the sums go to `sink`. */
+/* --ring: the destination's size (0: each copy at its start) and where
+   the next copy lands in it. */
+static size_t ring_bytes, ring_at;
+
+/* Where a copy of n bytes lands: dst itself, or the next n bytes of the
+   ring, as up to two parts (the second at the ring's start). */
+static size_t place(size_t n, size_t *first) {
+    if (!ring_bytes) { *first = n; return 0; }
+    size_t at = ring_at;
+    *first = n < ring_bytes - at ? n : ring_bytes - at;
+    ring_at = (at + n) % ring_bytes;
+    return at;
+}
+
+static void ring_copies(char *dst, const char *src, size_t n, long k) {
+    for (long i = 0; i < k; i++) {
+        size_t first, at = place(n, &first);
+        memcpy(dst + at, src, first);
+        memcpy(dst, src + first, n - first);
+        __asm__ volatile("" : : "r"(dst), "r"(src) : "memory");
+    }
+}
+
+/* As ring_copies, each copy then summed where it lies; the sums go to
+   `sink`. */
 static volatile int64_t sink;
+static void ring_copies_summed(char *dst, const char *src, size_t n, long k) {
+    int64_t total = 0;
+    for (long i = 0; i < k; i++) {
+        size_t first, at = place(n, &first);
+        memcpy(dst + at, src, first);
+        memcpy(dst, src + first, n - first);
+        __asm__ volatile("" : : "r"(dst), "r"(src) : "memory");
+        total += sum_items((const uint8_t *)dst + at, first / 4);
+        total += sum_items((const uint8_t *)dst, (n - first) / 4);
+    }
+    sink = total;
+}
+
+/* The same at dst's start every time. */
 static void copies_summed(char *dst, const char *src, size_t n, long k) {
     int64_t total = 0;
     for (long i = 0; i < k; i++) {
@@ -100,6 +142,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--warmup-ms")) warmup_ms = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--pin")) pin = argv[i + 1];
         else if (!strcmp(argv[i], "--op")) op = argv[i + 1];
+        else if (!strcmp(argv[i], "--ring")) ring_bytes = (size_t)atol(argv[i + 1]);
         else { fprintf(stderr, "memcpy: unknown option %s\n", argv[i]); return 2; }
     }
     if (n_sizes == 0 || trials < 1 || batch_ms <= 0 || warmup_ms < 0) {
@@ -107,8 +150,9 @@ int main(int argc, char **argv) {
         return 2;
     }
     void (*run)(char *, const char *, size_t, long) = copies;
-    if (!strcmp(op, "copy+sum")) run = copies_summed;
-    else if (strcmp(op, "copy")) { fprintf(stderr, "memcpy: --op is copy or copy+sum, not %s\n", op); return 2; }
+    if (!strcmp(op, "copy+sum")) run = ring_bytes ? ring_copies_summed : copies_summed;
+    else if (!strcmp(op, "copy")) run = ring_bytes ? ring_copies : copies;
+    else { fprintf(stderr, "memcpy: --op is copy or copy+sum, not %s\n", op); return 2; }
     int cpu = -1;
     if (!strcmp(pin, "same")) cpu = first_cpu();
     else if (strcmp(pin, "none")) { fprintf(stderr, "memcpy: --pin is same or none, not %s\n", pin); return 2; }
@@ -117,13 +161,19 @@ int main(int argc, char **argv) {
     for (long s = 0; s < n_sizes; s++)
         if (sizes[s] > most) most = sizes[s];
     char *src = aligned_alloc(4096, (most + 4095) / 4096 * 4096);
-    char *dst = aligned_alloc(4096, (most + 4095) / 4096 * 4096);
+    if (ring_bytes && (ring_bytes < (size_t)most || ring_bytes % 4)) {
+        fprintf(stderr, "memcpy: --ring %zu must hold the largest copy (%ld bytes) and be a multiple of 4\n",
+                ring_bytes, most);
+        return 2;
+    }
+    size_t dst_bytes = ring_bytes ? ring_bytes : (size_t)most;
+    char *dst = aligned_alloc(4096, (dst_bytes + 4095) / 4096 * 4096);
     double *times = malloc(trials * sizeof *times);
     if (!src || !dst || !times) die("aligned_alloc");
     for (long i = 0; i + 4 <= most; i += 4) { int32_t v = 123; memcpy(src + i, &v, 4); }
-    memset(dst, 0, most); /* touched, so no first-copy page faults are timed */
+    memset(dst, 0, dst_bytes); /* touched, so no first-copy page faults are timed */
 
-    printf("{\"pin\":\"%s\",\"cpu\":%d,\"op\":\"%s\",\"bytes\":[", pin, cpu, op);
+    printf("{\"pin\":\"%s\",\"cpu\":%d,\"op\":\"%s\",\"ring\":%zu,\"bytes\":[", pin, cpu, op, ring_bytes);
     for (long s = 0; s < n_sizes; s++) printf("%s%ld", s ? "," : "", sizes[s]);
     printf("],\"per_copy_ns\":[");
     double *medians = malloc(n_sizes * sizeof *medians);

@@ -176,6 +176,7 @@ def test_memcpy_runs_the_c_reference_on_one_core_and_parses_it(ran):
     assert tollbench.memcpy_argv([4, 8], 5, batch_ms=2, warmup_ms=0, pin="none", op="copy+sum") == [
         tollbench.MEMCPY, "--bytes", "4,8", "--trials", "5", "--batch-ms", "2", "--warmup-ms", "0", "--pin", "none",
         "--op", "copy+sum"]
+    assert tollbench.memcpy_argv([4], 1, op="copy+sum", ring=1 << 20)[-4:] == ["--op", "copy+sum", "--ring", "1048576"]
 
 
 def test_builds_are_cargos_release_toll_and_cc_O2_references(ran):
@@ -210,6 +211,20 @@ def test_memcpy_reference_copies_and_reports_every_size(tmp_path):
         assert [len(ts) for ts in got["per_copy_ns"]] == [2, 2, 2]
         assert all(t > 0 for ts in got["per_copy_ns"][1:] for t in ts)
         assert got["ns_per_byte"][0] == 0 and got["ns_per_byte"][2] > 0
+    # --ring: copies land one after another in a destination of that size,
+    # wrapping (40000 does not divide 65536); one smaller than a copy, or
+    # not whole items, is refused.
+    for op in ("copy", "copy+sum"):
+        out = subprocess.run([str(exe), "--bytes", "4096,40000", "--trials", "2", "--batch-ms", "1",
+                              "--warmup-ms", "1", "--pin", "none", "--op", op, "--ring", "65536"],
+                             capture_output=True, text=True, check=True)
+        got = json.loads(out.stdout)
+        assert got["ring"] == 65536 and got["op"] == op
+        assert all(t > 0 for ts in got["per_copy_ns"] for t in ts)
+    for ring in ("1000", "40002"):
+        bad = subprocess.run([str(exe), "--bytes", "4096,40000", "--trials", "1", "--ring", ring],
+                             capture_output=True, text=True)
+        assert bad.returncode == 2 and "--ring" in bad.stderr, bad.stderr
     bad = subprocess.run([str(exe), "--bytes", "4,x", "--trials", "1"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--bytes" in bad.stderr
     bad = subprocess.run([str(exe), "--bytes", "4", "--trials", "1", "--op", "move"], capture_output=True, text=True)
