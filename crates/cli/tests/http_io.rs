@@ -188,3 +188,43 @@ fn a_kernel_that_refuses_io_uring_gets_epoll_or_a_clear_error() {
         ],
     );
 }
+
+#[test]
+fn ctrl_c_stops_either_loop_with_its_answers_stored_partial() {
+    let s = Scratch::new("http-io-sigint");
+    let server = nginx::start(&s, &[""]);
+    let url = format!("http://127.0.0.1:{}/hello.html", server.port());
+    for io in ["io_uring", "epoll"] {
+        if io == "io_uring" && !uring_here(&s, &url) {
+            continue;
+        }
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_toll"))
+            .arg("--db")
+            .arg(s.db())
+            .args(["http", "--io", io, "-c", "8", "--duration", "30s", &url])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(1200));
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(child.id() as i32),
+            nix::sys::signal::Signal::SIGINT,
+        )
+        .unwrap();
+        let o = child.wait_with_output().unwrap();
+        // As wrk and ab: Ctrl-C ends the load, and the figures so far are
+        // printed and stored, marked partial.
+        assert!(o.status.success(), "{io}: {}", stderr(&o));
+        assert!(
+            stdout(&o).contains("(interrupted: the figures cover"),
+            "{io}"
+        );
+        let run = export_json(&s, "last");
+        assert_eq!(run["status"], "partial", "{io}");
+        let r = report(&s);
+        assert!(r["complete_requests"].as_u64().unwrap() > 0, "{io}: {r}");
+        assert_eq!(r["failed_requests"], 0, "{io}: {r}");
+        assert_eq!(r["partial"], true, "{io}: {r}");
+    }
+}
