@@ -168,6 +168,12 @@ fn a_kernel_that_refuses_io_uring_gets_epoll_or_a_clear_error() {
         before,
         "nothing stored"
     );
+    let o = s.toll_env(&["http", "-n", "10", &url], &[("TOLL_HTTP_IO", "uring")]);
+    assert_one_line_error(
+        &o,
+        "TOLL_HTTP_IO=uring: give io_uring or epoll, or unset it",
+    );
+    assert_eq!(o.status.code(), Some(2));
     assert_usage_errors(
         &Scratch::new("http-io-usage"),
         &[

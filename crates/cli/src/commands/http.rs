@@ -78,7 +78,21 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
     }
     let coalesce = coalesce(a, rate.is_some(), spin)?;
     let io = match a.io {
-        None => http::Io::from_env(),
+        None => match std::env::var("TOLL_HTTP_IO").as_deref() {
+            Ok("io_uring" | "epoll" | "") | Err(std::env::VarError::NotPresent) => {
+                http::Io::from_env()
+            }
+            Ok(other) => {
+                return Err(usage(format!(
+                    "TOLL_HTTP_IO={other}: give io_uring or epoll, or unset it"
+                )))
+            }
+            Err(_) => {
+                return Err(usage(
+                    "TOLL_HTTP_IO is not valid text: give io_uring or epoll",
+                ))
+            }
+        },
         Some(IoArg::Epoll) => http::Io::Epoll,
         Some(IoArg::IoUring) if target.tls || a.http2 => {
             return Err(usage(
