@@ -212,16 +212,18 @@ def test_memcpy_reference_copies_and_reports_every_size(tmp_path):
         assert all(t > 0 for ts in got["per_copy_ns"][1:] for t in ts)
         assert got["ns_per_byte"][0] == 0 and got["ns_per_byte"][2] > 0
     # --ring: copies land one after another in a destination of that size,
-    # wrapping (40000 does not divide 65536); one smaller than a copy, or
-    # not whole items, is refused.
+    # wrapping (40000 does not divide 65536); a copy longer than the ring
+    # (40000 through 4096) streams through it piece by piece; a ring of
+    # part of an item is refused.
     for op in ("copy", "copy+sum"):
-        out = subprocess.run([str(exe), "--bytes", "4096,40000", "--trials", "2", "--batch-ms", "1",
-                              "--warmup-ms", "1", "--pin", "none", "--op", op, "--ring", "65536"],
-                             capture_output=True, text=True, check=True)
-        got = json.loads(out.stdout)
-        assert got["ring"] == 65536 and got["op"] == op
-        assert all(t > 0 for ts in got["per_copy_ns"] for t in ts)
-    for ring in ("1000", "40002"):
+        for ring in ("65536", "4096"):
+            out = subprocess.run([str(exe), "--bytes", "4096,40000", "--trials", "2", "--batch-ms", "1",
+                                  "--warmup-ms", "1", "--pin", "none", "--op", op, "--ring", ring],
+                                 capture_output=True, text=True, check=True)
+            got = json.loads(out.stdout)
+            assert got["ring"] == int(ring) and got["op"] == op
+            assert all(t > 0 for ts in got["per_copy_ns"] for t in ts)
+    for ring in ("1001", "40002"):
         bad = subprocess.run([str(exe), "--bytes", "4096,40000", "--trials", "1", "--ring", ring],
                              capture_output=True, text=True)
         assert bad.returncode == 2 and "--ring" in bad.stderr, bad.stderr
