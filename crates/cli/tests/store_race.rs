@@ -8,7 +8,7 @@ use std::process::Command;
 #[test]
 fn two_processes_creating_one_store_at_once_both_store_their_run() {
     let s = Scratch::new("store-race");
-    for round in 0..10 {
+    for round in 0..25 {
         let db = s.0.join(format!("race-{round}.db"));
         let start = || {
             Command::new(env!("CARGO_BIN_EXE_toll"))

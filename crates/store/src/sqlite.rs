@@ -26,9 +26,15 @@ fn version(conn: &Connection) -> rusqlite::Result<i64> {
 }
 
 /// Whether the file is toll's: marked so, or still empty.
+///
+/// The mark and the tables are read in one read transaction: read apart,
+/// another process creating the store could commit between the two reads,
+/// and the file would look unmarked yet not empty — not toll's.
 fn is_toll(conn: &Connection) -> rusqlite::Result<bool> {
-    let app: i64 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
-    let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+    let tx = conn.unchecked_transaction()?;
+    let app: i64 = tx.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+    let tables: i64 = tx.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+    tx.commit()?;
     Ok(app == APPLICATION_ID || (app == 0 && tables == 0))
 }
 
