@@ -244,9 +244,17 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
             cfg.target.url,
             outcome.stats.failed()
         );
-        return Ok(ExitCode::FAILURE);
     }
-    Ok(ExitCode::SUCCESS)
+    // Stopped by a signal, the figures so far are printed and stored
+    // partial, as wrk and ab print theirs, and the status says a signal
+    // ended the load, as every other toll command's does.
+    Ok(if crate::stop::stopped() {
+        crate::stop::exit_code()
+    } else if outcome.stats.complete == 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// At a constant rate, a warning when toll (or its agents) sent late.
