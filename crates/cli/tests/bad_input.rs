@@ -69,7 +69,7 @@ fn unknown_options_and_placements() {
     let o = s.toll(&["show", "seven"]);
     assert_one_line_error(&o, "bad run id `seven`");
     let o = s.toll(&["show", "99"]);
-    assert_one_line_error(&o, "no results database at");
+    assert_one_line_error(&o, "no runs stored yet (no database at");
 }
 
 #[test]
@@ -242,39 +242,79 @@ fn stores_that_would_not_keep_results_are_refused() {
     assert!(left.is_empty(), "nothing may be created: {left:?}");
 }
 
-/// A reading command never creates anything: a mistyped --db is an error
-/// that names the path, not an empty database.
+/// A reading command never creates anything, and a store that does not
+/// exist yet is one rule whether it was named (--db, TOLL_DB) or is the
+/// default: nothing stored there, said with its path, so a typo shows —
+/// `runs` lists nothing (exit 0), a command that needs a run fails.
 #[test]
 fn reading_commands_create_nothing() {
     let s = Scratch::new("db-typo");
     let typo = s.0.join("a/mistyped/path.db");
     let typo = typo.to_str().unwrap();
-    for args in [
-        &["--db", typo, "runs"][..],
-        &["--db", typo, "show"][..],
-        &["--db", typo, "export", "last"][..],
-        &["--db", typo, "rm", "1"][..],
-    ] {
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_toll"))
-            .args(args)
-            .output()
-            .unwrap();
-        assert_one_line_error(&o, "no results database at");
-        assert!(stderr(&o).contains("a/mistyped/path.db"), "{}", stderr(&o));
+    let home = s.0.join("home");
+    // The same store named three ways: --db, TOLL_DB, and as the default
+    // place (XDG_DATA_HOME) never written yet.
+    type Way<'a> = (&'a [&'a str], Vec<(&'a str, String)>);
+    let ways: [Way; 3] = [
+        (&["--db", typo], vec![]),
+        (&[], vec![("TOLL_DB", typo.to_string())]),
+        (
+            &[],
+            vec![("XDG_DATA_HOME", home.join("data").display().to_string())],
+        ),
+    ];
+    for (pre, env) in &ways {
+        let run = |args: &[&str]| {
+            let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_toll"));
+            c.args(*pre)
+                .args(args)
+                .env_remove("TOLL_DB")
+                .env("HOME", &home);
+            for (k, v) in env {
+                c.env(k, v);
+            }
+            c.output().unwrap()
+        };
+        let o = run(&["runs"]);
+        assert!(o.status.success(), "{pre:?} {env:?}: {}", stderr(&o));
+        assert!(
+            stdout(&o).contains("no runs stored yet (no database at"),
+            "{}",
+            stdout(&o)
+        );
+        let o = run(&["runs", "--json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(stdout(&o).trim(), "[]");
+        assert!(stderr(&o).contains("no runs stored yet"), "{}", stderr(&o));
+        for args in [
+            &["show"][..],
+            &["export", "last"][..],
+            &["rm", "1"][..],
+            &["compare", "1", "2"][..],
+            &["report", "1", "--format", "md"][..],
+            &[
+                "predict", "transfer", "--peer", "rust", "--via", "pipe", "-n", "10",
+            ][..],
+        ] {
+            let o = run(args);
+            assert_one_line_error(&o, "no runs stored yet (no database at");
+            assert_eq!(o.status.code(), Some(1), "{args:?}");
+        }
+        if pre.is_empty() && env[0].0 == "TOLL_DB" {
+            // The typo'd path is named, with its missing directory.
+            let o = run(&["show"]);
+            assert!(
+                stderr(&o).contains("a/mistyped/path.db, and no directory"),
+                "{}",
+                stderr(&o)
+            );
+        }
     }
     assert!(!s.0.join("a").exists(), "no directory may be created");
-    // The default place, never written yet: nothing stored, said plainly.
-    let home = s.0.join("home");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_toll"))
-        .arg("runs")
-        .env("HOME", &home)
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env_remove("TOLL_DB")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("no runs stored yet"), "{}", stdout(&o));
-    assert!(!home.exists(), "nothing may be created");
+    assert!(
+        !home.exists(),
+        "nothing may be created at the default place"
+    );
 }
 
 /// An error's cause is printed once, not once in the message and again as
@@ -293,7 +333,7 @@ fn an_error_names_its_cause_once() {
         .unwrap();
     assert_one_line_error(&o, "cannot create");
     let err = stderr(&o);
-    let cause = "Not a directory";
+    let cause = "blocker is a file, not a directory";
     assert_eq!(err.matches(cause).count(), 1, "{err}");
 }
 

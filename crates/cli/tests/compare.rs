@@ -302,7 +302,7 @@ fn compare_and_predict_refuse_bad_input_in_one_line() {
     let s = Scratch::new("compare-bad");
     // Nothing stored yet.
     let o = s.toll(&["compare", "1", "2"]);
-    assert_one_line_error(&o, "no results database at");
+    assert_one_line_error(&o, "no runs stored yet (no database at");
     let t = store_run(&s, "transfer", "box", "rust/pipe", 1.0).to_string();
     let sp = store_run(&s, "spawn", "box", "go/goroutine", 1.0).to_string();
     let o = s.toll(&["compare", &t, &sp]);

@@ -234,6 +234,44 @@ fn a_postgres_database_that_is_not_tolls_is_refused_and_left_alone() {
     assert_eq!(tables, 0);
 }
 
+/// The main job (`toll replicate … --html`, as scripts/run runs it) with
+/// its results in PostgreSQL: a new database gets toll's tables, and a
+/// second run's page shows its own experiments only.
+#[test]
+#[cfg_attr(
+    not(toll_pg),
+    ignore = "needs PostgreSQL's server binaries: apt-get install postgresql (scripts/setup does)"
+)]
+fn the_main_job_keeps_its_page_with_a_postgres_store() {
+    let url = pg::fresh_db("cli_main_job");
+    let s = Scratch::new("pg-main-job");
+    let tmp = s.0.to_str().unwrap().to_string();
+    for (experiments, name) in [("E4", "first.html"), ("E1", "replicate.html")] {
+        let page = s.0.join(name);
+        let o = Command::new(env!("CARGO_BIN_EXE_toll"))
+            .args(["replicate", experiments, "--test-preset", "--html"])
+            .arg(&page)
+            .env("TOLL_DB", &url)
+            .env("TMPDIR", &tmp)
+            .env(
+                "TOLL_CACHE_DIR",
+                std::env::temp_dir().join("toll-e2e-cache"),
+            )
+            .output()
+            .expect("run toll");
+        assert!(o.status.success(), "{experiments}: {}", stderr(&o));
+        let html = std::fs::read_to_string(&page).expect("the page is written");
+        let titles: Vec<&str> = html
+            .split("<section class=\"run experiment\"")
+            .skip(1)
+            .filter_map(|s| s.split("<h2>").nth(1)?.split_whitespace().next())
+            .collect();
+        assert_eq!(titles, [experiments], "{name}");
+    }
+    let runs = ok(&toll_at(&url, &["runs"]), "runs");
+    assert!(runs.contains("replicate"), "{runs}");
+}
+
 #[test]
 fn import_refuses_what_is_not_a_toll_run_and_writes_nothing() {
     let s = Scratch::new("import-bad");

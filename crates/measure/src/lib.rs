@@ -32,6 +32,7 @@ pub mod duration_ns;
 pub mod engine;
 pub mod env;
 pub mod fit;
+pub mod hodges_lehmann;
 pub mod mann_whitney;
 pub mod mean_ci;
 pub mod median_ci;

@@ -77,6 +77,33 @@ pub fn test(x: &[f64], y: &[f64]) -> Option<MannWhitney> {
 fn exact_p(u: usize, n1: usize, n2: usize) -> f64 {
     let max = n1 * n2;
     let u = u.min(max - u);
+    let dist = u_counts(n1, n2);
+    let total: f64 = dist.iter().sum();
+    let tail: f64 = dist[..=u].iter().sum();
+    (2.0 * tail / total).min(1.0)
+}
+
+/// P(U ≤ k) under the null, for every k in 0..=n1·n2 (no ties): exact for
+/// groups up to [`EXACT_MAX`], else None.
+pub fn u_cdf(n1: usize, n2: usize) -> Option<Vec<f64>> {
+    if n1 == 0 || n2 == 0 || n1 > EXACT_MAX || n2 > EXACT_MAX {
+        return None;
+    }
+    let dist = u_counts(n1, n2);
+    let total: f64 = dist.iter().sum();
+    let mut acc = 0.0;
+    Some(
+        dist.iter()
+            .map(|c| {
+                acc += c;
+                acc / total
+            })
+            .collect(),
+    )
+}
+
+/// How many arrangements of `n1` x's and `n2` y's give each U, 0..=n1·n2.
+fn u_counts(n1: usize, n2: usize) -> Vec<f64> {
     // counts[j][k]: arrangements of i x's and j y's with U = k, built up over i.
     let mut prev: Vec<Vec<f64>> = (0..=n2).map(|_| vec![1.0]).collect();
     for i in 1..=n1 {
@@ -99,10 +126,7 @@ fn exact_p(u: usize, n1: usize, n2: usize) -> f64 {
         }
         prev = cur;
     }
-    let dist = &prev[n2];
-    let total: f64 = dist.iter().sum();
-    let tail: f64 = dist[..=u].iter().sum();
-    (2.0 * tail / total).min(1.0)
+    prev.swap_remove(n2)
 }
 
 /// P(Z > z) for a standard normal Z: erfc(z/√2)/2.

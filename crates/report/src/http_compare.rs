@@ -1,18 +1,37 @@
 //! `toll http compare`'s report: each server's figures over the measured
 //! rounds, then each server's request rate as a ratio to the first server's,
-//! with its 95% CI and a verdict.
+//! with its CI (at the level its rounds earn, said where below 95%) and a
+//! verdict.
 
 use crate::http::ms;
 use crate::table::Table;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
-/// A median with its 95% bootstrap confidence interval.
+/// A median with its order-statistic confidence interval and that
+/// interval's exact level (5 rounds: 93.75%; 6 or more: ≥ 95%).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Estimate {
     pub median: f64,
     pub lo: f64,
     pub hi: f64,
+    /// The interval's level; runs stored before it was kept read as 95%.
+    #[serde(default = "level_95")]
+    pub level: f64,
+}
+
+fn level_95() -> f64 {
+    0.95
+}
+
+/// An interval as printed: `[lo, hi]`, its level after it where below 95%.
+fn interval(e: &Estimate, f: impl Fn(f64) -> String) -> String {
+    let level = if e.level < 0.95 - 1e-9 {
+        format!(" {:.1}%", (e.level * 1000.0).floor() / 10.0)
+    } else {
+        String::new()
+    };
+    format!("[{}, {}]{level}", f(e.lo), f(e.hi))
 }
 
 impl Estimate {
@@ -207,11 +226,11 @@ pub fn render(r: &CompareReport) -> String {
     let _ = writeln!(w, "Stopped:                {}", stop_text(r));
     let _ = writeln!(w);
     let mut t = Table::new(&[
-        "server", "url", "req/s", "95% CI", "p50 ms", "p99 ms", "failed", "non-2xx",
+        "server", "url", "req/s", "CI", "p50 ms", "p99 ms", "failed", "non-2xx",
     ]);
     for s in &r.servers {
         let (median, ci) = match &s.rate {
-            Some(e) => (rate(e.median), format!("[{}, {}]", rate(e.lo), rate(e.hi))),
+            Some(e) => (rate(e.median), interval(e, rate)),
             None => ("–".into(), "–".into()),
         };
         t.row(vec![
@@ -229,14 +248,14 @@ pub fn render(r: &CompareReport) -> String {
     if r.servers.len() > 1 {
         let _ = writeln!(w);
         let base = r.servers.first().map_or("A", |s| s.label.as_str());
-        let mut t = Table::new(&["req/s ratio", "median", "95% CI", "±", "pairs", "verdict"]);
+        let mut t = Table::new(&["req/s ratio", "median", "CI", "±", "pairs", "verdict"]);
         for s in r.servers.iter().skip(1) {
             let name = format!("{} / {base}", s.label);
             match &s.ratio {
                 Some(x) => t.row(vec![
                     name,
                     format!("{:.4}", x.estimate.median),
-                    format!("[{:.4}, {:.4}]", x.estimate.lo, x.estimate.hi),
+                    interval(&x.estimate, |v| format!("{v:.4}")),
                     pct(x.estimate.half_width()),
                     x.pairs.to_string(),
                     x.verdict.as_str().into(),
@@ -264,6 +283,7 @@ mod tests {
                 median: rate,
                 lo: rate * 0.99,
                 hi: rate * 1.01,
+                level: 0.9375,
             }),
             p50_ms: 0.25,
             p99_ms: 1.5,
@@ -271,7 +291,12 @@ mod tests {
             failed: 0,
             non_2xx: 0,
             ratio: ratio.map(|(median, lo, hi)| {
-                let estimate = Estimate { median, lo, hi };
+                let estimate = Estimate {
+                    median,
+                    lo,
+                    hi,
+                    level: 0.9375,
+                };
                 RatioFigures {
                     estimate,
                     pairs: 5,
@@ -288,6 +313,7 @@ mod tests {
             median: (lo + hi) / 2.0,
             lo,
             hi,
+            level: 0.95,
         };
         assert_eq!(Verdict::of(&e(1.01, 1.2)), Verdict::Faster);
         assert_eq!(Verdict::of(&e(0.5, 0.99)), Verdict::Slower);

@@ -25,11 +25,21 @@ pub fn num(v: f64) -> String {
     }
 }
 
-/// `{value, lo, hi}` as (value, "[lo, hi]").
+/// `{value, lo, hi, level?, no_interval?}` as (value, "[lo, hi]"), the
+/// interval's level after it where below 95% ("[lo, hi] 75%"), or why there
+/// is none.
 fn figure(v: &Value) -> Option<(f64, String)> {
     let g = |k: &str| v.get(k).and_then(Value::as_f64);
-    let (value, lo, hi) = (g("value")?, g("lo")?, g("hi")?);
-    Some((value, format!("[{}, {}]", num(lo), num(hi))))
+    let value = g("value")?;
+    if let Some(why) = v.get("no_interval").and_then(Value::as_str) {
+        return Some((value, format!("– ({why})")));
+    }
+    let (lo, hi) = (g("lo")?, g("hi")?);
+    let level = match g("level") {
+        Some(l) if l < 0.95 - 1e-9 => format!(" {:.0}%", (l * 100.0).floor()),
+        _ => String::new(),
+    };
+    Some((value, format!("[{}, {}]{level}", num(lo), num(hi))))
 }
 
 /// The reason stored beside an empty cell.
@@ -83,9 +93,9 @@ pub fn render(config: &Value) -> String {
         "figure",
         "original",
         "this machine",
-        "95% CI",
+        "CI",
         "ratio",
-        "ratio 95% CI",
+        "ratio CI",
     ]);
     for row in config
         .get("rows")
@@ -98,7 +108,7 @@ pub fn render(config: &Value) -> String {
     out.push_str(&t.render());
     let _ = writeln!(
         out,
-        "ratio = this machine ÷ original; originals from {}\n\nfindings:",
+        "ratio = this machine ÷ original; CI 95% unless a level follows it (a median of 3 rounds: 75%); originals from {}\n\nfindings:",
         s("originals")
     );
     for f in config

@@ -128,8 +128,10 @@ pub fn compare(
             run.id
         ),
         unit: format!(
-            "requests per second (median of {} rounds, 95% CI), -c {}",
-            r.rounds, r.concurrency
+            "requests per second (median of {} rounds, {:.0}% CI), -c {}",
+            r.rounds,
+            (toll_measure::median_ci::level(r.rounds) * 100.0).floor(),
+            r.concurrency
         ),
         bars,
     };

@@ -60,9 +60,9 @@ const COLUMNS: [(&str, u32); 7] = [
     ("figure", 18),
     ("original", 17),
     ("this machine", 12),
-    ("95% CI", 12),
+    ("CI", 12),
     ("ratio", 8),
-    ("ratio 95% CI", 12),
+    ("ratio CI", 12),
 ];
 
 /// Whether `run` is an experiment's table (`toll replicate`).
@@ -139,7 +139,7 @@ pub fn header(h: &mut String, title: &str, runs: &[&Run]) {
     for (n, words, class) in tally(runs.iter().copied()) {
         let _ = write!(h, "<span class=\"badge {class}\">{n} {words}</span>");
     }
-    h.push_str("</p>\n<p class=\"meta\">Each seed's published figure beside this machine's, with its interval; ratio = this machine ÷ original. A lesson holds when its whole interval is on the lesson's side.</p></header>\n");
+    h.push_str("</p>\n<p class=\"meta\">Each seed's published figure beside this machine's, with its interval (95% unless a level follows it); ratio = this machine ÷ original. A lesson holds when its whole interval is on the lesson's side, at that interval's level.</p></header>\n");
 }
 
 /// One experiment's section: heading, dot plot, lessons, the family runs'
@@ -536,7 +536,7 @@ fn results_table(h: &mut String, run: &Run) {
     }
     let _ = writeln!(
         h,
-        "<p class=\"notes\">ratio = this machine ÷ original; originals from {}.</p>",
+        "<p class=\"notes\">ratio = this machine ÷ original; each CI is 95% unless a level follows it (a median of 3 rounds: 75%); originals from {}.</p>",
         escape(
             c.get("originals")
                 .and_then(Value::as_str)

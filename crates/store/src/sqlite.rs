@@ -72,9 +72,19 @@ impl Sqlite {
     /// Open (creating the file and its directory, and migrating, as needed).
     pub fn open(path: &Path) -> Result<Sqlite, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|cause| StoreError::CreateDir {
-                path: dir.to_path_buf(),
-                cause,
+            std::fs::create_dir_all(dir).map_err(|cause| {
+                // A file where a directory must go says only "File exists".
+                let cause = match dir.ancestors().find(|a| a.is_file()) {
+                    Some(file) => std::io::Error::other(format!(
+                        "{} is a file, not a directory",
+                        file.display()
+                    )),
+                    None => cause,
+                };
+                StoreError::CreateDir {
+                    path: dir.to_path_buf(),
+                    cause,
+                }
             })?;
         }
         let conn = Connection::open(path).map_err(|e| StoreError::from_sqlite(path, e))?;

@@ -24,6 +24,10 @@ pub struct ReplicateArgs {
     /// (default: free ports the system picks).
     #[arg(long, value_name = "PORT", value_parser = whole_in::<u16>(1, 65_535))]
     pub port: Option<u16>,
+    /// Also write this run's tables as one self-contained page (the page
+    /// `toll report` makes of them), partial tables too; checked before measuring.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

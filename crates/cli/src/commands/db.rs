@@ -1,8 +1,10 @@
 //! Opening the results database named by --db, $TOLL_DB or the default.
 //!
 //! A measuring run creates the file (and its directory); a reading command
-//! (`runs`, `show`, `export`, `rm`) never creates anything, so a mistyped path
-//! is an error instead of an empty database. A `postgres://` URL names a
+//! (`runs`, `show`, `export`, `rm`, `compare`, `report`, `predict`, the
+//! board) never creates anything, and treats a store that does not exist yet
+//! the same whether it was named or is the default: nothing stored there,
+//! said with its path (so a mistyped path shows). A `postgres://` URL names a
 //! team's shared PostgreSQL store instead of a file. Names that SQLite would
 //! take but that would not keep results (`:memory:`, `file:` URIs) and URLs
 //! of stores toll does not speak are refused before any work.
@@ -11,13 +13,10 @@ use crate::usage::usage;
 use std::path::{Path, PathBuf};
 use toll_store::{RunStatus, Store};
 
-/// The database path, and whether the user named it (--db or TOLL_DB).
-fn path(db: Option<&Path>) -> (PathBuf, bool) {
-    let named = db.is_some() || std::env::var_os("TOLL_DB").is_some_and(|v| !v.is_empty());
-    let p = db
-        .map(Path::to_path_buf)
-        .unwrap_or_else(Store::default_path);
-    (p, named)
+/// The database path: --db, else TOLL_DB, else the default.
+pub fn path(db: Option<&Path>) -> PathBuf {
+    db.map(Path::to_path_buf)
+        .unwrap_or_else(Store::default_path)
 }
 
 /// Refuse a name that would not keep results in a file toll can read back.
@@ -48,7 +47,7 @@ pub fn check_name(p: &Path) -> anyhow::Result<()> {
 
 /// Open for writing (a measuring run), creating the file when needed.
 pub fn open(db: Option<&Path>) -> anyhow::Result<Store> {
-    let (p, _) = path(db);
+    let p = path(db);
     check_name(&p)?;
     Ok(Store::open(&p)?)
 }
@@ -62,18 +61,15 @@ pub enum Found {
     Nothing(PathBuf),
 }
 
-/// Open an existing database for reading; a read-only file is fine. A path
-/// the user named that does not exist is an error (likely a typo); the
-/// default path that does not exist yet means nothing was stored.
+/// Open an existing database for reading; a read-only file is fine. One
+/// rule whether the store was named (--db, TOLL_DB) or is the default: a
+/// store that does not exist yet holds no runs, and a reading command never
+/// creates it. Every message about it names the path, so a typo shows.
 pub fn open_existing(db: Option<&Path>) -> anyhow::Result<Found> {
-    let (p, named) = path(db);
+    let p = path(db);
     check_name(&p)?;
     match Store::open_if_present(&p)? {
         Some(store) => Ok(Found::Store(store)),
-        None if named && !toll_store::is_postgres_url(&p) => Err(anyhow::anyhow!(
-            "no results database at {}: check the path given by --db or TOLL_DB",
-            p.display()
-        )),
         None => Ok(Found::Nothing(PathBuf::from(toll_store::display_name(&p)))),
     }
 }
@@ -98,7 +94,17 @@ pub fn where_nothing(p: &Path) -> String {
     if toll_store::is_postgres_url(p) {
         format!("toll's tables are not in {}", p.display())
     } else {
-        format!("no database at {}", p.display())
+        match p
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty() && !d.exists())
+        {
+            Some(dir) => format!(
+                "no database at {}, and no directory {} either",
+                p.display(),
+                dir.display()
+            ),
+            None => format!("no database at {}", p.display()),
+        }
     }
 }
 

@@ -58,6 +58,9 @@ pub fn run(a: ReplicateArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::R
     if let (Some(first), true) = (port, experiments.contains(&Experiment::E5)) {
         replicate::web::check_ports(first, replicate::e5::servers_needed(preset)).map_err(usage)?;
     }
+    if let Some(page) = &a.html {
+        super::report::check_writable(page, "--html")?;
+    }
     if dry_run {
         if let Some(p) = db_path {
             db::check_name(p)?;
@@ -69,6 +72,9 @@ pub fn run(a: ReplicateArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::R
                 e.title(),
                 preset.name()
             );
+        }
+        if let Some(page) = &a.html {
+            crate::say!("would write the tables as one page to {}", page.display());
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -90,11 +96,15 @@ pub fn run(a: ReplicateArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::R
             scratch: scratch.clone(),
             port,
         };
-        let report = replicate::run(e, &mut ctx);
-        let report = match report {
+        let report = match replicate::run(e, &mut ctx) {
             Ok(r) => r,
             Err(err) => {
+                spinner.0.finish_and_clear();
                 let _ = std::fs::remove_dir_all(&scratch);
+                // The tables stored before it still make their page.
+                if let Some(page) = &a.html {
+                    let _ = write_page(&store, &reports, page);
+                }
                 return Err(err.into());
             }
         };
@@ -110,6 +120,9 @@ pub fn run(a: ReplicateArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::R
     }
     spinner.0.finish_and_clear();
     let _ = std::fs::remove_dir_all(&scratch);
+    if let Some(page) = &a.html {
+        write_page(&store, &reports, page)?;
+    }
     if a.json {
         let mut out = std::io::stdout().lock();
         let runs: Vec<serde_json::Value> = reports
@@ -143,6 +156,31 @@ pub fn run(a: ReplicateArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::R
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// This run's tables, partial ones too, as one page: exactly the
+/// experiments measured now, whatever else the store holds.
+fn write_page(store: &toll_store::Store, reports: &[Report], page: &Path) -> anyhow::Result<()> {
+    let ids: Vec<i64> = reports.iter().filter_map(|r| r.run_id).collect();
+    if ids.is_empty() {
+        crate::tell!(
+            "no table was stored, so no page written to {}",
+            page.display()
+        );
+        return Ok(());
+    }
+    let runs = ids
+        .iter()
+        .map(|&id| store.load_run(id))
+        .collect::<Result<Vec<_>, _>>()?;
+    super::report::write_html(store, &runs, page)?;
+    let ids: Vec<String> = ids.iter().map(i64::to_string).collect();
+    crate::tell!(
+        "the page to look at: {} (`toll report {} -o FILE` writes it again)",
+        page.display(),
+        ids.join(" ")
+    );
+    Ok(())
 }
 
 /// One experiment's table as stored, and where.

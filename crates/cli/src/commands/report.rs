@@ -77,37 +77,82 @@ pub fn run(args: ReportArgs, db: Option<&Path>, dry: bool) -> anyhow::Result<Exi
         crate::say!("would write {what} to {to}");
         return Ok(ExitCode::SUCCESS);
     }
-    // The family runs an experiment's table names, drawn in its section
-    // (a run since deleted is named there, not drawn).
-    let mut behind = Vec::new();
-    if format == Format::Html {
-        for r in runs.iter().filter(|r| r.family == "replicate") {
-            let ids = r.config.get("runs").and_then(|v| v.as_array());
-            for id in ids.into_iter().flatten().filter_map(|v| v.as_i64()) {
-                if let Ok(run) = store.load_run(id) {
-                    behind.push(run);
-                }
-            }
-        }
-    }
     let version = env!("CARGO_PKG_VERSION");
     let text = match format {
-        Format::Html => toll_report::html::render_with(&runs, &behind, scale, version),
+        Format::Html => {
+            toll_report::html::render_with(&runs, &behind(&store, &runs), scale, version)
+        }
         Format::Markdown => toll_report::markdown::render(&runs, version),
     };
     match &args.output {
         Some(path) => {
-            toll_report::atomic::write(path, text.as_bytes()).map_err(|e| {
-                anyhow::anyhow!(
-                    "cannot write {}: {e}: give -o a path in a directory you can write to, e.g. -o ./report.html",
-                    path.display()
-                )
-            })?;
+            write_file(path, &text)?;
             crate::tell!("{what} written to {}", path.display());
         }
         None => std::io::stdout().lock().write_all(text.as_bytes())?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The family runs each experiment's table names, drawn in its section (a
+/// run since deleted is named there, not drawn).
+fn behind(store: &toll_store::Store, runs: &[toll_store::Run]) -> Vec<toll_store::Run> {
+    let mut behind = Vec::new();
+    for r in runs.iter().filter(|r| r.family == "replicate") {
+        let ids = r.config.get("runs").and_then(|v| v.as_array());
+        for id in ids.into_iter().flatten().filter_map(|v| v.as_i64()) {
+            if let Ok(run) = store.load_run(id) {
+                behind.push(run);
+            }
+        }
+    }
+    behind
+}
+
+/// Stored runs as the one HTML page `toll report RUN… -o FILE` writes, whole
+/// or not at all (`toll replicate --html` writes its tables with it).
+pub fn write_html(
+    store: &toll_store::Store,
+    runs: &[toll_store::Run],
+    path: &Path,
+) -> anyhow::Result<()> {
+    let text = toll_report::html::render_with(
+        runs,
+        &behind(store, runs),
+        Scale::default(),
+        env!("CARGO_PKG_VERSION"),
+    );
+    write_file(path, &text)
+}
+
+fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
+    toll_report::atomic::write(path, text.as_bytes()).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot write {}: {e}: give a path in a directory you can write to, e.g. ./report.html",
+            path.display()
+        )
+    })
+}
+
+/// Refuse, before anything is measured, a page that could not be written:
+/// its directory missing or not writable.
+pub fn check_writable(path: &Path, flag: &str) -> anyhow::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let probe = dir.join(format!(".toll-write-check-{}", std::process::id()));
+    match std::fs::File::create(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => Err(usage(format!(
+            "{flag} {}: cannot write in {} ({e}): give a path in a directory you can write to",
+            path.display(),
+            dir.display()
+        ))),
+    }
 }
 
 #[cfg(test)]

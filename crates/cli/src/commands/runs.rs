@@ -16,7 +16,10 @@ pub fn list(args: RunsArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
         db::Found::Store(s) => s,
         db::Found::Nothing(p) => {
             if args.json {
+                // The list is empty; where it looked goes to stderr, so a
+                // mistyped path is seen without breaking the JSON.
                 writeln!(out, "[]")?;
+                crate::tell!("note: no runs stored yet ({})", db::where_nothing(&p));
             } else {
                 writeln!(out, "no runs stored yet ({})", db::where_nothing(&p))?;
             }

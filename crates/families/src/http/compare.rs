@@ -93,7 +93,8 @@ pub fn stable(rates: &[f64], window: usize, tolerance: f64) -> bool {
     m.is_finite() && last.iter().all(|r| (r - m).abs() <= tolerance * m.abs())
 }
 
-/// The median of the paired ratios `other[i] / base[i]` with its 95% CI.
+/// The median of the paired ratios `other[i] / base[i]` with its
+/// order-statistic CI at the level their count earns.
 /// Pairs whose base rate is 0 (nothing answered) are left out; None when
 /// no pair is left.
 pub fn paired_ratio(base: &[f64], other: &[f64]) -> Option<(Estimate, usize)> {
@@ -111,6 +112,7 @@ pub fn paired_ratio(base: &[f64], other: &[f64]) -> Option<(Estimate, usize)> {
         median: median(&ratios),
         lo,
         hi,
+        level: toll_measure::median_ci::level(ratios.len()),
     };
     Some((estimate, ratios.len()))
 }
@@ -309,6 +311,7 @@ pub fn figures(
                     median: sum.median,
                     lo: sum.ci_low,
                     hi: sum.ci_high,
+                    level: sum.ci_level.unwrap_or(0.95),
                 }
             });
             let mid = |p: f64| {

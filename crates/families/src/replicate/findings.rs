@@ -19,20 +19,58 @@ pub struct Figure {
     /// intervals; None for a 95% interval.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub level: Option<f64>,
+    /// Why the figure has no interval (one repetition; an interval that
+    /// would span more than [`WIDEST`]): the bounds are then the figure
+    /// itself, never printed, and a lesson judged on it is unclear.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_interval: Option<&'static str>,
 }
 
+/// The widest interval a figure is printed with, hi ÷ lo: one that spans
+/// more says nothing, and is left out with the reason.
+pub const WIDEST: f64 = 1000.0;
+
 impl Figure {
+    /// A figure with its interval, which always holds the figure; an
+    /// interval that is not finite or spans more than [`WIDEST`] is
+    /// dropped, with the reason.
     pub fn new(value: f64, lo: f64, hi: f64) -> Figure {
-        Figure {
+        let f = Figure {
             value,
-            lo,
-            hi,
+            lo: lo.min(value),
+            hi: hi.max(value),
             level: None,
+            no_interval: None,
+        };
+        if !(lo.is_finite() && hi.is_finite()) {
+            f.without("no interval")
+        } else if lo > 0.0 && hi / lo > WIDEST {
+            f.without("its interval would span more than 1000×")
+        } else {
+            f
         }
     }
 
-    /// The same figure, its interval at `level` (kept only below 95%).
+    /// The figure without an interval, for `why`.
+    pub fn without(self, why: &'static str) -> Figure {
+        Figure {
+            lo: self.value,
+            hi: self.value,
+            level: None,
+            no_interval: Some(why),
+            ..self
+        }
+    }
+
+    /// The same figure, its interval at `level` (kept only below 95%); a
+    /// level of 0 (one repetition) is no interval at all.
     pub fn at_level(self, level: Option<f64>) -> Figure {
+        if self.no_interval.is_some() {
+            return self;
+        }
+        if level.is_some_and(|l| l <= 0.0) {
+            return self.without("one repetition: no interval");
+        }
         Figure {
             level: level.filter(|l| *l < 0.95 - 1e-9),
             ..self
@@ -41,7 +79,11 @@ impl Figure {
 
     /// Every bound scaled by `k` (a change of unit).
     pub fn scaled(self, k: f64) -> Figure {
-        Figure::new(self.value * k, self.lo * k, self.hi * k).at_level(self.level)
+        let f = Figure::new(self.value * k, self.lo * k, self.hi * k).at_level(self.level);
+        match self.no_interval {
+            Some(why) => f.without(why),
+            None => f,
+        }
     }
 
     /// The level of an interval made of `self`'s and `other`'s, bound
@@ -54,29 +96,42 @@ impl Figure {
         }
     }
 
+    /// A figure made of `self` and `other`: without an interval when either
+    /// has none.
+    fn carried(self, other: Figure, made: Figure) -> Figure {
+        match self.no_interval.or(other.no_interval) {
+            Some(why) => made.without(why),
+            None => made.at_level(self.joint(other)),
+        }
+    }
+
     /// `self ÷ other` with a conservative interval (each bound against the
     /// other's far bound, as independent errors at their worst); None when
     /// `other` can be 0 or less.
     pub fn over(self, other: Figure) -> Option<Figure> {
         (other.lo > 0.0 && other.value > 0.0 && self.value.is_finite()).then(|| {
-            Figure::new(
-                self.value / other.value,
-                self.lo / other.hi,
-                self.hi / other.lo,
+            self.carried(
+                other,
+                Figure::new(
+                    self.value / other.value,
+                    self.lo / other.hi,
+                    self.hi / other.lo,
+                ),
             )
-            .at_level(self.joint(other))
         })
     }
 
     /// `self − other` with a conservative interval (each bound against the
     /// other's far bound, as in [`Figure::over`]).
     pub fn minus(self, other: Figure) -> Figure {
-        Figure::new(
-            self.value - other.value,
-            self.lo - other.hi,
-            self.hi - other.lo,
+        self.carried(
+            other,
+            Figure::new(
+                self.value - other.value,
+                self.lo - other.hi,
+                self.hi - other.lo,
+            ),
         )
-        .at_level(self.joint(other))
     }
 }
 
@@ -130,6 +185,9 @@ pub enum Claim {
 /// the claim's side of the threshold, refuted when the whole interval is on
 /// the other, unclear when it spans it.
 pub fn judge(ratio: Figure, claim: Claim) -> Verdict {
+    if ratio.no_interval.is_some() {
+        return Verdict::Unclear;
+    }
     let (inside, outside) = match claim {
         Claim::Above(t) => (ratio.lo > t, ratio.hi <= t),
         Claim::Below(t) => (ratio.hi < t, ratio.lo >= t),
@@ -195,6 +253,9 @@ pub fn from_figure(
 /// `2.10× [1.90, 2.30]`, with the interval's level where it is below 95%:
 /// `2.10× [1.90, 2.30] (≥ 56% CI)` — the verdict is judged at that level.
 fn shown(r: Figure, show: fn(f64) -> String) -> String {
+    if let Some(why) = r.no_interval {
+        return format!("{} ({why})", show(r.value));
+    }
     let level = r
         .level
         .map(|l| format!(" (≥ {:.0}% CI: few trials)", (l * 100.0).floor()))

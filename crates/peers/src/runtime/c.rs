@@ -1,7 +1,7 @@
 //! The C worker: workers/c, compiled with the machine's C compiler on first
 //! use and cached by source and compiler version.
 
-use super::cache::{keyed_dir, write_sources};
+use super::cache::{build_lock, keyed_dir, write_sources};
 use super::launch::Launch;
 use super::toolchain::{find_tool, Toolchain};
 use crate::error::PeerError;
@@ -52,6 +52,7 @@ pub(super) fn prepare(cc: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Launc
     parts.push(&cc.version);
     let dir = keyed_dir("c", &parts);
     let exe = dir.join("toll-worker-c");
+    let _built = build_lock(&dir)?;
     if !exe.is_file() {
         note(&format!(
             "compiling the C worker with {} -O2 (first use; cached after)",

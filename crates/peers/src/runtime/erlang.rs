@@ -1,7 +1,7 @@
 //! The Erlang worker: workers/erlang/toll_worker.erl, compiled with erlc on
 //! first use (cached by source and OTP version) and run by erl.
 
-use super::cache::{keyed_dir, write_sources};
+use super::cache::{build_lock, keyed_dir, write_sources};
 use super::launch::Launch;
 use super::toolchain::{find_tool, output_line, Toolchain};
 use crate::error::PeerError;
@@ -39,6 +39,7 @@ fn erlc(erl: &Toolchain) -> Result<std::path::PathBuf, PeerError> {
 pub(super) fn prepare(erl: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Launch, PeerError> {
     let dir = keyed_dir("erlang", &[WORKER, FFI, &erl.version]);
     let beam = dir.join("toll_worker.beam");
+    let _built = build_lock(&dir)?;
     if !beam.is_file() {
         note("compiling the Erlang worker with erlc (first use; cached after)");
         let src = dir.join("src");

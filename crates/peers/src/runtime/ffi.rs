@@ -3,7 +3,7 @@
 //! and cached by source and compiler (and runtime) version like the workers;
 //! a worker finds them through `TOLL_FFI_DIR` in its environment.
 
-use super::cache::{keyed_dir, write_sources};
+use super::cache::{build_lock, keyed_dir, write_sources};
 use super::ffi_glue::{self as glue, compile, Glue};
 use super::launch::Launch;
 use super::toolchain::Toolchain;
@@ -42,6 +42,7 @@ pub(super) fn prepare(
     let mut key: Vec<&str> = vec![TOLL_FFI_C, TOLL_FFI_H, &cc.version, &launch.toolchain.1];
     key.extend(sources.iter().map(|(_, text)| *text));
     let dir = keyed_dir(&format!("ffi-{runtime}"), &key);
+    let _built = build_lock(&dir)?;
     build_lib(&cc, &dir, note)?;
     let unbuilt = glue::build(glue, &cc, &launch, &dir, note);
     launch.env.push(("TOLL_FFI_DIR".into(), dir.into()));

@@ -3,7 +3,7 @@
 //! which includes workers/ffi/toll_ffi.c): Go builds it when it finds a C
 //! compiler (`$CC`, else gcc), and leaves it out, cgo off, when it does not.
 
-use super::cache::{keyed_dir, write_sources};
+use super::cache::{build_lock, keyed_dir, write_sources};
 use super::launch::Launch;
 use super::toolchain::{find_tool, output_line, Toolchain};
 use crate::error::PeerError;
@@ -55,6 +55,7 @@ pub(super) fn prepare(go: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Launc
     parts.push(&go.version);
     let dir = keyed_dir("go", &parts);
     let exe = dir.join("toll-worker-go");
+    let _built = build_lock(&dir)?;
     if !exe.is_file() {
         note("building the Go worker with go build (first use; cached after)");
         let src = dir.join("src");
@@ -118,6 +119,7 @@ pub(super) fn prepare_rpc(go: Toolchain, note: &mut dyn FnMut(&str)) -> Result<L
     parts.push(&go.version);
     let dir = keyed_dir("go-rpc", &parts);
     let exe = dir.join("toll-rpc-go");
+    let _built = build_lock(&dir)?;
     if !exe.is_file() {
         note("building the Go RPC server with go build (first use, a minute or so; cached after)");
         let src = dir.join("src");

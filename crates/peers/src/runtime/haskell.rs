@@ -2,7 +2,7 @@
 //! and cached by source and GHC version. Used when `ghc` is on the machine.
 //! GHC compiles workers/ffi/toll_ffi.c in for its `ffi` bindings (Ffi.hs).
 
-use super::cache::{keyed_dir, write_sources};
+use super::cache::{build_lock, keyed_dir, write_sources};
 use super::launch::Launch;
 use super::toolchain::{find_tool, output_line, Toolchain};
 use crate::error::PeerError;
@@ -57,6 +57,7 @@ pub(super) fn prepare(ghc: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Laun
     parts.push(&ghc.version);
     let dir = keyed_dir("haskell", &parts);
     let exe = dir.join("toll-worker-haskell");
+    let _built = build_lock(&dir)?;
     if !exe.is_file() {
         note("building the Haskell worker with ghc -O2 (first use; cached after)");
         let src = dir.join("src/haskell");

@@ -2,7 +2,7 @@
 //! (21 or newer, for virtual threads; found through JAVA_HOME or
 //! /usr/lib/jvm) on first use, cached by source and JDK version.
 
-use super::cache::{keyed_dir, write_sources};
+use super::cache::{build_lock, keyed_dir, write_sources};
 use super::launch::Launch;
 use super::toolchain::{find_in_path, output_line, Toolchain};
 use crate::error::PeerError;
@@ -117,6 +117,7 @@ pub(super) fn prepare(java: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Lau
     parts.push(&java.version);
     let dir = keyed_dir("java", &parts);
     let classes = dir.join("classes");
+    let _built = build_lock(&dir)?;
     if !classes.join("TollWorker.class").is_file() {
         note("compiling the Java worker with javac (first use; cached after)");
         let src = dir.join("src");

@@ -7,7 +7,7 @@
 
 mod image;
 
-use super::cache::{keyed_dir, write_sources};
+use super::cache::{build_lock, keyed_dir, write_sources};
 use super::launch::Launch;
 use super::toolchain::{find_in_path, output_line, Toolchain};
 use crate::error::PeerError;
@@ -100,6 +100,7 @@ pub(super) fn prepare(vm: Toolchain, note: &mut dyn FnMut(&str)) -> Result<Launc
     );
     let dir = keyed_dir("squeak", &[WORKER, &vm.version, &stamp]);
     let derived = dir.join("toll.image");
+    let _built = build_lock(&dir)?;
     if !derived.is_file() {
         note("deriving a Squeak image that files in the worker from Scratch's (first use; cached after)");
         let bytes = std::fs::read(&image)

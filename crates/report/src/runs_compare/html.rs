@@ -132,7 +132,7 @@ fn series(h: &mut String, c: &RunComparison) {
     let _ = writeln!(
         h,
         "<table class=\"compare\"><thead><tr><th>n</th><th>A median</th><th>B median</th><th>change</th>\
-         <th>95% CI</th><th>against 0 (±{})</th><th>p</th><th>verdict</th></tr></thead>",
+         <th>CI (95% unless said)</th><th>against 0 (±{})</th><th>p</th><th>verdict</th></tr></thead>",
         escape(pct(reach).trim_start_matches('+'))
     );
     for s in &c.series {
@@ -147,13 +147,14 @@ fn series(h: &mut String, c: &RunComparison) {
                     let _ = writeln!(
                         h,
                         "<tr><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-                         <td class=\"num\">{}</td><td class=\"num\">[{}, {}]</td><td>{}</td><td class=\"num\">{:.3}</td><td>{}</td></tr>",
+                         <td class=\"num\">{}</td><td class=\"num\">[{}, {}]{}</td><td>{}</td><td class=\"num\">{:.3}</td><td>{}</td></tr>",
                         p.n,
                         fmt_ns(ch.median.0),
                         fmt_ns(ch.median.1),
                         pct(ch.change),
                         pct(ch.change_ci.0),
                         pct(ch.change_ci.1),
+                        escape(&super::text::level_note(ch.change_level)),
                         bar(ch.change, ch.change_ci, reach, v),
                         ch.test.p,
                         badge(v, c.rules.threshold)

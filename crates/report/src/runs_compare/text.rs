@@ -105,7 +105,13 @@ pub fn render(c: &RunComparison) -> String {
     for sc in &c.series {
         let _ = writeln!(s, "\n{}", sc.label);
         let mut t = Table::new(&[
-            "n", "A median", "B median", "change", "95% CI", "p", "verdict",
+            "n",
+            "A median",
+            "B median",
+            "change",
+            "CI (95% unless said)",
+            "p",
+            "verdict",
         ]);
         let mut notes = Vec::new();
         for p in &sc.points {
@@ -122,7 +128,12 @@ pub fn render(c: &RunComparison) -> String {
                         fmt_ns(ch.median.0),
                         fmt_ns(ch.median.1),
                         pct(ch.change),
-                        format!("[{}, {}]", pct(ch.change_ci.0), pct(ch.change_ci.1)),
+                        format!(
+                            "[{}, {}]{}",
+                            pct(ch.change_ci.0),
+                            pct(ch.change_ci.1),
+                            level_note(ch.change_level)
+                        ),
                         format!("{:.3}", ch.test.p),
                         verdict,
                     ]);
@@ -185,4 +196,15 @@ pub fn render(c: &RunComparison) -> String {
         "change: median(B)/median(A) − 1 with its 95% bootstrap CI; p: Mann–Whitney U, two-sided; ~: p ≥ α; α, β: the fits' change, CI from both runs' intervals (~: it holds 0)"
     );
     s
+}
+
+/// ` (90%)` after an interval whose level is below 95%; ` (none)` without one.
+pub fn level_note(level: f64) -> String {
+    if level <= 0.0 {
+        " (no interval)".into()
+    } else if level < 0.95 - 1e-9 {
+        format!(" ({:.0}%)", (level * 100.0).floor())
+    } else {
+        String::new()
+    }
 }
