@@ -1,5 +1,6 @@
-/* The reference for `toll ffi`'s dlopen null call: a plain C loop calling
-   toll_ffi_null through the pointer dlsym gives, nothing else.
+/* The reference for `toll ffi`'s dlopen call at n = 0: a plain C loop
+   calling toll_ffi_sum(buf, 0) — a sum of no bytes, the call toll's C worker
+   makes at n = 0 — through the pointer dlsym gives, nothing else.
 
    usage: ffi_loop LIB --trials T [--batch-ms MS] [--warmup-ms MS]
    prints: {"lib":"LIB","per_call_ns":[t1,...]}
@@ -25,11 +26,16 @@ static double now_ns(void) {
     return t.tv_sec * 1e9 + t.tv_nsec;
 }
 
-typedef void (*null_fn)(void);
+typedef unsigned long long (*sum_fn)(const unsigned char *, size_t);
 
-/* K calls through the pointer. */
-static void calls(null_fn f, long k) {
-    for (long i = 0; i < k; i++) f();
+static unsigned char buf[1];
+static volatile unsigned long long last;
+
+/* K calls through the pointer, each return kept as the worker keeps it. */
+static void calls(sum_fn f, long k) {
+    unsigned long long s = 0;
+    for (long i = 0; i < k; i++) s = f(buf, 0);
+    last = s;
 }
 
 int main(int argc, char **argv) {
@@ -53,8 +59,8 @@ int main(int argc, char **argv) {
     }
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!lib) { fprintf(stderr, "ffi_loop: %s\n", dlerror()); return 1; }
-    null_fn f = (null_fn)dlsym(lib, "toll_ffi_null");
-    if (!f) { fprintf(stderr, "ffi_loop: %s lacks toll_ffi_null\n", path); return 1; }
+    sum_fn f = (sum_fn)dlsym(lib, "toll_ffi_sum");
+    if (!f) { fprintf(stderr, "ffi_loop: %s lacks toll_ffi_sum\n", path); return 1; }
 
     /* Warm-up, doubling K until the warm-up time is spent; K is then the
        count that lasts about one batch. */

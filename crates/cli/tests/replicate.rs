@@ -35,6 +35,39 @@ fn assert_cell(row: &Value, cell: &str) {
     );
 }
 
+/// An interval the page may print (issue 46): it holds its figure, never
+/// reaches 0 for a positive figure, spans at most 1000×, says its level
+/// when below 95%, and an interval of p99 ÷ p50 (≥ 1 by definition) stays
+/// at or above 1. A figure without an interval says why.
+fn assert_possible(f: &Value, row: &Value) {
+    if f.is_null() {
+        return;
+    }
+    let g = |k: &str| f[k].as_f64();
+    let (value, lo, hi) = (g("value").unwrap(), g("lo").unwrap(), g("hi").unwrap());
+    if let Some(why) = f["no_interval"].as_str() {
+        assert!(!why.is_empty(), "{row}");
+        return;
+    }
+    assert!(lo <= value && value <= hi, "its figure outside: {row}");
+    if value > 0.0 {
+        assert!(lo > 0.0, "reaches 0: {row}");
+    }
+    if lo > 0.0 {
+        assert!(hi / lo <= 1000.0, "spans more than 1000×: {row}");
+    }
+    if let Some(level) = g("level") {
+        assert!((0.0..0.95).contains(&level), "{row}");
+    }
+    if row["figure"]
+        .as_str()
+        .is_some_and(|t| t.contains("p99 ÷ p50"))
+        && f == &row["measured"]
+    {
+        assert!(lo >= 1.0, "p99 ÷ p50 below 1: {row}");
+    }
+}
+
 #[test]
 fn all_five_store_every_cell_or_why_it_is_missing() {
     let s = Scratch::new("replicate-all");
@@ -81,6 +114,9 @@ fn all_five_store_every_cell_or_why_it_is_missing() {
                     "{row}"
                 );
                 assert!(row["run"].is_i64(), "a measured row names its run: {row}");
+            }
+            for cell in ["measured", "ratio"] {
+                assert_possible(&row[cell], row);
             }
         }
         // Every finding is judged, in words that say how.

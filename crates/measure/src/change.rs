@@ -17,11 +17,17 @@
 //! between-run σ learnt from earlier runs (each run's run-to-run term is
 //! learnt from the runs before it, never from itself), which two repeat
 //! runs (an A/A pair) differ by with variance 2σ². Each interval is read
-//! as estimate ± 1.96 standard errors, by its wider side (which errs
-//! wide), so B − A has standard error √(s_A² + s_B² + 2σ²).
+//! as estimate ± t₀.₉₇₅(df) standard errors (the factor the fit made it
+//! with, df its rounds − 1), by its wider side (which errs wide), so B − A
+//! has standard error √(s_A² + s_B² + 2σ²). A point is judged against the
+//! same between-run σ as well as the Mann–Whitney test
+//! ([`PointChange::of_runs`]), and a comparison corrects for the number of
+//! judgements it makes ([`bh_level`]).
 
 use crate::hodges_lehmann;
 use crate::mann_whitney::{self, MannWhitney};
+use crate::mean_ci::{t975, t_p_two_sided};
+use crate::run_to_run::within_se;
 use serde::{Deserialize, Serialize};
 
 /// z of a two-sided 95% interval.
@@ -52,6 +58,11 @@ pub struct PointChange {
     /// The smallest p-value these counts can give (complete separation):
     /// at or above the significance level, no change can ever be shown.
     pub min_p: f64,
+    /// The p of the change against this machine's between-run noise as
+    /// well as each run's own (see [`PointChange::of_runs`]); None where
+    /// the series has no run-to-run term to judge by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_run_to_run: Option<f64>,
 }
 
 /// What a comparison says about one point.
@@ -66,6 +77,9 @@ pub enum Verdict {
     Slower,
     /// B is faster by at least the threshold.
     Faster,
+    /// Told apart within the two runs, but by no more than this machine
+    /// moves between runs of the same thing: not a change of the code's.
+    RunToRun,
 }
 
 impl Verdict {
@@ -76,6 +90,7 @@ impl Verdict {
             Verdict::UnderThreshold => "under threshold",
             Verdict::Slower => "slower",
             Verdict::Faster => "faster",
+            Verdict::RunToRun => "~ run-to-run",
         }
     }
 }
@@ -84,6 +99,48 @@ impl PointChange {
     /// Compare the per-operation times `a` (base) and `b`; None when either
     /// is empty or A's median is not positive.
     pub fn of(a: &[f64], b: &[f64]) -> Option<PointChange> {
+        PointChange::of_runs(a, b, None)
+    }
+
+    /// As [`PointChange::of`], and judged against this machine's between-run
+    /// noise too: `between_share` is the standard deviation of this point's
+    /// time between runs, as a share of it (the series' run-to-run term).
+    /// Two runs differ by that much with no change of code, so the change
+    /// of the log medians is tested against √(se_A² + se_B² + 2·share²),
+    /// each run's own error that of its log median (1.2533·σ/√n, σ by the
+    /// median absolute deviation): `p_run_to_run`.
+    pub fn of_runs(a: &[f64], b: &[f64], between_share: Option<f64>) -> Option<PointChange> {
+        let mut c = PointChange::of_samples(a, b)?;
+        c.p_run_to_run = between_share.filter(|s| s.is_finite()).map(|share| {
+            let log_se2 = |v: &[f64]| {
+                let logs: Vec<f64> = v.iter().filter(|x| **x > 0.0).map(|x| x.ln()).collect();
+                if logs.len() < 2 {
+                    return f64::INFINITY;
+                }
+                let m = crate::quantile::median_in_place(&mut logs.clone());
+                let mut dev: Vec<f64> = logs.iter().map(|x| (x - m).abs()).collect();
+                let sd = 1.4826 * crate::quantile::median_in_place(&mut dev);
+                (1.2533 * sd).powi(2) / logs.len() as f64
+            };
+            let se = (log_se2(a) + log_se2(b) + 2.0 * share * share).sqrt();
+            let d = (1.0 + c.change).ln();
+            if se > 0.0 && se.is_finite() {
+                (2.0 * crate::mann_whitney::normal_upper_tail(d.abs() / se)).min(1.0)
+            } else {
+                1.0
+            }
+        });
+        Some(c)
+    }
+
+    /// The p the comparison judges: the larger of the Mann–Whitney p and,
+    /// where known, the run-to-run one — a change is called only when both
+    /// the runs' own noise and the machine's between runs are passed.
+    pub fn p(&self) -> f64 {
+        self.test.p.max(self.p_run_to_run.unwrap_or(0.0))
+    }
+
+    fn of_samples(a: &[f64], b: &[f64]) -> Option<PointChange> {
         let test = mann_whitney::test(a, b)?;
         let median = |v: &[f64]| crate::quantile::median_in_place(&mut v.to_vec());
         let (ma, mb) = (median(a), median(b));
@@ -105,14 +162,17 @@ impl PointChange {
             change_level: level,
             test,
             min_p: min_p(a.len(), b.len()),
+            p_run_to_run: None,
         })
     }
 
-    /// The verdict at significance level `alpha` with noise threshold
-    /// `threshold` (a share: 0.05 is 5%).
+    /// The verdict at significance level `alpha` (a p below it is called)
+    /// with noise threshold `threshold` (a share: 0.05 is 5%).
     pub fn verdict(&self, alpha: f64, threshold: f64) -> Verdict {
         if self.test.p >= alpha {
             Verdict::Same
+        } else if self.p_run_to_run.is_some_and(|p| p >= alpha) {
+            Verdict::RunToRun
         } else if self.change.abs() < threshold {
             Verdict::UnderThreshold
         } else if self.change > 0.0 {
@@ -121,6 +181,27 @@ impl PointChange {
             Verdict::Faster
         }
     }
+}
+
+/// The Benjamini–Hochberg cut for p-values `ps` at false-discovery rate
+/// `q`: every p below the returned level is called. Of m judgements sorted
+/// by p, the largest k with p₍ₖ₎ ≤ k·q/m is found and p₍₁₎…p₍ₖ₎ are called;
+/// with none, nothing is. When nothing changed at all, a call happens in at
+/// most a share q of comparisons, however many judgements each makes
+/// (Benjamini & Hochberg 1995; valid for independent and positively
+/// dependent tests).
+pub fn bh_level(ps: &[f64], q: f64) -> f64 {
+    let mut sorted: Vec<f64> = ps.iter().copied().filter(|p| p.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
+    let m = sorted.len() as f64;
+    let k = sorted
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(i, p)| **p <= (*i as f64 + 1.0) * q / m)
+        .map(|(_, p)| *p);
+    // Strictly above the k-th p, below the next one.
+    k.map_or(0.0, |p| p * (1.0 + 1e-12) + f64::MIN_POSITIVE)
 }
 
 /// The smallest two-sided p of the exact test for groups of `n1` and `n2`:
@@ -146,43 +227,77 @@ pub struct ParamChange {
     pub difference: f64,
     /// 95% interval of B − A (see the module's note on the method).
     pub difference_ci: (f64, f64),
-    /// The interval lies wholly above or below 0.
+    /// Two-sided p of B − A against 0 (Student's t at the Welch–
+    /// Satterthwaite degrees of freedom of its parts).
+    #[serde(default = "p_one")]
+    pub p: f64,
+    /// The change is called: its p passes the comparison's level (after
+    /// the correction for the number of judgements, see `toll compare`).
     pub significant: bool,
 }
 
+fn p_one() -> f64 {
+    1.0
+}
+
 impl ParamChange {
-    /// Compare estimate `a` with interval `a_ci` against `b` with `b_ci`.
+    /// Compare estimate `a` with interval `a_ci` against `b` with `b_ci`,
+    /// each read as ±1.96 standard errors.
     pub fn of(a: f64, a_ci: (f64, f64), b: f64, b_ci: (f64, f64)) -> ParamChange {
-        let se = |x: f64, ci: (f64, f64)| (x - ci.0).abs().max((ci.1 - x).abs()) / Z95;
-        let s = se(a, a_ci).hypot(se(b, b_ci));
-        let d = b - a;
-        let ci = (d - Z95 * s, d + Z95 * s);
-        ParamChange {
-            value: (a, b),
-            difference: d,
-            difference_ci: ci,
-            significant: ci.0 > 0.0 || ci.1 < 0.0,
-        }
+        ParamChange::of_runs(a, a_ci, None, b, b_ci, None, 0.0)
     }
 
-    /// Compare two runs' estimates `a` and `b` by their own intervals plus
-    /// the machine's between-run standard deviation `between_sd` (see the
-    /// module).
+    /// Compare two runs' estimates `a` and `b` by their own intervals (each
+    /// made with t₀.₉₇₅ on `a_df`, `b_df` degrees of freedom, and read back
+    /// so; None: 1.96) plus the machine's between-run standard deviation
+    /// `between_sd` (see the module). The interval of B − A is t₀.₉₇₅ at
+    /// the Welch–Satterthwaite degrees of freedom of the parts (the
+    /// between-run part counted as known) times their combined error.
     pub fn of_runs(
         a: f64,
         a_ci: (f64, f64),
+        a_df: Option<usize>,
         b: f64,
         b_ci: (f64, f64),
+        b_df: Option<usize>,
         between_sd: f64,
     ) -> ParamChange {
-        let se = |x: f64, ci: (f64, f64)| (x - ci.0).abs().max((ci.1 - x).abs()) / Z95;
-        let s = (se(a, a_ci).powi(2) + se(b, b_ci).powi(2) + 2.0 * between_sd.powi(2)).sqrt();
+        let (sa, sb) = (
+            within_se(a, a_ci, a_df).powi(2),
+            within_se(b, b_ci, b_df).powi(2),
+        );
+        let between = 2.0 * between_sd.powi(2);
+        let var = sa + sb + between;
+        let part = |v: f64, df: Option<usize>| match df {
+            Some(d) if v > 0.0 => v * v / d.max(1) as f64,
+            _ => 0.0,
+        };
+        let denom = part(sa, a_df) + part(sb, b_df);
+        let df = if denom > 0.0 {
+            var * var / denom
+        } else {
+            f64::INFINITY
+        };
+        let s = var.sqrt();
+        let k = if df.is_finite() {
+            t975((df.floor() as usize).max(1))
+        } else {
+            Z95
+        };
         let d = b - a;
-        let ci = (d - Z95 * s, d + Z95 * s);
+        let ci = (d - k * s, d + k * s);
+        let p = if s > 0.0 {
+            t_p_two_sided(d / s, df)
+        } else if d == 0.0 {
+            1.0
+        } else {
+            0.0
+        };
         ParamChange {
             value: (a, b),
             difference: d,
             difference_ci: ci,
+            p,
             significant: ci.0 > 0.0 || ci.1 < 0.0,
         }
     }
@@ -239,13 +354,37 @@ mod tests {
     fn a_shift_beyond_the_runs_own_noise_is_significant_and_an_aa_pair_is_not() {
         // Start-up 20.9 ms [20.5, 21.3] in A; B grew 6 ms, [24.5, 25.8]; the
         // machine moves 1% between runs.
-        let c = ParamChange::of_runs(20.9e6, (20.5e6, 21.3e6), 25.1e6, (24.5e6, 25.8e6), 0.21e6);
+        let c = ParamChange::of_runs(
+            20.9e6,
+            (20.5e6, 21.3e6),
+            None,
+            25.1e6,
+            (24.5e6, 25.8e6),
+            None,
+            0.21e6,
+        );
         assert!(c.significant && c.difference_ci.0 > 0.0, "{c:?}");
         // The same within-run noise, no shift: never significant.
-        let aa = ParamChange::of_runs(20.9e6, (20.5e6, 21.3e6), 21.0e6, (20.6e6, 21.4e6), 0.21e6);
+        let aa = ParamChange::of_runs(
+            20.9e6,
+            (20.5e6, 21.3e6),
+            None,
+            21.0e6,
+            (20.6e6, 21.4e6),
+            None,
+            0.21e6,
+        );
         assert!(!aa.significant, "{aa:?}");
         // A machine that moves 15% between runs hides the same shift.
-        let noisy = ParamChange::of_runs(20.9e6, (20.5e6, 21.3e6), 25.1e6, (24.5e6, 25.8e6), 3.1e6);
+        let noisy = ParamChange::of_runs(
+            20.9e6,
+            (20.5e6, 21.3e6),
+            None,
+            25.1e6,
+            (24.5e6, 25.8e6),
+            None,
+            3.1e6,
+        );
         assert!(!noisy.significant, "{noisy:?}");
     }
 

@@ -113,7 +113,7 @@ pub fn render(v: &FfiView) -> String {
     let mut out = format!("{}\n\n", caption(v));
     let (table, notes, near_zero) = table(v);
     out.push_str(&table);
-    out.push_str("null ns: the median null call; α: the crossing, from the line t(n) = α + β·n through every size; β: each KiB passed in and summed on the C side\n");
+    out.push_str("t(0) ns: the median call at n = 0 (a sum of no bytes, the same call as at every n); α: the crossing, from the line t(n) = α + β·n through every size; β: each KiB passed in and summed on the C side\n");
     out.push_str(decided::FIT_LEGEND);
     out.push('\n');
     out.push_str(&legend::run_to_run(
@@ -159,7 +159,7 @@ fn table(v: &FfiView) -> (String, Vec<String>, bool) {
     let mut t = Table::new(&[
         "runtime",
         "binding",
-        "null ns",
+        "t(0) ns",
         "α ns",
         &a_ci,
         "β ns/KiB",

@@ -15,7 +15,7 @@ pub type WithCi = (f64, f64, f64);
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VsLinkRow {
     pub runtime: String,
-    /// The binding with the cheapest null call, and that call's median ns
+    /// The binding with the cheapest call at n = 0, and that call's median ns
     /// with the 95% CI of the median.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub binding: Option<String>,
@@ -75,7 +75,7 @@ pub fn render(rows: &[VsLinkRow]) -> String {
         return String::new();
     };
     let mut out = format!("\n{CAPTION}\n\n{table}");
-    out.push_str("call ns: the median null call of the runtime's cheapest binding; trip ns: the median round trip of an empty message between toll and the runtime's worker over its cheapest link (toll transfer's machinery, both ends pinned to one core), measured in the same run; link ÷ call: how many calls one round trip costs, its 95% CI a bootstrap of the two medians' ratio (each side resampled on its own)\n");
+    out.push_str("call ns: the median call at n = 0 of the runtime's cheapest binding; trip ns: the median round trip of an empty message between toll and the runtime's worker over its cheapest link (toll transfer's machinery, both ends pinned to one core), measured in the same run; link ÷ call: how many calls one round trip costs, its 95% CI a bootstrap of the two medians' ratio (each side resampled on its own)\n");
     if let Some(n) = dagger(rows) {
         out.push_str(&n);
         out.push('\n');

@@ -96,6 +96,34 @@ pub struct HttpReport {
     /// runs stored before it was kept, or from agents.
     #[serde(default)]
     pub io: Option<String>,
+    /// Answers whose latency ends at the kernel's arrival stamp of their
+    /// last bytes (the rest end at the client's clock when it read them);
+    /// None for runs stored before it was kept, or from agents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stamped_answers: Option<u64>,
+}
+
+impl HttpReport {
+    /// The share of answers whose latency ends at the kernel's stamp, when known.
+    pub fn stamped_share(&self) -> Option<f64> {
+        let n = self.stamped_answers?;
+        (self.complete_requests > 0).then(|| n as f64 / self.complete_requests as f64)
+    }
+}
+
+/// What "latency" means in a report: where each answer's time ends.
+pub fn latency_end(r: &HttpReport) -> Option<String> {
+    let share = r.stamped_share()?;
+    Some(if share >= 0.995 {
+        "each answer ends at the kernel's arrival stamp of its last bytes (the client's own receive processing left out)".into()
+    } else if share <= 0.005 {
+        "each answer ends when the client read its last bytes (the kernel gave no arrival stamps: the client's receive processing is in)".into()
+    } else {
+        format!(
+            "{:.1}% of answers end at the kernel's arrival stamp of their last bytes (the client's own receive processing left out), the rest when the client read them",
+            share * 100.0
+        )
+    })
 }
 
 /// Milliseconds with sub-ms digits where ab would print 0.
@@ -263,6 +291,9 @@ pub fn render(r: &HttpReport) -> String {
         "Percentage of the requests served within a certain time (ms)"
     };
     percentile_table(w, title, &r.percentiles);
+    if let Some(end) = latency_end(r) {
+        let _ = writeln!(w, "  (latency: {end})");
+    }
     if let Some(u) = &r.uncorrected_percentiles {
         let _ = writeln!(w);
         percentile_table(

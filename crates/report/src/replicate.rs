@@ -108,7 +108,7 @@ pub fn render(config: &Value) -> String {
     out.push_str(&t.render());
     let _ = writeln!(
         out,
-        "ratio = this machine ÷ original; CI 95% unless a level follows it (a median of 3 rounds: 75%); originals from {}\n\nfindings:",
+        "ratio = this machine ÷ original; each CI is 95% unless a level follows it\n(a median of 3 rounds: 75%); originals from {}\n\nfindings:",
         s("originals")
     );
     for f in config

@@ -35,6 +35,7 @@ fn run_id(name: &str, v: &str) -> Result<i64, Problem> {
 const RULES: Rules = Rules {
     alpha: 0.05,
     threshold: 0.0,
+    mixed_latency: false,
 };
 
 /// The compare page: a form, and the comparison when both runs are named.

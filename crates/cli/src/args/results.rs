@@ -135,8 +135,10 @@ pub struct RunCompareArgs {
     /// The run compared with it (changes are B against A).
     #[arg(value_name = "RUN_B")]
     pub b: String,
-    /// Significance level of the Mann–Whitney test: a point whose p is not
-    /// below it is "~".
+    /// The level every judgement is made at: points' Mann–Whitney and
+    /// run-to-run p, and α and β, with Benjamini–Hochberg over all of them
+    /// (so two runs of the same thing call any change in at most this share
+    /// of comparisons); a point not called is "~".
     #[arg(long, default_value = "0.05", value_name = "P", value_parser = checked(alpha))]
     pub alpha: f64,
     /// Smallest change of a median that counts as slower or faster, e.g. 5%.
@@ -146,6 +148,11 @@ pub struct RunCompareArgs {
     /// (improvement) or either (change), beyond --threshold.
     #[arg(long, value_name = "WHAT")]
     pub fail_on: Option<String>,
+    /// Compare http runs whose latencies end differently (at the kernel's
+    /// arrival stamp in one, at the client's read in the other), which is
+    /// refused otherwise.
+    #[arg(long)]
+    pub mixed_latency: bool,
     /// Print the comparison as JSON.
     #[arg(long)]
     pub json: bool,

@@ -19,6 +19,7 @@ pub fn run(args: RunCompareArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> 
     let rules = Rules {
         alpha: args.alpha,
         threshold: args.threshold,
+        mixed_latency: args.mixed_latency,
     };
     let fail_on = args
         .fail_on

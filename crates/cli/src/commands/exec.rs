@@ -146,6 +146,9 @@ pub fn run(a: ExecArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         crate::say!("{}", length(&cfg, benches.len()));
         return Ok(ExitCode::SUCCESS);
     }
+    if let Some(runs) = a.runs {
+        super::few_rounds_note("--runs", runs);
+    }
     let store = db::open(db_path)?;
     let baseline = a
         .baseline

@@ -25,6 +25,7 @@ pub fn run(args: FfiArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<Ex
     if dry_run {
         return dry(&cfg, db);
     }
+    super::few_rounds_note("--trials", args.trials as usize);
     measure(cfg, &args, db)
 }
 

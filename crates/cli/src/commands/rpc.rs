@@ -59,6 +59,7 @@ pub fn run(args: RpcArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<Ex
         )?;
         return Ok(ExitCode::SUCCESS);
     }
+    super::few_rounds_note("--trials", cfg.trials as usize);
     measure(cfg, &args, db)
 }
 

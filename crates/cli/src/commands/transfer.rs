@@ -59,6 +59,7 @@ pub fn run(args: TransferArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Resu
     if dry_run {
         return dry(&cfg, &pairs, db);
     }
+    super::few_rounds_note("--trials", cfg.engine.trials as usize);
     let store = db::open(db)?;
     crate::stop::install();
     let mut progress =

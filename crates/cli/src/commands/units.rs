@@ -24,6 +24,7 @@ pub fn spawn(args: SpawnArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Resul
     if dry_run {
         return dry(&cfg, db);
     }
+    super::few_rounds_note("--trials", args.common.trials as usize);
     measure(cfg, &args.common, db)
 }
 
@@ -41,6 +42,7 @@ pub fn ring(args: RingArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<
     if dry_run {
         return dry(&cfg, db);
     }
+    super::few_rounds_note("--trials", args.common.trials as usize);
     measure(cfg, &args.common, db)
 }
 

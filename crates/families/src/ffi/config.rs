@@ -7,7 +7,7 @@ use toll_measure::{EngineConfig, SeriesFit, Summary};
 use toll_peers::{binding_names, Binding, Ceiling, PeerError, Runtime};
 use toll_store::{RunStatus, StoreError};
 
-/// The sizes swept by default, bytes per call: 0 is the null call (α); the
+/// The sizes swept by default, bytes per call: 0 is a sum of no bytes (the call alone, α); the
 /// largest stays inside a core's L2, so β is the marshalling, not the cache.
 pub const DEFAULT_SIZES: &str = "0,1Ki,4Ki,16Ki,64Ki";
 
@@ -28,7 +28,7 @@ impl FfiTarget {
 /// A validated `toll ffi` request.
 #[derive(Debug, Clone)]
 pub struct FfiConfig {
-    /// Bytes per call; 0 is the null call.
+    /// Bytes per call; 0 is a sum of no bytes (the call alone).
     pub sizes: Vec<u64>,
     pub targets: Vec<FfiTarget>,
     pub engine: EngineConfig,

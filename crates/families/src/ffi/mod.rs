@@ -248,9 +248,9 @@ pub fn summary_line(series: &[FfiSeries]) -> String {
         k => format!(" ({k} not available here)"),
     };
     match null {
-        None => format!("{} series, no null call measured{tail}", series.len()),
+        None => format!("{} series, no call at n = 0 measured{tail}", series.len()),
         Some((s, ns)) => format!(
-            "{} series{tail}; cheapest null call {} {ns:.1} ns",
+            "{} series{tail}; cheapest call at n = 0 {} {ns:.1} ns",
             series.len(),
             s.target.label()
         ),

@@ -49,12 +49,16 @@ fn batch(
         other => other.to_string(),
     })?;
     check(&answer, target, n)?;
-    let ns = answer.get("ns").and_then(Value::as_u64).unwrap_or(0);
+    // No time, no figure: the point fails rather than take a zero.
+    let ns = answer
+        .get("ns")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| format!("{} gave no time `ns` (spec/wire.md, `ffi`)", target.label()))?;
     Ok(Duration::from_nanos(ns))
 }
 
-/// An answer's sum must be the pattern's (0 for the null call): the proof
-/// that the C side read every byte it was passed.
+/// An answer's sum must be the pattern's (0 at n = 0, a sum of no bytes):
+/// the proof that the C side read every byte it was passed.
 fn check(answer: &Value, target: &FfiTarget, n: u64) -> Result<(), String> {
     let want = pattern_sum(n, seed(n));
     match answer.get("sum").and_then(Value::as_u64) {

@@ -119,7 +119,7 @@ fn decide(run: &Run, runtime: Runtime, trips: &SmallestTrips) -> (VsLinkRow, Opt
         why: None,
     };
     let Some((call, (call_ns, call_sum))) = cheapest("binding") else {
-        row.why = Some("no binding measured a null call here".into());
+        row.why = Some("no binding measured a call at n = 0 here".into());
         return (row, of_runtime("binding").next().map(|s| s.id));
     };
     row.binding = call.attrs["binding"].as_str().map(str::to_string);
@@ -132,7 +132,7 @@ fn decide(run: &Run, runtime: Runtime, trips: &SmallestTrips) -> (VsLinkRow, Opt
             row.trip_level = trip_sum.ci_level;
             row.ratio = median_ratio(&call_ns, &trip_ns, false);
             if row.ratio.is_none() {
-                row.why = Some("the null call's median is not above 0: no ratio".into());
+                row.why = Some("the call's median at n = 0 is not above 0: no ratio".into());
             }
         }
         None => {

@@ -349,6 +349,7 @@ impl Shared {
                 written,
                 first_byte: first_byte.min(end),
                 end,
+                stamped,
             },
             stamped,
         ))

@@ -548,6 +548,7 @@ impl Loop<'_> {
                 written: c.written_at,
                 first_byte: c.first_byte.unwrap_or(now),
                 end: now,
+                stamped: now != read_at,
             },
             self.plan.variable_length,
         );

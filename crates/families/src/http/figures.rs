@@ -112,5 +112,6 @@ pub fn report(cfg: &HttpConfig, out: &LoadOutcome) -> HttpReport {
         partial: out.interrupted,
         generator_cpu_s: out.generator_cpu.map(|d| d.as_secs_f64()),
         io: out.io.map(str::to_string),
+        stamped_answers: Some(s.stamped),
     }
 }

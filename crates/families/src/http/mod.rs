@@ -333,6 +333,22 @@ pub fn store_run(
     store_run_with(store, cfg, out, rep, &Added::default())
 }
 
+/// Where a stored run's latencies end, as the series says it: at the
+/// kernel's arrival stamp of each answer's last bytes (`kernel-stamp`), at
+/// the client's clock when it read them (`client-read`), or some of each
+/// (`mixed`); None where not known (agents).
+pub fn latency_end(rep: &HttpReport) -> Option<&'static str> {
+    rep.stamped_share().map(|s| {
+        if s >= 0.995 {
+            "kernel-stamp"
+        } else if s <= 0.005 {
+            "client-read"
+        } else {
+            "mixed"
+        }
+    })
+}
+
 /// What a run from load agents adds to the stored run: keys of its config
 /// and of its point's extra, and why it is partial (an agent lost).
 #[derive(Debug, Default)]
@@ -374,7 +390,8 @@ pub fn store_run_with(
     let series = store.add_series(
         run_id,
         &label,
-        &json!({"url": cfg.target.url, "concurrency": cfg.concurrency, "keep_alive": cfg.spec.keep_alive, "per": "request"}),
+        &json!({"url": cfg.target.url, "concurrency": cfg.concurrency, "keep_alive": cfg.spec.keep_alive, "per": "request",
+                "latency_end": latency_end(rep)}),
     )?;
     let per_request: Vec<f64> = out
         .intervals

@@ -73,6 +73,9 @@ pub struct Stats {
     pub reconnects: u64,
     /// Responses that came on a connection used before.
     pub keepalive: u64,
+    /// Answers whose end is the kernel's arrival stamp (the rest end at
+    /// the client's clock when it read them).
+    pub stamped: u64,
     pub non_2xx: BTreeMap<u16, u64>,
     pub total_bytes: u64,
     pub body_bytes: u64,
@@ -111,6 +114,9 @@ pub struct Answered {
     pub written: Instant,
     pub first_byte: Instant,
     pub end: Instant,
+    /// `end` is the kernel's arrival stamp of the answer's last bytes, not
+    /// the client's clock when it read them.
+    pub stamped: bool,
 }
 
 impl Stats {
@@ -130,6 +136,7 @@ impl Stats {
             timeouts: 0,
             reconnects: 0,
             keepalive: 0,
+            stamped: 0,
             non_2xx: BTreeMap::new(),
             total_bytes: 0,
             body_bytes: 0,
@@ -170,6 +177,7 @@ impl Stats {
             *self.non_2xx.entry(a.status).or_default() += 1;
         }
         self.complete += 1;
+        self.stamped += u64::from(a.stamped);
         if a.keep {
             self.keepalive += 1;
         }
@@ -225,6 +233,7 @@ impl Stats {
         self.timeouts += o.timeouts;
         self.reconnects += o.reconnects;
         self.keepalive += o.keepalive;
+        self.stamped += o.stamped;
         for (k, v) in &o.non_2xx {
             *self.non_2xx.entry(*k).or_default() += v;
         }
@@ -277,6 +286,7 @@ mod tests {
             written: started,
             first_byte: end,
             end,
+            stamped: false,
         }
     }
 

@@ -525,6 +525,7 @@ impl Loop<'_> {
                 written,
                 first_byte,
                 end,
+                stamped: end != read_at,
             },
             self.plan.variable_length,
         );

@@ -159,17 +159,21 @@ pub fn run(ctx: &mut Ctx) -> Report {
     report
 }
 
-/// α of a series' model, µs: the line's, or for a curve the small sizes'.
+/// α of a series' model, µs, as its stored decision says (the line's, or
+/// for a curve the small sizes'): the table every other view prints. A line
+/// whose α lies wholly below 0 has none to show.
 fn alpha_of(s: &SeriesResult) -> Option<Figure> {
     let fit = s.fit.as_ref()?;
-    let piece = (!fit.line_fits())
-        .then(|| fit.check.as_ref().and_then(|c| c.piecewise.as_ref()))
-        .flatten();
-    let (a, ci) = match piece {
-        Some(p) => (p.alpha, p.alpha_ci),
-        None => (fit.primary().alpha, fit.primary().alpha_ci),
+    let decided;
+    let d = match &fit.decision {
+        Some(d) => d,
+        None => {
+            decided = toll_measure::decision::decision(fit, &Default::default());
+            &decided
+        }
     };
-    Some(Figure::new(a, ci.0, ci.1).scaled(1e-3))
+    (d.alpha.sign != toll_measure::decision::Sign::BelowZero)
+        .then(|| Figure::new(d.alpha.value, d.alpha.ci.0, d.alpha.ci.1).scaled(1e-3))
 }
 
 fn findings(report: &mut Report, series: &[SeriesResult], quote: &str) {

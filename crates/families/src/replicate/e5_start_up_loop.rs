@@ -374,7 +374,7 @@ fn time(
                                 .is_some_and(|&b| out.benches[b].template == i)
                         })
                         .and_then(|s| s.fit.as_ref())
-                        .map(|f| f.primary().clone())
+                        .map(decided_line)
                         .ok_or_else(|| why.clone());
                     let s = Series {
                         fit,
@@ -384,6 +384,23 @@ fn time(
                 })
                 .collect()
         }
+    }
+}
+
+/// The model exec's stored decision shows — the line, or for a curve its
+/// two segments' α and β — as the line this table reads α and β from, so
+/// the table says what `toll show` and the report say of the same run.
+fn decided_line(f: &toll_measure::fit::SeriesFit) -> Fit {
+    let d = f
+        .decision
+        .clone()
+        .unwrap_or_else(|| toll_measure::decision::decision(f, &Default::default()));
+    Fit {
+        alpha: d.alpha.value,
+        alpha_ci: d.alpha.ci,
+        beta: d.beta.value,
+        beta_ci: d.beta.ci,
+        ..f.primary().clone()
     }
 }
 

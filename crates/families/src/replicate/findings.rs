@@ -20,7 +20,8 @@ pub struct Figure {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub level: Option<f64>,
     /// Why the figure has no interval (one repetition; an interval that
-    /// would span more than [`WIDEST`]): the bounds are then the figure
+    /// would reach 0 for a positive figure, or span more than [`WIDEST`]):
+    /// the bounds are then the figure
     /// itself, never printed, and a lesson judged on it is unclear.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub no_interval: Option<&'static str>,
@@ -44,6 +45,8 @@ impl Figure {
         };
         if !(lo.is_finite() && hi.is_finite()) {
             f.without("no interval")
+        } else if value > 0.0 && lo <= 0.0 {
+            f.without("its interval reaches 0: these rounds cannot tell it from 0")
         } else if lo > 0.0 && hi / lo > WIDEST {
             f.without("its interval would span more than 1000×")
         } else {
@@ -404,7 +407,35 @@ mod tests {
     fn a_ratio_takes_the_far_bounds() {
         let r = f(10.0, 9.0, 12.0).over(f(5.0, 4.0, 6.0)).unwrap();
         assert_eq!((r.value, r.lo, r.hi), (2.0, 1.5, 3.0));
-        assert!(f(1.0, 1.0, 1.0).over(f(1.0, 0.0, 2.0)).is_none());
+        // A divisor whose interval reaches 0 has none: nor has the ratio.
+        let r = f(1.0, 1.0, 1.0).over(f(1.0, 0.0, 2.0)).unwrap();
+        assert!(r.no_interval.is_some(), "{r:?}");
+        assert!(f(1.0, 1.0, 1.0).over(f(0.0, -1.0, 2.0)).is_none());
+    }
+
+    #[test]
+    fn an_impossible_interval_is_dropped_with_its_reason() {
+        // 7 ns to 12 years: no interval, and a lesson on it is unclear.
+        let wide = f(244.0, 7.3e-6, 3.7e11);
+        assert_eq!(
+            wide.no_interval,
+            Some("its interval would span more than 1000×")
+        );
+        assert_eq!((wide.lo, wide.hi), (244.0, 244.0));
+        assert_eq!(judge(wide, Claim::Above(1.0)), Verdict::Unclear);
+        // A positive figure whose interval reaches 0.
+        assert!(f(72.0, 0.0, 331.0).no_interval.is_some());
+        // One repetition: level 0 is no interval.
+        let one = f(3.0, 3.0, 3.0).at_level(Some(0.0));
+        assert_eq!(one.no_interval, Some("one repetition: no interval"));
+        let text = from_ratio("x", Ok(one), Claim::Above(1.0), "", "E0").text;
+        assert!(
+            text.starts_with("unclear: ") && text.contains("one repetition"),
+            "{text}"
+        );
+        // An interval that misses its own figure is widened to hold it.
+        let g = f(5.0, 5.5, 6.0);
+        assert_eq!((g.lo, g.hi), (5.0, 6.0));
     }
 
     #[test]

@@ -201,19 +201,14 @@ fn series(h: &mut String, c: &RunComparison) {
             let _ = write!(h, "<p>Only in {side}: {}</p>", escape(&labels.join(", ")));
         }
     }
-    let k = &c.counts;
     let _ = write!(
         h,
-        "<p><b>{} slower, {} faster, {} under the threshold, {} ~</b> (not told apart at α = {}; threshold {})</p>\
-         <p class=\"notes\">change: median(B)/median(A) − 1 with its 95% bootstrap CI, drawn against 0 (the line) on one scale for the \
-         whole table: the tick is the change, the band its CI; p: Mann–Whitney U, two-sided; ~: p ≥ α. α, β: the change of each run's \
-         stored figure, its CI from both runs' intervals and the machine's run-to-run noise (~: it holds 0).</p>",
-        k.slower,
-        k.faster,
-        k.under_threshold,
-        k.same,
-        c.rules.alpha,
-        threshold(c.rules.threshold)
+        "<p><b>{}</b></p>\
+         <p class=\"notes\">change: median(B)/median(A) − 1, its CI Hodges–Lehmann's (its level said where below 95%), drawn against 0 \
+         (the line) on one scale for the whole table: the tick is the change, the band its CI; p: Mann–Whitney U, two-sided; \
+         ~: not told apart; ~ run-to-run: told apart, but by no more than this machine moves between runs. α, β: the change of \
+         each run's stored figure, its CI from both runs' intervals and the machine's run-to-run noise (~: it holds 0).</p>",
+        escape(&super::tally(c))
     );
 }
 
@@ -258,7 +253,7 @@ fn badge(v: Verdict, under: f64) -> String {
         Verdict::Slower => ("v-busy", v.word().to_string()),
         Verdict::Faster => ("v-ok", v.word().to_string()),
         Verdict::UnderThreshold => ("v-noisy", format!("under {}", threshold(under))),
-        Verdict::Same => ("v-none", v.word().to_string()),
+        Verdict::Same | Verdict::RunToRun => ("v-none", v.word().to_string()),
     };
     format!("<span class=\"badge {class}\">{}</span>", escape(&word))
 }

@@ -30,6 +30,10 @@ pub struct Rules {
     pub alpha: f64,
     /// Smallest change of a median that counts, as a share (0.05: 5%).
     pub threshold: f64,
+    /// Compare latencies that end at the kernel's arrival stamp with ones
+    /// that end at the client's read (`--mixed-latency`).
+    #[serde(default)]
+    pub mixed_latency: bool,
 }
 
 /// Which verdicts fail a gate (`--fail-on`).
@@ -135,13 +139,37 @@ pub struct SeriesComparison {
     pub fit: Option<FitComparison>,
 }
 
-/// How many points got each verdict.
+/// How many points got each verdict, and how many judgements were made.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counts {
     pub slower: usize,
     pub faster: usize,
     pub same: usize,
     pub under_threshold: usize,
+    /// Told apart within the runs, but within the machine's between-run noise.
+    #[serde(default)]
+    pub run_to_run: usize,
+    /// Every judgement: each compared point, and α and β of each fit.
+    #[serde(default)]
+    pub judged: usize,
+    /// α and β changes called.
+    #[serde(default)]
+    pub params_changed: usize,
+}
+
+/// The largest share of the CPUs other processes used while any series of
+/// `run` was measured, when above the busy mark.
+fn busiest(run: &Run) -> Option<f64> {
+    run.series
+        .iter()
+        .filter_map(|s| {
+            s.attrs
+                .get("others_busy")
+                .and_then(serde_json::Value::as_f64)
+        })
+        .chain([run.env.busy_fraction])
+        .fold(None, |m: Option<f64>, b| Some(m.map_or(b, |m| m.max(b))))
+        .filter(|b| *b > toll_measure::env::BUSY_SHARE)
 }
 
 /// The whole comparison: what `--json` prints.
@@ -163,6 +191,27 @@ pub struct RunComparison {
     /// What limits the comparison, each with its remedy (besides
     /// `cross_machine`, which [`cross_machine_warning`] words).
     pub warnings: Vec<String>,
+}
+
+/// The counts in a sentence: what was called, of how many judgements, and
+/// what the level means for them.
+pub fn tally(c: &RunComparison) -> String {
+    let k = &c.counts;
+    format!(
+        "{} slower, {} faster, {} under the threshold, {} ~, {} ~ run-to-run; α/β changed: {}\n\
+         {} judgements (each point, α and β) at α = {} with Benjamini–Hochberg: if nothing changed, \
+         any call at all happens in at most {:.0}% of comparisons; threshold {}",
+        k.slower,
+        k.faster,
+        k.under_threshold,
+        k.same,
+        k.run_to_run,
+        k.params_changed,
+        k.judged,
+        c.rules.alpha,
+        c.rules.alpha * 100.0,
+        text::threshold(c.rules.threshold)
+    )
 }
 
 /// The loud line for a pair from two machines, if it is one.
@@ -191,6 +240,24 @@ pub enum CompareError {
     Alpha(f64),
     #[error("--threshold {0} is out of range: give a share from 0 to 1 (0% to 100%), e.g. 5%")]
     Threshold(f64),
+    #[error("{label}: run {a}'s latencies end at {ea}, run {b}'s at {eb}: they measure different spans, so a change between them is partly that; compare runs measured alike, or give --mixed-latency to compare them anyway")]
+    MixedLatency {
+        label: String,
+        a: i64,
+        ea: String,
+        b: i64,
+        eb: String,
+    },
+}
+
+/// Where a series' latencies end, in words, from its `latency_end` attribute.
+fn latency_end_words(s: &Series) -> Option<&'static str> {
+    match s.attrs.get("latency_end")?.as_str()? {
+        "kernel-stamp" => Some("the kernel's arrival stamp"),
+        "client-read" => Some("the client's read"),
+        "mixed" => Some("the kernel's stamp for some answers, the client's read for others"),
+        _ => None,
+    }
 }
 
 impl RunComparison {
@@ -217,6 +284,21 @@ impl RunComparison {
         for sa in &a.series {
             match b.series.iter().find(|sb| sb.label == sa.label) {
                 Some(sb) => {
+                    if let (Some(ea), Some(eb), false) = (
+                        latency_end_words(sa),
+                        latency_end_words(sb),
+                        rules.mixed_latency,
+                    ) {
+                        if ea != eb {
+                            return Err(CompareError::MixedLatency {
+                                label: sa.label.clone(),
+                                a: a.id,
+                                ea: ea.into(),
+                                b: b.id,
+                                eb: eb.into(),
+                            });
+                        }
+                    }
                     differences.extend(attr_differences(sa, sb));
                     series.push(compare_series(sa, sb, rules));
                 }
@@ -229,15 +311,48 @@ impl RunComparison {
             .filter(|sb| !a.series.iter().any(|sa| sa.label == sb.label))
             .map(|s| s.label.clone())
             .collect();
-        let mut counts = Counts::default();
+        // Every judgement at once: Benjamini–Hochberg over the points' and
+        // the fits' p-values, so an A/A pair calls a change in at most
+        // `alpha` of comparisons however many points it judges.
+        let ps: Vec<f64> = series
+            .iter()
+            .flat_map(|s| {
+                let points = s
+                    .points
+                    .iter()
+                    .filter_map(|p| p.change.as_ref().map(|c| c.p()));
+                let fit = s.fit.iter().flat_map(|f| [f.alpha_ns.p, f.beta_ns.p]);
+                points.chain(fit)
+            })
+            .collect();
+        let cut = toll_measure::change::bh_level(&ps, rules.alpha);
+        for s in &mut series {
+            for p in &mut s.points {
+                p.verdict = p.change.as_ref().map(|c| c.verdict(cut, rules.threshold));
+            }
+            if let Some(f) = s.fit.as_mut() {
+                for c in [&mut f.alpha_ns, &mut f.beta_ns] {
+                    c.significant = c.p < cut;
+                }
+            }
+        }
+        let mut counts = Counts {
+            judged: ps.len(),
+            ..Counts::default()
+        };
         let mut warnings = Vec::new();
         let mut too_few = None;
+        for f in series.iter().filter_map(|s| s.fit.as_ref()) {
+            counts.params_changed +=
+                usize::from(f.alpha_ns.significant) + usize::from(f.beta_ns.significant);
+        }
         for p in series.iter().flat_map(|s| &s.points) {
             match p.verdict {
                 Some(Verdict::Slower) => counts.slower += 1,
                 Some(Verdict::Faster) => counts.faster += 1,
                 Some(Verdict::Same) => counts.same += 1,
                 Some(Verdict::UnderThreshold) => counts.under_threshold += 1,
+                Some(Verdict::RunToRun) => counts.run_to_run += 1,
                 None => {}
             }
             if let Some(c) = &p.change {
@@ -253,6 +368,13 @@ impl RunComparison {
             ));
         }
         for r in [a, b] {
+            if let Some(busy) = busiest(r) {
+                warnings.push(format!(
+                    "run {} was measured while other processes used {:.0}% of the CPUs: its times carry their load, and a change may be theirs; compare runs measured on a quiet machine",
+                    r.id,
+                    busy * 100.0
+                ));
+            }
             if r.status != toll_store::RunStatus::Complete {
                 warnings.push(format!(
                     "run {} is {}: only the points it measured are compared",
@@ -415,9 +537,45 @@ fn times(p: &Point) -> Option<Vec<f64>> {
         .then(|| p.samples.iter().map(|s| s.per_op_ns()).collect())
 }
 
+/// The run-to-run term a comparison of `sa` and `sb` judges by: B's,
+/// learnt from the runs before B (else A's), with the decided model of A
+/// and how many rounds each run's intervals rest on.
+struct Between<'a> {
+    term: Option<&'a toll_measure::run_to_run::RunToRun>,
+    model: Option<&'a toll_measure::decision::Decision>,
+}
+
+impl Between<'_> {
+    fn of<'a>(sa: &'a Series, sb: &'a Series) -> Between<'a> {
+        let (fa, fb) = (sa.fit.as_ref(), sb.fit.as_ref());
+        Between {
+            term: fb
+                .and_then(|f| f.run_to_run.as_ref())
+                .or(fa.and_then(|f| f.run_to_run.as_ref())),
+            model: fa.and_then(|f| f.decision.as_ref()),
+        }
+    }
+
+    /// This machine's between-run standard deviation of t(n), as a share
+    /// of t(n): √(σ_α² + (n·σ_β)²) over α + β·n of A's model; None without
+    /// a term or a positive model there.
+    fn share(&self, n: f64) -> Option<f64> {
+        let (r, d) = (self.term?, self.model?);
+        let t = d.alpha.value + d.beta.value * n;
+        (t > 0.0).then(|| (r.alpha_sd.powi(2) + (n * r.beta_sd).powi(2)).sqrt() / t)
+    }
+}
+
+/// The degrees of freedom a stored fit's own intervals were made with.
+fn fit_df(s: &Series) -> Option<usize> {
+    let rounds = s.fit.as_ref()?.check.as_ref()?.rounds;
+    Some(rounds.saturating_sub(1).max(1))
+}
+
 fn compare_series(sa: &Series, sb: &Series, rules: Rules) -> SeriesComparison {
     let mut points = Vec::new();
     let mut only_in_a = Vec::new();
+    let between = Between::of(sa, sb);
     for pa in &sa.points {
         let Some(pb) = sb.points.iter().find(|pb| pb.n == pa.n) else {
             only_in_a.push(pa.n);
@@ -425,7 +583,7 @@ fn compare_series(sa: &Series, sb: &Series, rules: Rules) -> SeriesComparison {
         };
         let (ta, tb) = (times(pa), times(pb));
         let change = match (&ta, &tb) {
-            (Some(a), Some(b)) => PointChange::of(a, b),
+            (Some(a), Some(b)) => PointChange::of_runs(a, b, between.share(pa.n as f64)),
             _ => None,
         };
         let note = match (&ta, &tb) {
@@ -471,9 +629,10 @@ fn compare_series(sa: &Series, sb: &Series, rules: Rules) -> SeriesComparison {
             };
             let term = fb.run_to_run.as_ref().or(fa.run_to_run.as_ref());
             let (sd_a, sd_b) = term.map_or((0.0, 0.0), |r| (r.alpha_sd, r.beta_sd));
+            let (df_a, df_b) = (fit_df(sa), fit_df(sb));
             let change =
                 |a: &toll_measure::decision::Figure, b: &toll_measure::decision::Figure, sd| {
-                    ParamChange::of_runs(a.value, a.within_ci, b.value, b.within_ci, sd)
+                    ParamChange::of_runs(a.value, a.within_ci, df_a, b.value, b.within_ci, df_b, sd)
                 };
             Some(FitComparison {
                 alpha_ns: change(&da.alpha, &db.alpha, sd_a),

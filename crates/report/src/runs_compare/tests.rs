@@ -86,6 +86,7 @@ fn rules(threshold: f64) -> Rules {
     Rules {
         alpha: 0.05,
         threshold,
+        mixed_latency: false,
     }
 }
 
@@ -191,7 +192,8 @@ fn runs_of_two_families_are_refused_with_the_fix() {
         &run(2, "h", 1.0),
         Rules {
             alpha: 0.0,
-            threshold: 0.0
+            threshold: 0.0,
+            mixed_latency: false,
         }
     )
     .is_err());

@@ -180,20 +180,12 @@ pub fn render(c: &RunComparison) -> String {
             let _ = writeln!(s, "\nonly in {side}: {}", labels.join(", "));
         }
     }
-    let k = &c.counts;
+    let _ = writeln!(s, "\n{}", tally(c));
     let _ = writeln!(
         s,
-        "\n{} slower, {} faster, {} under the threshold, {} ~ (not told apart at α = {}; threshold {})",
-        k.slower,
-        k.faster,
-        k.under_threshold,
-        k.same,
-        c.rules.alpha,
-        threshold(c.rules.threshold)
-    );
-    let _ = writeln!(
-        s,
-        "change: median(B)/median(A) − 1 with its 95% bootstrap CI; p: Mann–Whitney U, two-sided; ~: p ≥ α; α, β: the fits' change, CI from both runs' intervals (~: it holds 0)"
+        "change: median(B)/median(A) − 1, its CI Hodges–Lehmann's (its level said where below 95%); p: Mann–Whitney U, \
+         two-sided; ~: not told apart; ~ run-to-run: told apart, but by no more than this machine moves between runs \
+         (the series' run-to-run term); α, β: the fits' change, CI from both runs' intervals and that term (~: it holds 0)"
     );
     s
 }
