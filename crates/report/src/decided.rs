@@ -104,7 +104,7 @@ pub fn ci_headings(widened: bool) -> (String, String) {
 pub const FIT_LEGEND: &str = "fit: ok = one line fits every size within its noise; curve = it does not (α from the small sizes, β from the large); flat = β not above 0; noisy = a size's spread is too wide to trust; busy = others used over a quarter of the CPUs";
 
 /// The legend line under a table whose CIs hold the run-to-run term.
-pub const WIDENED_LEGEND: &str = "* 95% CI*: where the figure will be on this machine next time (this run's own interval widened by the run-to-run term, learnt from earlier runs only); `toll show` has this run's own";
+pub const WIDENED_LEGEND: &str = "* 95% CI*: where this machine's figure lies across runs, its mean (this run's own interval widened by the run-to-run term, learnt from earlier runs only; the next run's own figure may fall further out); `toll show` has this run's own";
 
 /// The legend line for figures printed `≈ 0` or `< 0`.
 pub const NEAR_ZERO_LEGEND: &str = "≈ 0: the interval reaches 0, so the figure cannot be told from 0 (shown from 0: a cost is never negative); < 0: the whole interval lies below 0, the model does not reach that end";

@@ -45,6 +45,6 @@ pub fn run_to_run<'a>(fits: impl IntoIterator<Item = &'a SeriesFit>) -> String {
         }
     };
     format!(
-        "* CIs marked *: where the figure will be on this machine next time: this run's rounds plus run-to-run variation, learnt from {from}, never from this run; `toll show` has this run's own\n"
+        "* CIs marked *: where this machine's figure lies across runs (its mean), not only this run's: this run's rounds plus run-to-run variation, learnt from {from}, never from this run; `toll show` has this run's own\n"
     )
 }

@@ -119,7 +119,7 @@ pub struct Decision {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub noisy_sizes: Vec<f64>,
     /// The intervals include the run-to-run term (they say where the
-    /// figure will be on this machine next time, not only in this run).
+    /// machine's figure lies across runs — its mean — not only this run's).
     #[serde(default)]
     pub widened: bool,
 }
