@@ -79,11 +79,30 @@ pub struct Interval {
     pub hi: f64,
 }
 
+fn level_95() -> f64 {
+    0.95
+}
+
+/// ` (93.7%)` after an interval whose level is below 95%.
+fn level_note(level: f64) -> String {
+    if level <= 0.0 {
+        " (no interval)".into()
+    } else if level < 0.95 - 1e-9 {
+        format!(" ({:.1}%)", (level * 1000.0).floor() / 10.0)
+    } else {
+        String::new()
+    }
+}
+
 /// A command's time against another's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ratio {
     /// median(this) / median(reference), with its CI.
     pub ratio: Interval,
+    /// The CI's level: 95% where the runs allow it, less where they do not
+    /// (said beside it); 0 with no interval.
+    #[serde(default = "level_95")]
+    pub level: f64,
     /// Mann–Whitney U's two-sided p-value.
     pub p: f64,
     /// "faster", "slower" or "within noise".
@@ -243,11 +262,12 @@ pub fn render(r: &ExecReport) -> String {
         if let Some(v) = &b.vs_baseline {
             let _ = writeln!(
                 s,
-                "  vs baseline run {}:   {:.3}× [{:.3}, {:.3}]  p = {}  {}",
+                "  vs baseline run {}:   {:.3}× [{:.3}, {:.3}]{}  p = {}  {}",
                 r.baseline.unwrap_or(0),
                 v.ratio.value,
                 v.ratio.lo,
                 v.ratio.hi,
+                level_note(v.level),
                 p_text(v.p),
                 v.verdict
             );
@@ -265,15 +285,20 @@ pub fn render(r: &ExecReport) -> String {
         };
         let _ = writeln!(
             s,
-            "\nSummary: median time against {against} (95% CI; Mann–Whitney U)"
+            "\nSummary: median time against {against} (CI 95% unless said; Mann–Whitney U)"
         );
-        let mut tb = Table::new(&["command", "ratio", "95% CI", "p", "verdict"]);
+        let mut tb = Table::new(&["command", "ratio", "CI", "p", "verdict"]);
         for b in ratios {
             let v = b.vs_first.as_ref().expect("filtered");
             tb.row(vec![
                 b.label.clone(),
                 format!("{:.3}", v.ratio.value),
-                format!("[{:.3}, {:.3}]", v.ratio.lo, v.ratio.hi),
+                format!(
+                    "[{:.3}, {:.3}]{}",
+                    v.ratio.lo,
+                    v.ratio.hi,
+                    level_note(v.level)
+                ),
                 p_text(v.p),
                 v.verdict.clone(),
             ]);

@@ -189,4 +189,6 @@ fn fit(method: FitMethod, line: Line, cis: [(f64, f64); 2], xs: &[f64], ys: &[f6
 }
 
 #[cfg(test)]
+mod coverage_tests;
+#[cfg(test)]
 mod tests;

@@ -208,7 +208,7 @@ fn series(h: &mut String, c: &RunComparison) {
          (the line) on one scale for the whole table: the tick is the change, the band its CI; p: Mann–Whitney U, two-sided; \
          ~: not told apart; ~ run-to-run: told apart, but by no more than this machine moves between runs. α, β: the change of \
          each run's stored figure, its CI from both runs' intervals and the machine's run-to-run noise (~: it holds 0).</p>",
-        escape(&super::tally(c))
+        escape(&super::text::tally(c))
     );
 }
 

@@ -13,28 +13,20 @@
 //! change bars (`toll compare --html`, the board's compare page).
 
 pub mod html;
+mod model;
+mod series;
 pub mod text;
+
+pub use model::{FitComparison, PointComparison, Rules, SeriesComparison};
 
 use crate::show::keyed_value;
 use crate::table::{fmt_ns, sig3, Table};
 use serde::{Deserialize, Serialize};
+use series::compare_series;
 use std::fmt::Write;
-use toll_measure::change::{ParamChange, PointChange, Verdict};
+use toll_measure::change::{ParamChange, Verdict};
 use toll_measure::wakeup::WakeUp;
-use toll_store::{Point, PointStatus, Run, Series};
-
-/// The rules of one comparison.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Rules {
-    /// Significance level of the Mann–Whitney test.
-    pub alpha: f64,
-    /// Smallest change of a median that counts, as a share (0.05: 5%).
-    pub threshold: f64,
-    /// Compare latencies that end at the kernel's arrival stamp with ones
-    /// that end at the client's read (`--mixed-latency`).
-    #[serde(default)]
-    pub mixed_latency: bool,
-}
+use toll_store::{Run, Series};
 
 /// Which verdicts fail a gate (`--fail-on`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -106,39 +98,6 @@ pub struct Difference {
     pub b: String,
 }
 
-/// One point of a series in both runs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PointComparison {
-    pub n: u64,
-    /// None when a side has no times at this point (then `note` says why).
-    pub change: Option<PointChange>,
-    pub verdict: Option<Verdict>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-}
-
-/// α and β of a fitted series in both runs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FitComparison {
-    pub alpha_ns: ParamChange,
-    /// ns per unit of n.
-    pub beta_ns: ParamChange,
-    /// Whether the straight line describes the points, in A and in B.
-    pub line_fits: (bool, bool),
-}
-
-/// One series present in both runs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SeriesComparison {
-    pub label: String,
-    pub points: Vec<PointComparison>,
-    /// Sizes measured in one run only.
-    pub only_in_a: Vec<u64>,
-    pub only_in_b: Vec<u64>,
-    /// Both runs have a fit.
-    pub fit: Option<FitComparison>,
-}
-
 /// How many points got each verdict, and how many judgements were made.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counts {
@@ -191,27 +150,6 @@ pub struct RunComparison {
     /// What limits the comparison, each with its remedy (besides
     /// `cross_machine`, which [`cross_machine_warning`] words).
     pub warnings: Vec<String>,
-}
-
-/// The counts in a sentence: what was called, of how many judgements, and
-/// what the level means for them.
-pub fn tally(c: &RunComparison) -> String {
-    let k = &c.counts;
-    format!(
-        "{} slower, {} faster, {} under the threshold, {} ~, {} ~ run-to-run; α/β changed: {}\n\
-         {} judgements (each point, α and β) at α = {} with Benjamini–Hochberg: if nothing changed, \
-         any call at all happens in at most {:.0}% of comparisons; threshold {}",
-        k.slower,
-        k.faster,
-        k.under_threshold,
-        k.same,
-        k.run_to_run,
-        k.params_changed,
-        k.judged,
-        c.rules.alpha,
-        c.rules.alpha * 100.0,
-        text::threshold(c.rules.threshold)
-    )
 }
 
 /// The loud line for a pair from two machines, if it is one.
@@ -529,126 +467,6 @@ fn attr_differences(sa: &Series, sb: &Series) -> Vec<Difference> {
         );
     }
     out
-}
-
-/// Per-operation times of a measured point; None when it has none.
-fn times(p: &Point) -> Option<Vec<f64>> {
-    (p.status == PointStatus::Ok && !p.samples.is_empty())
-        .then(|| p.samples.iter().map(|s| s.per_op_ns()).collect())
-}
-
-/// The run-to-run term a comparison of `sa` and `sb` judges by: B's,
-/// learnt from the runs before B (else A's), with the decided model of A
-/// and how many rounds each run's intervals rest on.
-struct Between<'a> {
-    term: Option<&'a toll_measure::run_to_run::RunToRun>,
-    model: Option<&'a toll_measure::decision::Decision>,
-}
-
-impl Between<'_> {
-    fn of<'a>(sa: &'a Series, sb: &'a Series) -> Between<'a> {
-        let (fa, fb) = (sa.fit.as_ref(), sb.fit.as_ref());
-        Between {
-            term: fb
-                .and_then(|f| f.run_to_run.as_ref())
-                .or(fa.and_then(|f| f.run_to_run.as_ref())),
-            model: fa.and_then(|f| f.decision.as_ref()),
-        }
-    }
-
-    /// This machine's between-run standard deviation of t(n), as a share
-    /// of t(n): √(σ_α² + (n·σ_β)²) over α + β·n of A's model; None without
-    /// a term or a positive model there.
-    fn share(&self, n: f64) -> Option<f64> {
-        let (r, d) = (self.term?, self.model?);
-        let t = d.alpha.value + d.beta.value * n;
-        (t > 0.0).then(|| (r.alpha_sd.powi(2) + (n * r.beta_sd).powi(2)).sqrt() / t)
-    }
-}
-
-/// The degrees of freedom a stored fit's own intervals were made with.
-fn fit_df(s: &Series) -> Option<usize> {
-    let rounds = s.fit.as_ref()?.check.as_ref()?.rounds;
-    Some(rounds.saturating_sub(1).max(1))
-}
-
-fn compare_series(sa: &Series, sb: &Series, rules: Rules) -> SeriesComparison {
-    let mut points = Vec::new();
-    let mut only_in_a = Vec::new();
-    let between = Between::of(sa, sb);
-    for pa in &sa.points {
-        let Some(pb) = sb.points.iter().find(|pb| pb.n == pa.n) else {
-            only_in_a.push(pa.n);
-            continue;
-        };
-        let (ta, tb) = (times(pa), times(pb));
-        let change = match (&ta, &tb) {
-            (Some(a), Some(b)) => PointChange::of_runs(a, b, between.share(pa.n as f64)),
-            _ => None,
-        };
-        let note = match (&ta, &tb) {
-            (None, _) => Some(format!(
-                "failed in run A: {}",
-                pa.error.as_deref().unwrap_or("no times")
-            )),
-            (_, None) => Some(format!(
-                "failed in run B: {}",
-                pb.error.as_deref().unwrap_or("no times")
-            )),
-            _ if change.is_none() => Some("no positive median in run A".into()),
-            _ => None,
-        };
-        points.push(PointComparison {
-            n: pa.n,
-            verdict: change
-                .as_ref()
-                .map(|c| c.verdict(rules.alpha, rules.threshold)),
-            change,
-            note,
-        });
-    }
-    let only_in_b = sb
-        .points
-        .iter()
-        .filter(|pb| !sa.points.iter().any(|pa| pa.n == pb.n))
-        .map(|p| p.n)
-        .collect();
-    // The decided figures (the model each run's table printed), by each
-    // run's own interval plus the machine's between-run noise, learnt from
-    // the runs before B (else before A): see `toll_measure::change`.
-    let fit = match (&sa.fit, &sb.fit) {
-        (Some(fa), Some(fb)) => {
-            let (Some(da), Some(db)) = (&fa.decision, &fb.decision) else {
-                return SeriesComparison {
-                    label: sa.label.clone(),
-                    points,
-                    only_in_a,
-                    only_in_b,
-                    fit: None,
-                };
-            };
-            let term = fb.run_to_run.as_ref().or(fa.run_to_run.as_ref());
-            let (sd_a, sd_b) = term.map_or((0.0, 0.0), |r| (r.alpha_sd, r.beta_sd));
-            let (df_a, df_b) = (fit_df(sa), fit_df(sb));
-            let change =
-                |a: &toll_measure::decision::Figure, b: &toll_measure::decision::Figure, sd| {
-                    ParamChange::of_runs(a.value, a.within_ci, df_a, b.value, b.within_ci, df_b, sd)
-                };
-            Some(FitComparison {
-                alpha_ns: change(&da.alpha, &db.alpha, sd_a),
-                beta_ns: change(&da.beta, &db.beta, sd_b),
-                line_fits: (fa.line_fits(), fb.line_fits()),
-            })
-        }
-        _ => None,
-    };
-    SeriesComparison {
-        label: sa.label.clone(),
-        points,
-        only_in_a,
-        only_in_b,
-        fit,
-    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@ use super::text::render;
 use super::*;
 use serde_json::json;
 use toll_measure::{Fingerprint, Fit, FitMethod, Sample, SeriesFit};
-use toll_store::RunStatus;
+use toll_store::{Point, PointStatus, RunStatus};
 
 /// Ten trials around `centre` ns, ±0.5% in a fixed pattern.
 fn tight(centre: f64) -> Vec<Sample> {

@@ -200,3 +200,24 @@ pub fn level_note(level: f64) -> String {
         String::new()
     }
 }
+
+/// The counts in a sentence: what was called, of how many judgements, and
+/// what the level means for them.
+pub fn tally(c: &RunComparison) -> String {
+    let k = &c.counts;
+    format!(
+        "{} slower, {} faster, {} under the threshold, {} ~, {} ~ run-to-run; α/β changed: {}\n\
+         {} judgements (each point, α and β) at α = {} with Benjamini–Hochberg: if nothing changed, \
+         any call at all happens in at most {:.0}% of comparisons; threshold {}",
+        k.slower,
+        k.faster,
+        k.under_threshold,
+        k.same,
+        k.run_to_run,
+        k.params_changed,
+        k.judged,
+        c.rules.alpha,
+        c.rules.alpha * 100.0,
+        threshold(c.rules.threshold)
+    )
+}
