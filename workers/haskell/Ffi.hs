@@ -30,7 +30,7 @@ ffiCalls binding n reps seed = case binding of
   "unsafe" -> Right <$> calls nullUnsafe sumUnsafe
   other -> return (Left ("no binding " ++ other ++ ": the haskell worker has safe, unsafe"))
   where
-    calls nul total = allocaBytes (max n 1) $ \p -> do
+    calls _null total = allocaBytes (max n 1) $ \p -> do
       mapM_ (\i -> pokeByteOff p i (fromIntegral ((seed + 131 * i) .&. 255) :: Word8)) [0 .. n - 1]
       t0 <- getMonotonicTimeNSec
       -- One call shape at every n, 0 included (a sum of no bytes).
@@ -38,11 +38,7 @@ ffiCalls binding n reps seed = case binding of
       t1 <- getMonotonicTimeNSec
       return (t1 - t0, s)
 
--- The loops do nothing but call.
-nullLoop :: IO () -> Int -> IO ()
-nullLoop _ 0 = return ()
-nullLoop f r = f >> nullLoop f (r - 1)
-
+-- The loop does nothing but call.
 sumLoop :: (Ptr Word8 -> CSize -> IO Word64) -> Ptr Word8 -> CSize -> Int -> Word64 -> IO Word64
 sumLoop _ _ _ 0 s = return s
 sumLoop f p n r _ = f p n >>= sumLoop f p n (r - 1)
