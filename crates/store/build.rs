@@ -12,6 +12,11 @@
 //!   tests as `TOLL_PG_BIN`.
 //! - `toll_root`: the effective user is root (network namespaces, running
 //!   toll as `nobody`).
+//! - `toll_nobody_exec`: root, and `nobody` can reach the built binaries
+//!   (every directory above the build's output is searchable by others):
+//!   a toll run as `nobody` starts its own workers from where it was built.
+//!   A work tree under a private directory (mode 0700, as `mktemp -d` makes)
+//!   has root without this.
 //! - `toll_chromium`: `chromium` or `chromium-browser` on the PATH.
 //! - `toll_jdk`: a JDK 21 or newer (java and javac), through `$JAVA_HOME` or
 //!   /usr/lib/jvm, as examples/e5-loop/build and scripts/setup find it.
@@ -37,9 +42,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The cfgs this script may set, by the name `TOLL_TEST_WITHOUT` takes.
-const PROBES: [&str; 9] = [
+const PROBES: [&str; 10] = [
     "pg",
     "root",
+    "nobody_exec",
     "chromium",
     "jdk",
     "ghc",
@@ -108,6 +114,18 @@ fn postgres() -> Option<PathBuf> {
 /// /proc/self belongs to the process's effective user.
 fn root() -> bool {
     std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
+}
+
+/// Root, and every directory above the build's output searchable by others.
+fn nobody_exec() -> bool {
+    let Some(out) = std::env::var_os("OUT_DIR") else {
+        return false;
+    };
+    root()
+        && Path::new(&out)
+            .ancestors()
+            .skip(1)
+            .all(|d| std::fs::metadata(d).is_ok_and(|m| m.permissions().mode() & 0o001 != 0))
 }
 
 /// As the tests' own `chromium()` looks it up.
@@ -238,8 +256,9 @@ fn main() {
             println!("cargo::rustc-env=TOLL_PG_BIN={}", bin.display());
         }
     }
-    let found: [Probe; 8] = [
+    let found: [Probe; 9] = [
         ("root", root),
+        ("nobody_exec", nobody_exec),
         ("chromium", chromium),
         ("jdk", jdk),
         ("ghc", ghc),

@@ -404,8 +404,8 @@ fn rust_threads_past_the_mapping_limit_are_a_limit_not_a_crash() {
 /// the real limit here; root is exempt from it, so toll runs as `nobody`.
 #[test]
 #[cfg_attr(
-    not(toll_root),
-    ignore = "needs root to run toll as nobody under a process limit: run the tests as root (CI does)"
+    not(toll_nobody_exec),
+    ignore = "needs root, and a work tree nobody can reach (no 0700 directory above it), to run toll as nobody under a process limit"
 )]
 fn every_os_thread_worker_reports_a_refused_unit_as_a_limit() {
     use std::os::unix::fs::MetadataExt;
