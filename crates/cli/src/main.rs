@@ -90,7 +90,9 @@ fn run(command: Command, db: Option<&std::path::Path>, dry: bool) -> anyhow::Res
             // The agent also runs http loads for a coordinator (`toll http --remote`).
             use toll_families::http::agents::far_side::{FarSide, OPS};
             let mut http = FarSide::default();
-            let code = toll_peers::agent::serve::run_with(OPS, &mut |op, cmd| http.handle(op, cmd));
+            let code = toll_peers::agent::serve::run_with(OPS, &mut |op, cmd, stop| {
+                http.handle(op, cmd, stop)
+            });
             Ok(ExitCode::from(code as u8))
         }
         Command::Worker => Ok(ExitCode::from(toll_peers::worker::run() as u8)),

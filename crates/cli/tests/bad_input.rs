@@ -382,3 +382,58 @@ fn an_os_error_is_named_once() {
     assert_eq!(err.matches("os error").count(), 1, "{err}");
     assert!(!db.exists());
 }
+
+/// A design that cannot give a model (two sizes; one or two rounds) is
+/// announced in one line each before measuring, and `--dry-run`
+/// says the same: never a run stored "complete" with "no model" on every
+/// row and nothing said.
+#[test]
+fn designs_that_cannot_give_a_model_are_announced_before_measuring() {
+    let s = Scratch::new("design-notes");
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &[
+                "transfer", "--peer", "rust", "--via", "pipe", "--sizes", "0,1k", "--trials", "2",
+            ],
+            &[
+                "--sizes gives two sizes",
+                "no model t(n) = α + β·n",
+                "--trials 2: each point's interval is its two values",
+            ],
+        ),
+        (
+            &["ring", "--runtime", "rust", "-n", "10,20", "--trials", "1"],
+            &["-n gives two sizes", "--trials 1: one round"],
+        ),
+        (
+            &["ffi", "--runtime", "c", "--sizes", "0,64"],
+            &["--sizes gives two sizes"],
+        ),
+    ];
+    for (args, said) in cases {
+        let mut dry = vec!["--dry-run"];
+        dry.extend_from_slice(args);
+        let o = s.toll(&dry);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        for line in *said {
+            assert!(err.contains(line), "{args:?}: {err}");
+        }
+    }
+    assert!(!s.db().exists(), "a dry run stores nothing");
+    // The full design (three sizes, three rounds) says nothing of the kind.
+    let o = s.toll(&[
+        "--dry-run",
+        "transfer",
+        "--peer",
+        "rust",
+        "--via",
+        "pipe",
+        "--sizes",
+        "0,1k,2k",
+        "--trials",
+        "3",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("note:"), "{}", stderr(&o));
+}

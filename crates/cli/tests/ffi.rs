@@ -279,6 +279,15 @@ fn bad_input_is_one_line_before_anything_is_measured() {
             ),
             (&["ffi", "--binding", ","], "--binding is empty"),
             (&["ffi", "--sizes", "1k:10"], "bad range `1k:10`"),
+            // A buffer no worker can hold: refused before any is measured.
+            (
+                &["ffi", "--runtime", "python", "--binding", "ctypes", "--sizes", "100Gi"],
+                "--sizes 100 GiB: one call passes a buffer of that size, above --max-mem 4096 MiB",
+            ),
+            (
+                &["ffi", "--runtime", "c", "--sizes", "0,4Ki,15360Gi", "--max-mem", "16777216"],
+                "--sizes 15 TiB: one call passes a buffer of that size, and this machine has",
+            ),
         ],
     );
     let o = s.toll_env(&["ffi", "--runtime", "c"], &[("CC", "/nonexistent/cc")]);

@@ -214,6 +214,18 @@ fn kill_midway(s: &Scratch, child: Child, wait: Duration) {
     assert!(temp_files(s).is_empty(), "not swept: {:?}", temp_files(s));
     assert!(!status.is_empty(), "no run was stored");
     assert!(!status.iter().any(|s| s == "running"), "{status:?}");
+    // The run it closed says what it holds (its process wrote no summary).
+    let o = toll(s, &["runs", "--json"]).output().unwrap();
+    let runs: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for r in runs.as_array().unwrap() {
+        let summary = r["summary"].as_str().unwrap_or("");
+        assert!(
+            summary.contains("before its process stopped")
+                || summary.contains("stopped before any point was measured")
+                || r["status"] != "partial",
+            "{r}"
+        );
+    }
 }
 
 fn long_transfer(s: &Scratch) -> Child {

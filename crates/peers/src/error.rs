@@ -35,6 +35,9 @@ pub enum PeerError {
     },
     #[error("peer {peer} was stopped at the {what} for one point")]
     Ceiling { peer: &'static str, what: String },
+    /// toll was asked to stop, and the point under way was abandoned.
+    #[error("peer {peer}'s point was abandoned: toll was asked to stop")]
+    Abandoned { peer: &'static str },
     #[error("peer {peer} refused `{op}`: {detail}")]
     Refused {
         peer: &'static str,

@@ -31,6 +31,7 @@ mod session;
 pub mod sum;
 pub mod transport;
 pub mod units;
+mod watchdog;
 pub mod worker;
 mod worker_end;
 
@@ -43,3 +44,4 @@ pub use rpc_server::{launch_rpc_server, rpc_stacks, RpcHello, RpcServer, RpcStat
 pub use runtime::{binding_names, Binding, FfiLaunch, Launch, Runtime, UnitClass};
 pub use session::Session;
 pub use transport::Transport;
+pub use watchdog::abandon_on;

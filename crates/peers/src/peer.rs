@@ -7,14 +7,14 @@ use crate::group::Group;
 use crate::runtime::{Launch, Runtime};
 use crate::session::Session;
 use crate::transport::{self, Alive, PipePair, Transport};
+use crate::watchdog::{Watchdog, FIRED_MEMORY, FIRED_STOPPED};
 use crate::worker_end::WorkerEnd;
-use nix::sys::signal::Signal;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{ChildStdin, ChildStdout, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -65,113 +65,12 @@ impl Hello {
     }
 }
 
-/// Why the watchdog stopped the worker.
-const FIRED_TIME: u8 = 1;
-const FIRED_MEMORY: u8 = 2;
-
-/// Kills the worker's process group when a deadline passes or, while a
-/// memory ceiling is set, when the worker's own group grew past it, so a
-/// hung or runaway worker cannot hang or exhaust the machine. The machine's
-/// used memory is the cheap first look (every 20 ms); only when it grew
-/// past the ceiling is the group's own resident set summed, so another
-/// process's allocation is never taken for the worker's.
-struct Watchdog {
-    /// Milliseconds since `epoch` after which the worker is killed; 0 = disarmed.
-    deadline_ms: Arc<AtomicU64>,
-    /// Growth (kB) that kills: the machine's past `mem_base_kb`, then the group's; 0 = none.
-    mem_limit_kb: Arc<AtomicU64>,
-    mem_base_kb: Arc<AtomicI64>,
-    /// The worker's group's resident set when the ceiling was set.
-    group_base_kb: Arc<AtomicI64>,
-    group: Arc<Group>,
-    fired: Arc<AtomicU8>,
-    stop: Arc<AtomicBool>,
-    epoch: Instant,
-}
-
-impl Watchdog {
-    fn start(group: Arc<Group>) -> Watchdog {
-        let pid = group.id();
-        let w = Watchdog {
-            deadline_ms: Arc::new(AtomicU64::new(0)),
-            mem_limit_kb: Arc::new(AtomicU64::new(0)),
-            mem_base_kb: Arc::new(AtomicI64::new(0)),
-            group_base_kb: Arc::new(AtomicI64::new(0)),
-            group,
-            fired: Arc::new(AtomicU8::new(0)),
-            stop: Arc::new(AtomicBool::new(false)),
-            epoch: Instant::now(),
-        };
-        let (deadline, limit, base, group_base, fired, stop, epoch, group) = (
-            w.deadline_ms.clone(),
-            w.mem_limit_kb.clone(),
-            w.mem_base_kb.clone(),
-            w.group_base_kb.clone(),
-            w.fired.clone(),
-            w.stop.clone(),
-            w.epoch,
-            w.group.clone(),
-        );
-        std::thread::spawn(move || {
-            while !stop.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(20));
-                let d = deadline.load(Ordering::Relaxed);
-                let why = if d != 0 && epoch.elapsed().as_millis() as u64 > d {
-                    FIRED_TIME
-                } else {
-                    let lim = limit.load(Ordering::Relaxed) as i64;
-                    let grown = crate::units::system_used_kb() - base.load(Ordering::Relaxed);
-                    let ours = || {
-                        crate::units::group_rss_kb(pid) - group_base.load(Ordering::Relaxed) > lim
-                    };
-                    if lim != 0 && grown > lim && ours() {
-                        FIRED_MEMORY
-                    } else {
-                        continue;
-                    }
-                };
-                fired.store(why, Ordering::Relaxed);
-                group.signal(Signal::SIGKILL);
-                return;
-            }
-        });
-        w
-    }
-
-    fn arm(&self, timeout: Duration) {
-        let at = (self.epoch.elapsed() + timeout).as_millis() as u64;
-        self.deadline_ms.store(at.max(1), Ordering::Relaxed);
-    }
-
-    /// Also kill when the worker's group grows by more than `kb` from now.
-    fn limit_memory(&self, kb: u64) {
-        self.mem_base_kb
-            .store(crate::units::system_used_kb(), Ordering::Relaxed);
-        self.group_base_kb.store(
-            crate::units::group_rss_kb(self.group.id()),
-            Ordering::Relaxed,
-        );
-        self.mem_limit_kb.store(kb, Ordering::Relaxed);
-    }
-
-    fn disarm(&self) {
-        self.deadline_ms.store(0, Ordering::Relaxed);
-        self.mem_limit_kb.store(0, Ordering::Relaxed);
-    }
-}
-
 /// The time and memory a worker may use for one `spawn` or `ring` point.
 #[derive(Debug, Clone, Copy)]
 pub struct Ceiling {
     pub time: Duration,
     /// Growth of the worker's own process group's memory, in kB.
     pub mem_kb: u64,
-}
-
-impl Drop for Watchdog {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-    }
 }
 
 /// A started worker process.
@@ -312,6 +211,13 @@ impl Peer {
         self.child.id()
     }
 
+    /// A second handle on the worker's input, for a line sent from another
+    /// thread while this one waits on an answer (a `stop` to a load agent).
+    pub fn input(&self) -> std::io::Result<std::fs::File> {
+        use std::os::fd::AsFd;
+        Ok(self.stdin.as_fd().try_clone_to_owned()?.into())
+    }
+
     fn protocol(&mut self, detail: impl Into<String>) -> PeerError {
         if let Some(e) = self.exit_error() {
             return e;
@@ -327,6 +233,10 @@ impl Peer {
         let peer = self.runtime.name();
         match (self.watchdog.fired.load(Ordering::Relaxed), self.ceiling) {
             (0, _) => {}
+            (FIRED_STOPPED, _) => {
+                self.child.wait();
+                return Some(PeerError::Abandoned { peer });
+            }
             (FIRED_MEMORY, Some(c)) => {
                 self.child.wait();
                 return Some(PeerError::Ceiling {

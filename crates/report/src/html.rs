@@ -259,7 +259,24 @@ pub fn run_section(h: &mut String, run: &Run, scale: Scale) {
                     let _ = writeln!(h, "<li>{}</li>", escape(&l));
                 }
             }
-            None => h.push_str("<li>no model (fewer than two sizes measured)</li>\n"),
+            None => {
+                // Why there is none: too few sizes, or a run cut short
+                // before its fit was stored (its points are below).
+                let sizes = s
+                    .points
+                    .iter()
+                    .filter(|p| p.status == toll_store::PointStatus::Ok)
+                    .count();
+                let why = match sizes {
+                    0..=2 => crate::decided::no_model(sizes),
+                    _ if run.status != toll_store::RunStatus::Complete => format!(
+                        "no model stored: the run stopped ({}) before its fit was stored",
+                        run.status.as_str()
+                    ),
+                    _ => "no model stored".to_string(),
+                };
+                let _ = writeln!(h, "<li>{}</li>", escape(&why));
+            }
         }
         h.push_str("</ul>\n");
         let (t, notes) = points_table(s);

@@ -157,11 +157,24 @@ impl Store {
         }
     }
 
+    /// A run whose process stopped (SIGKILL, a crash) is marked partial
+    /// by the next toll that opens the store on its host, with a summary
+    /// of what it holds.
     fn mark_stale_runs(&self) -> Result<(), StoreError> {
         let me = i64::from(std::process::id());
         for (id, pid) in self.db.running_on(&hostname())? {
             if pid != me && !pid_alive(pid) {
                 self.db.mark_interrupted(id)?;
+                // Its summary, from what it holds (its process never wrote one).
+                if let Ok(run) = self.load_run(id) {
+                    self.db.finish_run(
+                        id,
+                        RunStatus::Partial.as_str(),
+                        &held(&run),
+                        run.error.as_deref(),
+                        run.finished_at.as_deref().unwrap_or(&run.started_at),
+                    )?;
+                }
             }
         }
         Ok(())
@@ -547,4 +560,26 @@ fn same_setting(
         && mine
             .iter()
             .all(|(t, v)| other.iter().all(|(u, w)| t != u || v == w))
+}
+
+/// The summary of a run closed by another process: what it holds.
+fn held(run: &Run) -> String {
+    let points = run.series.iter().flat_map(|s| &s.points);
+    let measured = points
+        .clone()
+        .filter(|p| p.status == PointStatus::Ok && !p.samples.is_empty())
+        .count();
+    let of = points.count();
+    match (run.series.len(), measured) {
+        (0, _) | (_, 0) => "stopped before any point was measured".into(),
+        (k, m) => {
+            let labels: Vec<&str> = run.series.iter().map(|s| s.label.as_str()).collect();
+            let shown = if k <= 3 {
+                labels.join(", ")
+            } else {
+                format!("{}, …", labels[..3].join(", "))
+            };
+            format!("{k} series ({shown}), {m} of {of} points measured before its process stopped")
+        }
+    }
 }

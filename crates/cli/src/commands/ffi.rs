@@ -22,11 +22,58 @@ const BATCH_CEILING: Duration = Duration::from_secs(120);
 /// `toll ffi`.
 pub fn run(args: FfiArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
     let cfg = config(&args)?;
+    super::design_note(
+        "--trials",
+        args.trials as usize,
+        "--sizes",
+        Some(cfg.sizes.len()),
+    );
     if dry_run {
         return dry(&cfg, db);
     }
-    super::few_rounds_note("--trials", args.trials as usize);
     measure(cfg, &args, db)
+}
+
+/// `n` bytes as a person reads them: 100 GiB, 1.5 MiB, 512 B.
+fn iec(n: u64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let (mut v, mut u) = (n as f64, 0);
+    while v >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 || v.fract() == 0.0 {
+        format!("{v:.0} {}", units[u])
+    } else {
+        format!("{v:.1} {}", units[u])
+    }
+}
+
+/// Every call passes a buffer of its size, made in the worker: a size over
+/// the memory ceiling, or over what this machine has free, would only fail
+/// in the worker after the others had been measured.
+fn fits_in_memory(sizes: &[u64], max_mem_mib: u64) -> anyhow::Result<()> {
+    let top = sizes.iter().copied().max().unwrap_or(0);
+    let shown = iec(top);
+    if top > max_mem_mib << 20 {
+        return Err(usage(format!(
+            "--sizes {shown}: one call passes a buffer of that size, above --max-mem {max_mem_mib} MiB: give smaller sizes, or raise --max-mem"
+        )));
+    }
+    let free = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            let line = t.lines().find(|l| l.starts_with("MemAvailable:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map(|kb| kb << 10);
+    if let Some(free) = free.filter(|&f| top > f) {
+        return Err(usage(format!(
+            "--sizes {shown}: one call passes a buffer of that size, and this machine has {} free: give smaller sizes",
+            iec(free)
+        )));
+    }
+    Ok(())
 }
 
 fn config(a: &FfiArgs) -> anyhow::Result<FfiConfig> {
@@ -48,6 +95,7 @@ fn config(a: &FfiArgs) -> anyhow::Result<FfiConfig> {
     }
     let targets = ffi::select(&runtimes, bindings.as_deref(), &a.sizes.0)
         .map_err(|e| usage(e.to_string()))?;
+    fits_in_memory(&a.sizes.0, a.max_mem)?;
     // Every binding calls the shared C side: without a compiler, nothing runs.
     Runtime::C.detect()?;
     Ok(FfiConfig {
@@ -131,6 +179,9 @@ fn measure(cfg: FfiConfig, a: &FfiArgs, db: Option<&Path>) -> anyhow::Result<Exi
     let outcome = ffi::run(&cfg, &store, &mut progress, &crate::stop::STOP);
     progress.finish();
     let outcome = outcome?;
+    if let Some(code) = super::stopped_before_measuring(&store, outcome.run_id)? {
+        return Ok(code);
+    }
     let run = store.load_run(outcome.run_id)?;
     let mut out = crate::screen::output(a.json);
     let printed = if a.json {
@@ -158,9 +209,19 @@ fn measure(cfg: FfiConfig, a: &FfiArgs, db: Option<&Path>) -> anyhow::Result<Exi
             outcome.status.as_str(),
             outcome.run_id
         )),
-        None if outcome.status == RunStatus::Partial => {
+        None if outcome.status == RunStatus::Partial && crate::stop::stopped() => {
             crate::tell!("interrupted: run {} stored as partial", outcome.run_id);
             Ok(crate::stop::exit_code())
+        }
+        None if outcome.status != RunStatus::Complete => {
+            crate::tell!(
+                "toll: {} — run {} stored as {} (`toll show {}`)",
+                run.error.as_deref().unwrap_or("some points failed"),
+                outcome.run_id,
+                outcome.status.as_str(),
+                outcome.run_id
+            );
+            Ok(ExitCode::FAILURE)
         }
         None => Ok(ExitCode::SUCCESS),
     }

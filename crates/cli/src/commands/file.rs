@@ -22,10 +22,15 @@ use toll_store::RunStatus;
 /// `toll file`.
 pub fn run(args: FileArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
     let cfg = config(&args)?;
+    super::design_note(
+        "--trials",
+        args.trials as usize,
+        "--sizes",
+        cfg.sizes.as_ref().map(Vec::len),
+    );
     if dry_run {
         return dry(&cfg, db);
     }
-    super::few_rounds_note("--trials", args.trials as usize);
     measure(cfg, &args, db)
 }
 
@@ -219,6 +224,9 @@ fn measure(cfg: FileConfig, a: &FileArgs, db: Option<&Path>) -> anyhow::Result<E
     let outcome = family::run(&cfg, &store, &mut progress, &crate::stop::STOP);
     progress.finish();
     let outcome = outcome?;
+    if let Some(code) = super::stopped_before_measuring(&store, outcome.run_id)? {
+        return Ok(code);
+    }
     let run = store.load_run(outcome.run_id)?;
     let mut out = crate::screen::output(a.json);
     let printed = if a.json {

@@ -20,6 +20,12 @@ use toll_store::RunStatus;
 /// `toll rpc`.
 pub fn run(args: RpcArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
     let cfg = config(&args)?;
+    super::design_note(
+        "--trials",
+        cfg.trials as usize,
+        "--sizes",
+        Some(cfg.sizes.len()),
+    );
     if dry_run {
         if let Some(p) = db {
             db::check_name(p)?;
@@ -59,7 +65,6 @@ pub fn run(args: RpcArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<Ex
         )?;
         return Ok(ExitCode::SUCCESS);
     }
-    super::few_rounds_note("--trials", cfg.trials as usize);
     measure(cfg, &args, db)
 }
 
@@ -222,6 +227,9 @@ fn measure(cfg: RpcConfig, a: &RpcArgs, db: Option<&Path>) -> anyhow::Result<Exi
     let outcome = family::run(&cfg, &store, &mut progress, &crate::stop::STOP);
     progress.finish();
     let outcome = outcome?;
+    if let Some(code) = super::stopped_before_measuring(&store, outcome.run_id)? {
+        return Ok(code);
+    }
     let run = store.load_run(outcome.run_id)?;
     let mut out = crate::screen::output(a.json);
     let printed = if a.json {

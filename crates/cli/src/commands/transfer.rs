@@ -56,10 +56,15 @@ fn config(args: &TransferArgs) -> anyhow::Result<TransferConfig> {
 pub fn run(args: TransferArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
     let cfg = config(&args)?;
     let pairs = transfer::plan(&cfg).map_err(|e| usage(e.to_string()))?;
+    super::design_note(
+        "--trials",
+        cfg.engine.trials as usize,
+        "--sizes",
+        Some(cfg.sizes.len()),
+    );
     if dry_run {
         return dry(&cfg, &pairs, db);
     }
-    super::few_rounds_note("--trials", cfg.engine.trials as usize);
     let store = db::open(db)?;
     crate::stop::install();
     let mut progress =
@@ -67,6 +72,9 @@ pub fn run(args: TransferArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Resu
     let outcome = transfer::run(&cfg, &store, &mut progress, &crate::stop::STOP);
     progress.finish();
     let outcome = outcome?;
+    if let Some(code) = super::stopped_before_measuring(&store, outcome.run_id)? {
+        return Ok(code);
+    }
     let run = store.load_run(outcome.run_id)?;
     let mut out = crate::screen::output(args.json);
     let printed = if args.json {

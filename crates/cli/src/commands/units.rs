@@ -21,10 +21,15 @@ const E2_ROUNDS: u64 = 1000;
 pub fn spawn(args: SpawnArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
     let ns = below_ceiling(args.n.ns.clone(), &args.common)?;
     let cfg = config(UnitOp::Spawn, ns, &args.common)?;
+    super::design_note(
+        "--trials",
+        args.common.trials as usize,
+        "-n",
+        Some(cfg.ns.len()),
+    );
     if dry_run {
         return dry(&cfg, db);
     }
-    super::few_rounds_note("--trials", args.common.trials as usize);
     measure(cfg, &args.common, db)
 }
 
@@ -39,10 +44,15 @@ pub fn ring(args: RingArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<
         )));
     }
     let cfg = config(UnitOp::Ring { m }, ns, &args.common)?;
+    super::design_note(
+        "--trials",
+        args.common.trials as usize,
+        "-n",
+        Some(cfg.ns.len()),
+    );
     if dry_run {
         return dry(&cfg, db);
     }
-    super::few_rounds_note("--trials", args.common.trials as usize);
     measure(cfg, &args.common, db)
 }
 
@@ -130,6 +140,9 @@ fn measure(cfg: UnitsConfig, a: &UnitArgs, db: Option<&Path>) -> anyhow::Result<
     let outcome = units::run(&cfg, &store, &mut progress, &crate::stop::STOP);
     progress.finish();
     let outcome = outcome?;
+    if let Some(code) = super::stopped_before_measuring(&store, outcome.run_id)? {
+        return Ok(code);
+    }
     let run = store.load_run(outcome.run_id)?;
     let mut out = crate::screen::output(a.json);
     let printed = if a.json {

@@ -132,8 +132,10 @@ fn try_start(
         .map(|(l, port)| {
             format!(
                 "server {{ listen {host}:{port} {l}; root {root}; {tls}\n\
-                   location = /teapot {{ return 418 'short and stout'; }} }}\n",
+                   location = /teapot {{ return 418 'short and stout'; }}\n\
+                   location = /counted {{ access_log {d}/counted.log; return 200 'counted'; }} }}\n",
                 root = root.display(),
+                d = s.0.display(),
                 host = place.host
             )
         })

@@ -115,15 +115,30 @@ pub fn run(
     let measured = series
         .iter()
         .any(|s| s.points.iter().any(|p| p.result.is_ok()));
+    // A point that failed (a worker that died, a call refused) leaves the
+    // run partial, and failed when nothing was measured: never "complete".
+    // A binding this machine lacks is a row saying what to install, not a
+    // failure of the run.
+    let failed: Vec<String> = series
+        .iter()
+        .filter(|s| s.unavailable.is_none())
+        .flat_map(|s| {
+            s.points.iter().filter_map(move |p| {
+                let why = p.result.as_ref().err()?;
+                Some(format!("{} at n = {}: {why}", s.target.label(), p.n))
+            })
+        })
+        .collect();
     let status = match (&error, interrupted) {
-        (Some(_), _) if !measured => RunStatus::Failed,
+        _ if !measured && (error.is_some() || !failed.is_empty()) => RunStatus::Failed,
         (Some(_), _) | (None, true) => RunStatus::Partial,
+        (None, false) if !failed.is_empty() => RunStatus::Partial,
         (None, false) => RunStatus::Complete,
     };
     let error_text = match &error {
         Some(e) => Some(e.to_string()),
         None if interrupted => Some("interrupted by the user".to_string()),
-        None => None,
+        None => points_failed(&failed),
     };
     store.finish_run(
         run_id,
@@ -229,6 +244,15 @@ fn one(
             })
         }
     }
+}
+
+/// "N point(s) failed: the first's reason" (None when none did).
+pub fn points_failed(failed: &[String]) -> Option<String> {
+    let first = failed.first()?;
+    Some(match failed.len() {
+        1 => format!("1 point failed: {first}"),
+        k => format!("{k} points failed; the first: {first}"),
+    })
 }
 
 /// The one-line summary `toll runs` shows: the cheapest crossing measured.

@@ -305,6 +305,11 @@ impl Sweep<'_> {
         state.spent += started.elapsed();
         let answer = match answer {
             Ok(a) => a,
+            // Stopped mid-point: the point keeps the trials it completed.
+            Err(PeerError::Abandoned { .. }) => {
+                self.peer = None;
+                return;
+            }
             Err(e) => {
                 state.failure = Some(self.failed(e, &ceiling));
                 return;

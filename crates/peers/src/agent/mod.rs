@@ -87,6 +87,19 @@ pub struct Agent {
     pub hello: AgentHello,
 }
 
+/// A line to a running agent, kept beside the thread that waits on its
+/// answer: [`Stopper::stop`] ends its op under way (an http load), which
+/// then answers with what it did.
+pub struct Stopper(std::fs::File);
+
+impl Stopper {
+    /// Send `stop`. An agent that cannot be written to is gone already.
+    pub fn stop(&mut self) -> bool {
+        use std::io::Write;
+        writeln!(self.0, "{}", json!({"op": "stop"})).is_ok()
+    }
+}
+
 /// The launcher `--remote HOST` means: ssh that never prompts (a password
 /// prompt would hang a run that owns the terminal's stdin).
 pub fn ssh_launcher(host: &str) -> String {
@@ -204,6 +217,14 @@ impl Agent {
     /// The launcher's process id on this machine.
     pub fn pid(&self) -> u32 {
         self.peer.pid()
+    }
+
+    /// What stops the agent's op under way from another thread.
+    pub fn stopper(&self) -> Result<Stopper, PeerError> {
+        self.peer
+            .input()
+            .map(Stopper)
+            .map_err(|e| PeerError::io("keeping a line to the agent", e))
     }
 
     /// Ask the agent to exit, and reap the launcher.

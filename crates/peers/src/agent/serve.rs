@@ -3,7 +3,8 @@
 //! `worker` prepares that runtime's worker here and becomes it (exec), so
 //! the harness goes on talking to the worker over the same stdin/stdout;
 //! on `rpc-server` it becomes that runtime's RPC server (spec/rpc.md) the
-//! same way.
+//! same way. `stop`, or the end of its input, ends the op under way (an
+//! http load) and then the agent: it never outlives its coordinator.
 
 use crate::control;
 use crate::runtime::Runtime;
@@ -11,6 +12,9 @@ use serde_json::{json, Value};
 use std::io::{self, Write};
 use std::net::IpAddr;
 use std::os::unix::process::CommandExt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::Arc;
 
 /// The agent protocol's version, in its `hello`.
 pub const AGENT_VERSION: u64 = 1;
@@ -22,23 +26,33 @@ fn answer(out: &mut impl Write, v: &Value) -> io::Result<()> {
 
 /// Serve until `exit`, end of input or a `worker` (which replaces this process).
 pub fn run() -> i32 {
-    run_with(&[], &mut |_, _| Value::Null)
+    run_with(&[], &mut |_, _, _| Value::Null)
 }
 
 /// The same, with more ops: a command whose op is in `ops` is answered by
-/// `handle(op, command)` (one line, as every answer), and `hello` lists
-/// them. How another family (rpc) has the agent start its servers on the far
-/// host without a second protocol.
-pub fn run_with(ops: &[&str], handle: &mut dyn FnMut(&str, &Value) -> Value) -> i32 {
-    let mut stdin = io::stdin().lock();
+/// `handle(op, command, stop)` (one line, as every answer), and `hello`
+/// lists them. How another family (rpc, http) has the agent do its work on
+/// the far host without a second protocol.
+///
+/// `stop` is raised the moment the coordinator can no longer be heard: a
+/// `stop` line, the end of input (the coordinator, or the ssh between,
+/// went away, even by SIGKILL) or a read error. Input is read by a thread
+/// of its own the whole time, so a long op (an http load) sees it at once
+/// rather than after its answer; the agent exits once the op under way
+/// has answered.
+pub fn run_with(
+    ops: &[&str],
+    handle: &mut dyn FnMut(&str, &Value, &Arc<AtomicBool>) -> Value,
+) -> i32 {
+    let stop = Arc::new(AtomicBool::new(false));
+    let input = Input::start(stop.clone());
     let mut out = io::stdout().lock();
-    let mut line = String::new();
     loop {
-        match control::read_line(&mut stdin, &mut line) {
-            Ok(true) => {}
-            Ok(false) => return 0,
-            Err(_) => return 1,
-        }
+        let line = match input.lines.recv() {
+            Ok(Ok(line)) => line,
+            Ok(Err(_)) => return 1,
+            Err(_) => return 0,
+        };
         let reply = match control::parse_command(&line) {
             None => continue,
             Some(Err(e)) => json!({"ok": false, "error": e}),
@@ -53,16 +67,22 @@ pub fn run_with(ops: &[&str], handle: &mut dyn FnMut(&str, &Value) -> Value) -> 
                 "worker" => match worker(&cmd, &mut out) {
                     // Only a failed exec returns.
                     Ok(never) => match never {},
-                    Err(e) => json!({"ok": false, "error": e}),
+                    Err(e) => {
+                        input.resume();
+                        json!({"ok": false, "error": e})
+                    }
                 },
                 "rpc-server" => match rpc_server(&cmd, &mut out) {
                     Ok(never) => match never {},
-                    Err(e) => json!({"ok": false, "error": e}),
+                    Err(e) => {
+                        input.resume();
+                        json!({"ok": false, "error": e})
+                    }
                 },
                 "exit" => return 0,
-                op if ops.contains(&op) => handle(op, &cmd),
+                op if ops.contains(&op) => handle(op, &cmd, &stop),
                 op => {
-                    let known = ["hello", "worker", "rpc-server", "exit"]
+                    let known = ["hello", "worker", "rpc-server", "stop", "exit"]
                         .iter()
                         .chain(ops)
                         .copied();
@@ -74,6 +94,60 @@ pub fn run_with(ops: &[&str], handle: &mut dyn FnMut(&str, &Value) -> Value) -> 
         if answer(&mut out, &reply).is_err() {
             return 1;
         }
+    }
+}
+
+/// The agent's input, read by a thread of its own: each command line
+/// handed over, a `stop` (never handed over) or the end raising the flag.
+struct Input {
+    lines: Receiver<io::Result<String>>,
+    /// After a `worker` or `rpc-server` the reader waits on this: the
+    /// process is about to become the worker, whose input that is.
+    resume: SyncSender<()>,
+}
+
+impl Input {
+    fn start(stop: Arc<AtomicBool>) -> Input {
+        let (tx, lines) = mpsc::channel();
+        let (resume, resumed) = mpsc::sync_channel::<()>(1);
+        std::thread::spawn(move || {
+            let mut stdin = io::stdin().lock();
+            let mut line = String::new();
+            loop {
+                match control::read_line(&mut stdin, &mut line) {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        stop.store(true, Ordering::SeqCst);
+                        return;
+                    }
+                    Err(e) => {
+                        stop.store(true, Ordering::SeqCst);
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                }
+                let op = match control::parse_command(&line) {
+                    Some(Ok((op, _))) => op,
+                    _ => String::new(),
+                };
+                if op == "stop" {
+                    stop.store(true, Ordering::SeqCst);
+                    continue;
+                }
+                if tx.send(Ok(line.clone())).is_err() {
+                    return;
+                }
+                if matches!(op.as_str(), "worker" | "rpc-server") && resumed.recv().is_err() {
+                    return;
+                }
+            }
+        });
+        Input { lines, resume }
+    }
+
+    /// The worker did not start: read on.
+    fn resume(&self) {
+        let _ = self.resume.try_send(());
     }
 }
 
@@ -92,7 +166,7 @@ fn hello() -> Value {
         "ssh_client": ssh_client.map(|a| a.to_string()),
         "ssh_server": ssh_server.map(|a| a.to_string()),
         "addrs": addresses().iter().map(ToString::to_string).collect::<Vec<_>>(),
-        "ops": ["hello", "worker", "rpc-server", "exit"],
+        "ops": ["hello", "worker", "rpc-server", "stop", "exit"],
         "runtimes": Runtime::ALL.iter().map(|r| r.name()).collect::<Vec<_>>(),
     })
 }

@@ -16,7 +16,7 @@ use super::wire::{encode, FarLoad, FarResult, SECOND};
 use crate::http::{self, HttpConfig, Part, Shard, Target};
 use serde_json::{json, Value};
 use std::io::Write;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -35,12 +35,15 @@ pub struct FarSide {
 }
 
 impl FarSide {
-    /// Answer one of [`OPS`].
-    pub fn handle(&mut self, op: &str, cmd: &Value) -> Value {
+    /// Answer one of [`OPS`]. `stop` is the agent's: raised by the
+    /// coordinator's `stop` or by the end of its input, it ends a load
+    /// under way within the engine's poll (well under a second), and the
+    /// load answers with what it measured.
+    pub fn handle(&mut self, op: &str, cmd: &Value, stop: &Arc<AtomicBool>) -> Value {
         let answer = match op {
             "clock" => Ok(clock::answer(clock::wall_ns())),
             "http-ready" => self.ready(cmd),
-            "http-go" => self.go(cmd),
+            "http-go" => self.go(cmd, stop),
             _ => Err(format!("unknown op `{op}`")),
         };
         answer.unwrap_or_else(|e| json!({"ok": false, "error": e}))
@@ -73,7 +76,7 @@ impl FarSide {
         Ok(json!({"ok": true, "event": "http-ready"}))
     }
 
-    fn go(&mut self, cmd: &Value) -> Result<Value, String> {
+    fn go(&mut self, cmd: &Value, stop: &Arc<AtomicBool>) -> Result<Value, String> {
         let mut cfg = self.ready.take().ok_or("`http-go` before `http-ready`")?;
         cfg.concurrency = cmd
             .get("connections")
@@ -113,20 +116,22 @@ impl FarSide {
             shard,
             raw: raw.clone(),
         };
-        let stop = Arc::new(AtomicBool::new(false));
         let cpu0 = crate::rpc::server::cpu_ns();
         // Asked to stream: each second's latencies go out as an event line
-        // before the answer (this thread holds stdout's reentrant lock).
+        // before the answer (this thread holds stdout's reentrant lock). A
+        // line that cannot be written means no one is listening: stop.
         let mut second = |at: Duration, h: hdrhistogram::Histogram<u64>| {
             let line = json!({"ok": true, "event": SECOND, "at_ns": at.as_nanos() as u64,
                               "requests": h.len(), "histogram": encode(&h)});
             let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+            if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
+                stop.store(true, Ordering::SeqCst);
+            }
         };
         let stream = cmd.get("stream").and_then(Value::as_bool) == Some(true);
         let on_second: Option<&mut dyn FnMut(Duration, hdrhistogram::Histogram<u64>)> =
             stream.then_some(&mut second);
-        let out = http::load_part(&cfg, part, &stop, &mut |_, _| {}, on_second)
+        let out = http::load_part(&cfg, part, stop, &mut |_, _| {}, on_second)
             .map_err(|e| e.to_string())?;
         let cpu = crate::rpc::server::cpu_ns().saturating_sub(cpu0);
         Ok(FarResult {

@@ -57,6 +57,10 @@ const START_MARGIN: Duration = Duration::from_millis(200);
 /// An agent that starts later than this after the scheduled instant is
 /// named in a warning.
 const LATE_START: Duration = Duration::from_millis(1);
+/// Once stopped, an agent answers with what it measured within its
+/// engine's poll and one round trip; one that has not within this long is
+/// killed (on this machine) and named as lost.
+const ANSWER_STOP_WITHIN: Duration = Duration::from_secs(5);
 
 /// Where the load comes from: the launchers, and how many must last.
 #[derive(Debug, Clone)]
@@ -133,6 +137,9 @@ struct Going {
     connections: u64,
     requests: Option<u64>,
     clock: ClockOffset,
+    /// Ends its load from here (None: its input could not be kept, and
+    /// only killing its launcher's group stops it).
+    stopper: Option<toll_peers::agent::Stopper>,
     answer: JoinHandle<(Agent, Result<FarResult, String>)>,
 }
 
@@ -243,6 +250,7 @@ pub fn load(
             cmd["shard"] = json!({"index": i, "of": k, "connections": cfg.concurrency});
         }
         let pid = agent.pid();
+        let stopper = agent.stopper().ok();
         let tx = tx.clone();
         let answer = std::thread::spawn(move || {
             let answer = agent.request_streaming(&cmd, wire::SECOND, stall, &mut |v| {
@@ -259,12 +267,16 @@ pub fn load(
             connections: c,
             requests: n,
             clock: offset,
+            stopper,
             answer,
         });
     }
     drop(tx);
     let mut seconds = Seconds::new(k);
-    let mut stopped = false;
+    // When the stop was sent to the agents; past ANSWER_STOP_WITHIN, the
+    // ones still loading are killed.
+    let mut stopped: Option<std::time::Instant> = None;
+    let mut killed = vec![false; going.len()];
     loop {
         // Counted before the lines are taken: an agent counted finished has
         // sent all of its.
@@ -284,19 +296,30 @@ pub fn load(
         if live == 0 {
             break;
         }
-        if !stopped && stop.load(Ordering::Relaxed) {
-            // The agents are in process groups of their own: end them.
-            for g in going.iter().filter(|g| !g.answer.is_finished()) {
-                let pgid = nix::unistd::Pid::from_raw(g.pid as i32);
-                let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+        if stopped.is_none() && stop.load(Ordering::Relaxed) {
+            // Over the control channel, not by a signal: an agent behind
+            // ssh or kubectl exec gets no signal from here. Each ends its
+            // load and answers with what it measured.
+            for g in going.iter_mut().filter(|g| !g.answer.is_finished()) {
+                if !g.stopper.as_mut().is_some_and(|s| s.stop()) {
+                    kill_group(g.pid);
+                }
             }
-            stopped = true;
+            stopped = Some(std::time::Instant::now());
+        }
+        if stopped.is_some_and(|at| at.elapsed() > ANSWER_STOP_WITHIN) {
+            for (i, g) in going.iter().enumerate() {
+                if !g.answer.is_finished() && !killed[i] {
+                    kill_group(g.pid);
+                    killed[i] = true;
+                }
+            }
         }
         std::thread::sleep(Duration::from_millis(20));
     }
     let mut agents = Vec::new();
     let mut kept = Vec::new();
-    for g in going {
+    for (g, killed) in going.into_iter().zip(killed) {
         let Going {
             launcher,
             connections,
@@ -320,6 +343,16 @@ pub fn load(
                     result,
                 });
             }
+            Ok((agent, Err(_))) if killed => {
+                drop(agent);
+                lost.push(Lost {
+                    why: format!(
+                        "agent `{launcher}` did not answer its stop within {} s, so it was killed",
+                        ANSWER_STOP_WITHIN.as_secs()
+                    ),
+                    launcher,
+                });
+            }
             Ok((agent, Err(why))) => {
                 drop(agent);
                 lost.push(Lost { launcher, why });
@@ -330,13 +363,12 @@ pub fn load(
             }),
         }
     }
-    if stopped {
+    if stopped.is_some() && agents.is_empty() {
         return Err(HttpError::Agents(
-            "interrupted: the agents were stopped, and what they measured is lost; nothing stored"
-                .into(),
+            "interrupted: no agent answered its stop with what it measured; nothing stored".into(),
         ));
     }
-    if agents.len() < plan.min_agents || agents.is_empty() {
+    if stopped.is_none() && (agents.len() < plan.min_agents || agents.is_empty()) {
         return Err(too_few(&lost, agents.len(), plan.min_agents.max(1), of));
     }
     for l in &lost[lost_at_start..] {
@@ -352,12 +384,22 @@ pub fn load(
             a.result.late.as_secs_f64() * 1e3
         ));
     }
+    let mut outcome = merge(&agents);
+    // Stopped: what the agents measured up to the stop, stored partial.
+    outcome.interrupted = stopped.is_some();
     Ok(AgentsOutcome {
-        outcome: merge(&agents),
+        outcome,
         agents,
         lost,
         seconds: seconds.merged(&kept),
     })
+}
+
+/// End an agent's launcher and everything in its process group (on this
+/// machine: an agent beyond ssh is stopped by its channel closing).
+fn kill_group(pid: u32) {
+    let pgid = nix::unistd::Pid::from_raw(pid as i32);
+    let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
 }
 
 /// The agents' results added: histograms exactly, counts summed; the run's
