@@ -41,6 +41,9 @@ pub struct UnitsView {
     pub series: Vec<UnitsSeries>,
     /// The legend of a spawn's KB/unit column: how memory was measured.
     pub memory_legend: String,
+    /// Stopped by a signal: a point's missing trials were cut by the stop,
+    /// not by its time ceiling.
+    pub stopped: bool,
 }
 
 /// One (runtime, unit) series.
@@ -138,8 +141,13 @@ pub fn render(v: &UnitsView) -> String {
             t.row(cells);
             if let Ok(f) = &p.result {
                 if f.per_op.count < v.trials as usize {
+                    let cut = if v.stopped {
+                        "were measured before the stop"
+                    } else {
+                        "fitted in the time ceiling"
+                    };
                     notes.push(format!(
-                        "{} at N = {}: {} of {} trials fitted in the time ceiling",
+                        "{} at N = {}: {} of {} trials {cut}",
                         series.label, p.n, f.per_op.count, v.trials
                     ));
                 }

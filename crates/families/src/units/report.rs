@@ -19,6 +19,7 @@ pub fn view(cfg: &UnitsConfig, outcome: &UnitsOutcome) -> UnitsView {
         ceiling_mib: cfg.ceiling.mem_kb / 1024,
         series: outcome.series.iter().map(series).collect(),
         memory_legend: memory::legend(&outcome.series),
+        stopped: outcome.status == toll_store::RunStatus::Partial && outcome.error.is_none(),
     }
 }
 
