@@ -45,9 +45,10 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            // One line, however long: the rule for every error (a
-            // terminal folds it; a script greps it whole).
-            eprintln!("toll: {e:#}");
+            // One message, fitted to the width as every line toll prints
+            // for people (past 100 columns it goes on over indented
+            // lines; --wide keeps it on one for a script to grep whole).
+            crate::screen::eprint_line(&format!("toll: {e:#}"));
             if e.downcast_ref::<Usage>().is_some() {
                 ExitCode::from(2)
             } else {

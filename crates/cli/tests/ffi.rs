@@ -371,3 +371,45 @@ fn an_ffi_run_renders_on_the_board_and_in_the_report() {
     assert_eq!(status, 200, "{page}");
     assert_ffi_page(&page, "the board's run page");
 }
+
+/// The C library every binding calls is compiled once on first use, said
+/// once, and cached once (each runtime's directory links to that build),
+/// however many runtimes the first `toll ffi` starts.
+#[test]
+fn the_c_library_is_compiled_once_for_every_runtime() {
+    let s = Scratch::new("ffi-one-build");
+    let cache = s.0.join("cache");
+    let cache_dir = cache.to_str().unwrap();
+    let o = s.toll_env(
+        &[
+            "ffi",
+            "--runtime",
+            "c,python,rust",
+            "--sizes",
+            "0,8,16",
+            "--trials",
+            "1",
+        ],
+        &[("TOLL_CACHE_DIR", cache_dir)],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = stderr(&o).matches("into libtoll_ffi.so").count();
+    assert_eq!(said, 1, "{}", stderr(&o));
+    use std::os::unix::fs::MetadataExt;
+    let mut builds: Vec<(u64, u64)> = Vec::new();
+    let mut copies = 0;
+    for dir in std::fs::read_dir(&cache).unwrap().flatten() {
+        let lib = dir.path().join("libtoll_ffi.so");
+        if let Ok(m) = std::fs::metadata(&lib) {
+            copies += 1;
+            builds.push((m.dev(), m.ino()));
+        }
+    }
+    builds.sort_unstable();
+    builds.dedup();
+    assert!(
+        copies >= 3,
+        "each runtime's directory has the library: {copies}"
+    );
+    assert_eq!(builds.len(), 1, "one build, linked: {builds:?}");
+}

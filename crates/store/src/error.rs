@@ -13,6 +13,8 @@ pub enum StoreError {
     Locked { path: PathBuf },
     #[error("cannot open database {}: check the path, or pick another file with --db PATH or TOLL_DB", .path.display())]
     CannotOpen { path: PathBuf },
+    #[error("database {} is a directory: name a file in it (--db {}/toll.db) or another file with --db PATH or TOLL_DB", .path.display(), .path.display())]
+    IsDirectory { path: PathBuf },
     #[error("database {} was written by a newer toll (schema {found}, this toll knows {known}): upgrade toll, or use --db PATH", .path.display())]
     TooNew {
         path: PathBuf,
@@ -63,6 +65,7 @@ impl StoreError {
             Some(C::ReadOnly) => StoreError::ReadOnly { path },
             Some(C::DatabaseBusy | C::DatabaseLocked) => StoreError::Locked { path },
             Some(C::NotADatabase) => StoreError::NotToll { path },
+            Some(C::CannotOpen) if path.is_dir() => StoreError::IsDirectory { path },
             Some(C::CannotOpen) => StoreError::CannotOpen { path },
             _ => StoreError::Sqlite { path, cause: e },
         }

@@ -96,7 +96,7 @@ pub struct ExecArgs {
     #[arg(long, value_name = "RUN")]
     pub baseline: Option<String>,
     /// Draw t(n) against the parameter, with the fitted lines, to an SVG file.
-    #[arg(long, value_name = "FILE.svg")]
+    #[arg(long, value_name = "FILE.svg", value_parser = crate::parsers::svg_file())]
     pub plot: Option<PathBuf>,
     #[command(flatten)]
     pub scale: PlotScale,

@@ -49,7 +49,7 @@ pub struct FfiArgs {
     pub json: bool,
     /// Draw α per binding as dots with their CIs on a log axis, above ns per
     /// call against bytes per call (a line per binding), to an SVG file.
-    #[arg(long, value_name = "FILE.svg")]
+    #[arg(long, value_name = "FILE.svg", value_parser = crate::parsers::svg_file())]
     pub plot: Option<PathBuf>,
     #[command(flatten)]
     pub scale: PlotScale,

@@ -79,7 +79,7 @@ pub struct FileArgs {
     #[arg(long)]
     pub json: bool,
     /// Draw µs per read against the read size, one line per series, to an SVG file.
-    #[arg(long, value_name = "FILE.svg")]
+    #[arg(long, value_name = "FILE.svg", value_parser = crate::parsers::svg_file())]
     pub plot: Option<PathBuf>,
     #[command(flatten)]
     pub scale: PlotScale,

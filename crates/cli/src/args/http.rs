@@ -72,7 +72,7 @@ pub struct AgentArgs {
 pub struct LoadPlotArgs {
     /// Draw latency by percentile (and, with --rate, corrected beside
     /// uncorrected) above requests per second over time, to an SVG file.
-    #[arg(long, value_name = "FILE.svg")]
+    #[arg(long, value_name = "FILE.svg", value_parser = crate::parsers::svg_file())]
     pub plot: Option<PathBuf>,
     /// The latency axis: log where the values span decades (auto), or
     /// linear or log.

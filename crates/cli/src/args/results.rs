@@ -32,7 +32,21 @@ pub struct ReplicateArgs {
 
 #[derive(Debug, Args)]
 pub struct RunsArgs {
-    /// Print the list as JSON.
+    /// Only runs of these families (comma-separated): transfer, spawn,
+    /// ring, file, rpc, http, http-compare, exec, ffi, replicate.
+    #[arg(long, value_name = "LIST")]
+    pub family: Option<String>,
+    /// Only runs in these states (comma-separated): running, complete,
+    /// partial, failed.
+    #[arg(long, value_name = "LIST")]
+    pub status: Option<String>,
+    /// Only runs measured on this host (its name, as `toll show` gives it).
+    #[arg(long, value_name = "HOST")]
+    pub host: Option<String>,
+    /// At most this many runs, the newest first.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: Option<u64>,
+    /// Print the list as JSON (the filters apply).
     #[arg(long)]
     pub json: bool,
 }

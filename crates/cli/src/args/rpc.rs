@@ -124,7 +124,7 @@ pub struct RpcArgs {
     #[arg(long)]
     pub json: bool,
     /// Draw the time per call by series (payload sweeps as lines) to an SVG file.
-    #[arg(long, value_name = "FILE.svg")]
+    #[arg(long, value_name = "FILE.svg", value_parser = crate::parsers::svg_file())]
     pub plot: Option<PathBuf>,
     #[command(flatten)]
     pub scale: PlotScale,

@@ -86,7 +86,7 @@ pub struct TransferArgs {
     #[arg(long)]
     pub json: bool,
     /// Draw the points with their CIs and the fitted lines to an SVG file.
-    #[arg(long, value_name = "FILE.svg")]
+    #[arg(long, value_name = "FILE.svg", value_parser = crate::parsers::svg_file())]
     pub plot: Option<PathBuf>,
     #[command(flatten)]
     pub scale: PlotScale,

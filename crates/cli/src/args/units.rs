@@ -54,7 +54,7 @@ pub struct UnitArgs {
     #[arg(long)]
     pub json: bool,
     /// Draw the cost per unit against N, one line per runtime and unit, to an SVG file.
-    #[arg(long, value_name = "FILE.svg")]
+    #[arg(long, value_name = "FILE.svg", value_parser = crate::parsers::svg_file())]
     pub plot: Option<PathBuf>,
     #[command(flatten)]
     pub scale: PlotScale,

@@ -23,6 +23,27 @@ pub mod runtimes;
 pub mod transfer;
 pub mod units;
 
+/// Whether toll would refuse `toll WORDS` (checked by its own `--dry-run`,
+/// no store named): its one-line reason, without the "toll: " — so a
+/// command suggested in a message is always one toll takes.
+pub fn refused(words: &[String]) -> Option<String> {
+    let exe = std::env::current_exe().ok()?;
+    let o = std::process::Command::new(exe)
+        .arg("--wide")
+        .arg("--dry-run")
+        .args(words)
+        .env_remove("TOLL_DB")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    if o.status.success() {
+        return None;
+    }
+    let err = String::from_utf8_lossy(&o.stderr);
+    let line = err.lines().find(|l| l.starts_with("toll: "))?;
+    Some(line.trim_start_matches("toll: ").trim_end().to_string())
+}
+
 /// A run a signal stopped before any point was measured is not kept: it
 /// is removed, one line says so, and the status is 128 + the signal.
 /// None when the run stands (not stopped, or something was measured).

@@ -181,10 +181,34 @@ fn newest(
         .collect();
     labels.sort_unstable();
     labels.dedup();
-    Err(anyhow::anyhow!(
-        "no complete {family} run has a fitted series matching {}: measure one (e.g. `toll {family}{}`), or pick one of {}",
-        if sel.flags().is_empty() { "no selector".into() } else { sel.flags() },
-        measuring.concat(),
-        if labels.is_empty() { "none stored".into() } else { labels.join(", ") }
-    ))
+    let matching = if sel.flags().is_empty() {
+        "no selector".into()
+    } else {
+        sel.flags()
+    };
+    let pick = if labels.is_empty() {
+        "none stored".into()
+    } else {
+        labels.join(", ")
+    };
+    // Suggested only when toll would take it (its own --dry-run says).
+    let suggestion = format!("toll {family}{}", measuring.concat());
+    let words: Vec<String> = std::iter::once(family.to_string())
+        .chain(measuring.iter().flat_map(|m| {
+            let mut w = m.trim().splitn(2, ' ');
+            [w.next(), w.next()]
+                .into_iter()
+                .flatten()
+                .map(String::from)
+                .collect::<Vec<_>>()
+        }))
+        .collect();
+    Err(match super::refused(&words) {
+        None => anyhow::anyhow!(
+            "no complete {family} run has a fitted series matching {matching}: measure one (e.g. `{suggestion}`), or pick one of {pick}"
+        ),
+        Some(why) => anyhow::anyhow!(
+            "no complete {family} run has a fitted series matching {matching}, and toll would not measure one ({why}): pick one of {pick}"
+        ),
+    })
 }

@@ -9,12 +9,75 @@ use std::process::ExitCode;
 use toll_report::export::{exporter, Format};
 use toll_report::table::Table;
 
+/// The families toll stores runs of.
+const FAMILIES: &[&str] = &[
+    "transfer",
+    "spawn",
+    "ring",
+    "file",
+    "rpc",
+    "http",
+    "http-compare",
+    "exec",
+    "ffi",
+    "replicate",
+];
+const STATUSES: &[&str] = &["running", "complete", "partial", "failed"];
+
+/// `--family`/`--status`: the words given, each one of `known` (or one
+/// stored here: an imported run may be of a family this toll lacks).
+fn chosen(
+    flag: &str,
+    (what, plural): (&str, &str),
+    given: Option<&str>,
+    known: &[&str],
+    stored: &[&str],
+) -> anyhow::Result<Option<Vec<String>>> {
+    let Some(text) = given else {
+        return Ok(None);
+    };
+    let words: Vec<String> = text
+        .split(',')
+        .map(|w| w.trim().to_string())
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.is_empty() {
+        return Err(usage(format!(
+            "{flag} is empty: give a comma-separated list"
+        )));
+    }
+    for w in &words {
+        if !known.contains(&w.as_str()) && !stored.contains(&w.as_str()) {
+            return Err(usage(format!(
+                "{flag} `{w}` is not a {what}: the {plural} are {}",
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(Some(words))
+}
+
 /// `toll runs`.
 pub fn list(args: RunsArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
+    // A typo is one line whether or not there are runs.
+    chosen(
+        "--status",
+        ("state", "states"),
+        args.status.as_deref(),
+        STATUSES,
+        &[],
+    )?;
     let mut out = crate::screen::output(args.json);
     let store = match db::open_existing(db)? {
         db::Found::Store(s) => s,
         db::Found::Nothing(p) => {
+            chosen(
+                "--family",
+                ("family", "families"),
+                args.family.as_deref(),
+                FAMILIES,
+                &[],
+            )?;
             if args.json {
                 // The list is empty; where it looked goes to stderr, so a
                 // mistyped path is seen without breaking the JSON.
@@ -26,10 +89,40 @@ pub fn list(args: RunsArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
     };
-    let runs = store.list_runs()?;
+    let mut runs = store.list_runs()?;
+    let stored: Vec<&str> = runs.iter().map(|r| r.family.as_str()).collect();
+    let families = chosen(
+        "--family",
+        ("family", "families"),
+        args.family.as_deref(),
+        FAMILIES,
+        &stored,
+    )?;
+    let statuses = chosen(
+        "--status",
+        ("state", "states"),
+        args.status.as_deref(),
+        STATUSES,
+        &[],
+    )?;
+    runs.retain(|r| {
+        families.as_ref().is_none_or(|f| f.contains(&r.family))
+            && statuses
+                .as_ref()
+                .is_none_or(|s| s.iter().any(|w| w == r.status.as_str()))
+            && args.host.as_ref().is_none_or(|h| *h == r.host)
+    });
+    if let Some(n) = args.limit {
+        runs.truncate(n as usize);
+    }
+    let filtered = args.family.is_some() || args.status.is_some() || args.host.is_some();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &runs)?;
         writeln!(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if runs.is_empty() && filtered {
+        writeln!(out, "no stored run in {} matches", store.path().display())?;
         return Ok(ExitCode::SUCCESS);
     }
     if runs.is_empty() {
@@ -77,12 +170,16 @@ pub fn export(args: ExportArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     let exporter = exporter(format);
     match &args.output {
         Some(path) => {
-            let mut f = std::io::BufWriter::new(
-                std::fs::File::create(path)
-                    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?,
-            );
-            exporter.export(&run, &mut f)?;
-            f.flush()?;
+            // Whole or not at all, as `report -o`; and said, as it says.
+            let mut bytes = Vec::new();
+            exporter.export(&run, &mut bytes)?;
+            toll_report::atomic::write(path, &bytes).map_err(|e| {
+                anyhow::anyhow!(
+                    "cannot write {}: {e}: give a path in a directory you can write to",
+                    path.display()
+                )
+            })?;
+            crate::tell!("run {id} exported as {} to {}", args.format, path.display());
         }
         None => exporter.export(&run, &mut std::io::stdout().lock())?,
     }

@@ -87,17 +87,23 @@ pub fn assert_one_line_error(o: &Output, needle: &str) {
         stdout(o)
     );
     let err = stderr(o);
-    let lines: Vec<&str> = err
-        .lines()
-        // A warning or note wider than 100 columns goes on over indented lines.
-        .filter(|l| {
-            !l.trim().is_empty()
-                && !l.starts_with("warning: ")
-                && !l.starts_with("note: ")
-                && !l.starts_with("  ")
-        })
+    // A message wider than 100 columns goes on over indented lines: each
+    // message is its first line and those.
+    let mut messages: Vec<String> = Vec::new();
+    for l in err.lines().filter(|l| !l.trim().is_empty()) {
+        match (l.strip_prefix("  "), messages.last_mut()) {
+            (Some(more), Some(m)) => {
+                m.push(' ');
+                m.push_str(more.trim_start());
+            }
+            _ => messages.push(l.to_string()),
+        }
+    }
+    let lines: Vec<&String> = messages
+        .iter()
+        .filter(|m| !m.starts_with("warning: ") && !m.starts_with("note: "))
         .collect();
-    assert_eq!(lines.len(), 1, "expected one error line, got: {err}");
+    assert_eq!(lines.len(), 1, "expected one error message, got: {err}");
     assert!(lines[0].starts_with("toll: "), "error line: {}", lines[0]);
     assert!(lines[0].contains(needle), "`{needle}` not in: {}", lines[0]);
     assert!(!err.contains("panicked"), "panic: {err}");

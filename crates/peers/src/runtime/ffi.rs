@@ -53,20 +53,44 @@ pub(super) fn prepare(
     })
 }
 
+/// The C library in `dir` (a runtime's): compiled once per source and
+/// compiler into a directory every runtime shares, and linked (hard, or
+/// copied across file systems) into `dir` beside the runtime's glue, so a
+/// first `toll ffi` over eight runtimes compiles it once, says so once,
+/// and caches one build.
 fn build_lib(cc: &Toolchain, dir: &Path, note: &mut dyn FnMut(&str)) -> Result<(), PeerError> {
-    if dir.join(LIB).is_file() {
-        return Ok(());
-    }
-    note(&format!(
-        "compiling workers/ffi/toll_ffi.c into {LIB} with {} -O2 (first use; cached after)",
-        cc.program.display()
-    ));
+    // The glue includes the header and, for some, compiles the source in.
     write_sources(
         dir,
         &[("toll_ffi.c", TOLL_FFI_C), ("toll_ffi.h", TOLL_FFI_H)],
     )?;
-    compile(cc, dir, &["toll_ffi.c"], LIB).map_err(|detail| PeerError::BuildFailed {
-        peer: "ffi",
-        detail,
-    })
+    if dir.join(LIB).is_file() {
+        return Ok(());
+    }
+    let shared = keyed_dir("ffi-lib", &[TOLL_FFI_C, TOLL_FFI_H, &cc.version]);
+    {
+        // Taken after the runtime's own lock, never before: no two builds
+        // wait on each other.
+        let _built = build_lock(&shared)?;
+        if !shared.join(LIB).is_file() {
+            note(&format!(
+                "compiling workers/ffi/toll_ffi.c into {LIB} with {} -O2 (first use; cached after)",
+                cc.program.display()
+            ));
+            write_sources(
+                &shared,
+                &[("toll_ffi.c", TOLL_FFI_C), ("toll_ffi.h", TOLL_FFI_H)],
+            )?;
+            compile(cc, &shared, &["toll_ffi.c"], LIB).map_err(|detail| {
+                PeerError::BuildFailed {
+                    peer: "ffi",
+                    detail,
+                }
+            })?;
+        }
+    }
+    let (from, to) = (shared.join(LIB), dir.join(LIB));
+    std::fs::hard_link(&from, &to)
+        .or_else(|_| std::fs::copy(&from, &to).map(|_| ()))
+        .map_err(|e| PeerError::io(format!("placing {LIB} in {}", dir.display()), e))
 }
