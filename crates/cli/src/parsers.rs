@@ -130,6 +130,23 @@ pub type List<T> = Vec<T>;
 /// Sizes or counts, one flag's list.
 pub type Sizes = List<u64>;
 
+/// `--plot FILE.svg`: toll draws SVG, so a name that promises another
+/// format (`x.png`) is refused rather than written as SVG under it.
+pub fn svg_file() -> Checked<std::path::PathBuf> {
+    checked(|flag, text| {
+        let path = std::path::PathBuf::from(text);
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(e) if e.eq_ignore_ascii_case("svg") => Ok(path),
+            Some(e) => Err(crate::usage::usage(format!(
+                "{flag} {text}: toll draws SVG, not {e}: name the file .svg (convert it after, e.g. with rsvg-convert)"
+            ))),
+            None => Err(crate::usage::usage(format!(
+                "{flag} {text}: toll draws SVG: name the file .svg"
+            ))),
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,21 +290,4 @@ mod tests {
         assert_eq!(sizes("--sizes", "0,1k").unwrap(), vec![0, 1000]);
         assert!(err(sizes("--sizes", "10,abc")).starts_with("--sizes: "));
     }
-}
-
-/// `--plot FILE.svg`: toll draws SVG, so a name that promises another
-/// format (`x.png`) is refused rather than written as SVG under it.
-pub fn svg_file() -> Checked<std::path::PathBuf> {
-    checked(|flag, text| {
-        let path = std::path::PathBuf::from(text);
-        match path.extension().and_then(|e| e.to_str()) {
-            Some(e) if e.eq_ignore_ascii_case("svg") => Ok(path),
-            Some(e) => Err(crate::usage::usage(format!(
-                "{flag} {text}: toll draws SVG, not {e}: name the file .svg (convert it after, e.g. with rsvg-convert)"
-            ))),
-            None => Err(crate::usage::usage(format!(
-                "{flag} {text}: toll draws SVG: name the file .svg"
-            ))),
-        }
-    })
 }
