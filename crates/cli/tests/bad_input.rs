@@ -304,7 +304,7 @@ fn reading_commands_create_nothing() {
             // The typo'd path is named, with its missing directory.
             let o = run(&["show"]);
             assert!(
-                stderr(&o).contains("a/mistyped/path.db, and no directory"),
+                stderr_joined(&o).contains("a/mistyped/path.db, and no directory"),
                 "{}",
                 stderr(&o)
             );
@@ -332,7 +332,7 @@ fn an_error_names_its_cause_once() {
         .output()
         .unwrap();
     assert_one_line_error(&o, "cannot create");
-    let err = stderr(&o);
+    let err = stderr_joined(&o);
     let cause = "blocker is a file, not a directory";
     assert_eq!(err.matches(cause).count(), 1, "{err}");
 }

@@ -80,6 +80,24 @@ pub fn export_json(s: &Scratch, run: &str) -> serde_json::Value {
 /// Assert a user error: non-zero exit, exactly one error line on stderr
 /// naming `needle` (warnings, such as a busy machine, and notes, such as a
 /// worker being built, may precede it).
+/// stderr with each message whole: a line that goes on over indented
+/// lines (past 100 columns) joined back into one.
+pub fn stderr_joined(o: &Output) -> String {
+    let mut out = String::new();
+    for l in stderr(o).lines() {
+        match l.strip_prefix("  ") {
+            Some(more) if !out.is_empty() => {
+                out.pop();
+                out.push(' ');
+                out.push_str(more.trim_start());
+            }
+            _ => out.push_str(l),
+        }
+        out.push('\n');
+    }
+    out
+}
+
 pub fn assert_one_line_error(o: &Output, needle: &str) {
     assert!(
         !o.status.success(),
