@@ -100,6 +100,22 @@ pub struct LackOfFit {
     pub worst_at: f64,
     /// The line is not rejected (see the module's rule).
     pub fits: bool,
+    /// The size the line misses most, as a share of the point's centre
+    /// (signed: above 0 when the point lies above the line), and the
+    /// share its own 95% noise spans either side (two standard errors):
+    /// what a person reads the fit by. None in runs stored before them.
+    #[serde(default)]
+    pub largest: Option<LargestMiss>,
+}
+
+/// The size a line misses most, and by how much beside its own noise.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LargestMiss {
+    pub at: f64,
+    /// (median − line) ÷ median.
+    pub share: f64,
+    /// 2 × the median's standard error ÷ median.
+    pub noise: f64,
 }
 
 /// Two lines: α and a slope over the small sizes, β over the large ones.
@@ -146,6 +162,16 @@ pub(crate) fn lack_of_fit(
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .unwrap_or((ns.first().copied().unwrap_or(0.0), 0.0));
+    let largest = (0..k)
+        .map(|g| {
+            let centre = medians[g].abs().max(1e-9);
+            LargestMiss {
+                at: ns[g],
+                share: (medians[g] - predicted[g]) / centre,
+                noise: 2.0 * own[g].max(0.0).sqrt() / centre,
+            }
+        })
+        .max_by(|a, b| a.share.abs().total_cmp(&b.share.abs()));
     let p = if rounds >= 2 && df > 0 {
         chi2_upper_tail(chi2, df)
     } else {
@@ -158,6 +184,7 @@ pub(crate) fn lack_of_fit(
         worst_miss,
         worst_at,
         fits: !(p < LACK_OF_FIT_P && worst_miss > MATERIAL_MISS),
+        largest,
     }
 }
 
@@ -268,6 +295,24 @@ mod tests {
         assert_eq!(chi2_upper_tail(0.0, 3), 1.0);
         assert!(chi2_upper_tail(1e6, 3) < 1e-12);
         assert!((chi2_upper_tail(2.0, 2) - (-1.0f64).exp()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_largest_miss_is_named_with_its_own_noise_even_within_it() {
+        // The line misses n = 1000 by 9% (43.7 against 40.0), inside that
+        // point's noise (its standard error 3): no miss beyond the noise,
+        // but the size it misses most is still named, with the share.
+        let ns = [0.0, 1000.0, 2000.0, 4000.0];
+        let medians = [30.0, 43.7, 50.0, 70.0];
+        let predicted = [30.0, 40.0, 50.0, 70.0];
+        let own = [1.0, 9.0, 1.0, 1.0];
+        let l = lack_of_fit(&ns, &medians, &predicted, &own, 10);
+        assert_eq!(l.worst_miss, 0.0, "within two standard errors");
+        let m = l.largest.unwrap();
+        assert_eq!(m.at, 1000.0);
+        assert!((m.share - 3.7 / 43.7).abs() < 1e-12, "{m:?}");
+        assert!((m.noise - 6.0 / 43.7).abs() < 1e-12, "{m:?}");
+        assert!(m.share.abs() < m.noise);
     }
 
     #[test]

@@ -143,6 +143,7 @@ mod tests {
                 worst_miss: 0.0,
                 worst_at: 0.0,
                 fits,
+                largest: None,
             },
             piecewise,
             kept_line: None,

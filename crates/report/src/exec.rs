@@ -239,7 +239,7 @@ pub fn render(r: &ExecReport) -> String {
         );
         let mut extra = if b.max_rss_kb_max as f64 <= r.rss_floor_kb as f64 * 1.02 {
             format!(
-                "  Max RSS:             at most {} (toll's own; the kernel counts the spawner's at exec)",
+                "  Max RSS:             below {0} (not measurable here: the kernel counts the spawning toll's {0} until exec, so a smaller program reads as that)",
                 mem(r.rss_floor_kb as f64)
             )
         } else {

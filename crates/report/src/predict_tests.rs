@@ -132,6 +132,7 @@ fn outside_the_measured_range_or_off_the_line_is_warned_about() {
             p: 1e-9,
             worst_miss: 0.2,
             worst_at: 1000.0,
+            largest: None,
             fits: false,
         },
         piecewise: Some(Piecewise {

@@ -237,8 +237,18 @@ pub fn fit_lines(fit: &SeriesFit) -> Vec<String> {
     }
     if let Some(c) = &fit.check {
         let e = &c.small_end;
+        // The verdict is the paired difference's (round by round, which
+        // sees more than the two intervals side by side): shown with it.
+        let (lo, hi) = e.difference_ci;
+        let signed = |v: f64| {
+            if v < 0.0 {
+                format!("−{}", fmt_ns(-v))
+            } else {
+                format!("+{}", fmt_ns(v))
+            }
+        };
         out.push(format!(
-            "small end: t({}) measured {} [{}, {}], the line gives {} [{}, {}]: {}",
+            "small end: t({}) measured {} [{}, {}], the line gives {} [{}, {}]; measured − line, paired round by round, {} [{}, {}]: {}",
             e.n,
             fmt_ns(e.measured),
             fmt_ns(e.measured_ci.0),
@@ -246,20 +256,41 @@ pub fn fit_lines(fit: &SeriesFit) -> Vec<String> {
             fmt_ns(0.5 * (e.predicted_ci.0 + e.predicted_ci.1)),
             fmt_ns(e.predicted_ci.0),
             fmt_ns(e.predicted_ci.1),
+            signed(0.5 * (lo + hi)),
+            signed(lo),
+            signed(hi),
             if e.agrees {
-                "they agree"
+                "it holds 0, they agree"
             } else {
-                "they disagree"
+                "it excludes 0, they disagree"
             }
         ));
         let l = &c.lack_of_fit;
+        // The size the line misses most, as a share beside the point's own
+        // noise; older runs stored only the miss beyond that noise.
+        let miss = match l.largest {
+            Some(m) => format!(
+                "the line misses n = {} most, by {:+.1}% (its own noise ±{:.1}%{})",
+                m.at,
+                m.share * 100.0,
+                m.noise * 100.0,
+                if m.share.abs() > m.noise {
+                    format!(", {:.1}% beyond it", (m.share.abs() - m.noise) * 100.0)
+                } else {
+                    ": within it".to_string()
+                }
+            ),
+            None => format!(
+                "worst miss beyond its noise {:.1}% at n = {}",
+                l.worst_miss * 100.0,
+                l.worst_at
+            ),
+        };
         out.push(format!(
-            "lack of fit: χ² = {:.1} on {} df, p = {:.2e}; worst miss {:.1}% at n = {}: {} ({} rounds)",
+            "lack of fit: χ² = {:.1} on {} df, p = {:.2e}; {miss}: {} ({} rounds)",
             l.chi2,
             l.df,
             l.p,
-            l.worst_miss * 100.0,
-            l.worst_at,
             if l.fits {
                 "the line fits"
             } else {
@@ -503,53 +534,5 @@ pub fn config_value(v: &serde_json::Value) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::config_value;
-    use serde_json::json;
-
-    #[test]
-    fn series_attributes_read_as_words_with_units() {
-        let attrs = json!({
-            "peer": "rust", "item_bytes": 4, "others_busy": 0.12,
-            "busiest": ["java", 0.2421], "warmup_ns": 100_000_000, "far": null,
-        });
-        let words = super::attr_words(&attrs);
-        assert_eq!(
-            words,
-            "busiest: java, 24% of a CPU; item bytes: 4 B; others busy: 12% of the CPUs; \
-             peer: rust; warmup: 100 ms"
-        );
-        assert!(!words.contains('{') && !words.contains('"'));
-    }
-
-    #[test]
-    fn config_values_read_as_a_person_writes_them() {
-        assert_eq!(config_value(&json!("split")), "split");
-        assert_eq!(config_value(&json!(10)), "10");
-        assert_eq!(config_value(&json!(["pipe", "tcp"])), "pipe, tcp");
-        assert_eq!(
-            config_value(&json!({"secs": 0, "nanos": 10_000_000})),
-            "10.0 ms"
-        );
-        assert_eq!(config_value(&json!({"secs": 60, "nanos": 0})), "60.0 s");
-        assert_eq!(
-            config_value(&json!({"op": "ring", "m": 1000})),
-            "m=1000, op=ring"
-        );
-        assert_eq!(config_value(&json!(null)), "–");
-        assert_eq!(
-            config_value(&json!({"trials": 10, "warmup_ns": 100_000_000})),
-            "trials=10, warmup=100 ms"
-        );
-        assert_eq!(
-            super::config_row("timeout_ns", &json!(30_000_000_000_u64)),
-            ("timeout".to_string(), "30.0 s".to_string())
-        );
-        assert_eq!(
-            super::keyed_value("max_time_ns", &json!(60_000_000_000_u64)),
-            "60.0 s"
-        );
-        assert_eq!(super::keyed_value("sizes", &json!(60)), "60");
-        assert_eq!(config_value(&json!([1, 10, 100])), "1, 10, 100");
-    }
-}
+#[path = "show_tests.rs"]
+mod tests;

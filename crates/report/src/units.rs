@@ -262,7 +262,7 @@ fn models(op: Op, series: &[UnitsSeries]) -> String {
         ]);
     }
     let mut out = format!("\nmodel {what}:\n{}", t.render());
-    out.push_str("fit: ok = one line fits every N within its noise; curve = it does not (α and β from the two segments of a broken line); noisy = the spread is too wide to trust (β's CI reaches 0); busy = other processes used over a quarter of the CPUs while it was measured\n");
+    out.push_str("fit: ok = one line fits every N within its noise; curve = it does not (α and β from the two segments of a broken line); noisy = an N's spread is too wide to trust, or β's CI reaches 0; busy = other processes used over a quarter of the CPUs while it was measured\n");
     out.push_str(&legend::run_to_run(
         series.iter().filter_map(|s| s.fit.as_ref()),
     ));
