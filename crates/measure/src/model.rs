@@ -111,6 +111,7 @@ pub struct LackOfFit {
 /// The size a line misses most, and by how much beside its own noise.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct LargestMiss {
+    /// The size, n.
     pub at: f64,
     /// (median − line) ÷ median.
     pub share: f64,
