@@ -354,7 +354,10 @@ impl Store {
 
     /// One whole run: its series, points and every sample.
     pub fn load_run(&self, id: i64) -> Result<Run, StoreError> {
-        let rows = self.db.load_run(id, true)?.ok_or(StoreError::NoSuchRun(id))?;
+        let rows = self
+            .db
+            .load_run(id, true)?
+            .ok_or(StoreError::NoSuchRun(id))?;
         crate::rows::run(&self.path, id, rows).map(|(run, _)| run)
     }
 

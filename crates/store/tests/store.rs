@@ -656,9 +656,15 @@ fn an_outline_holds_no_samples_and_reads_them_a_chunk_at_a_time(path: &Path) {
         }
         assert_eq!(read, p.samples, "n = {}", p.n);
     }
-    assert!(store.samples(outline.points[0][0], 2500, 10).unwrap().is_empty());
+    assert!(store
+        .samples(outline.points[0][0], 2500, 10)
+        .unwrap()
+        .is_empty());
     store.remove_run(id).unwrap();
-    assert!(store.samples(outline.points[0][0], 0, 10).unwrap().is_empty());
+    assert!(store
+        .samples(outline.points[0][0], 0, 10)
+        .unwrap()
+        .is_empty());
     assert!(matches!(
         store.load_outline(id),
         Err(StoreError::NoSuchRun(_))
