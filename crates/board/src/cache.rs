@@ -11,9 +11,14 @@
 //!
 //! Two answers are kept whole: the seeds page (it reads up to 200 runs per
 //! family), while the list of runs it was made from is unchanged, and each
-//! finished run's JSON export (`/api/runs/{id}`), up to [`EXPORT_BYTES`].
-//! A write through the board drops both at once: a new run may change the
-//! seeds' figures, and may take the id of a run removed meanwhile.
+//! finished run's JSON export (`/api/runs/{id}`) of at most [`EXPORT_ONE`],
+//! up to [`EXPORT_BYTES`] in all (a larger export is streamed from the
+//! store each time it is read, never held). A write through the board
+//! drops both at once: a new run may change the seeds' figures, and may
+//! take the id of a run removed meanwhile.
+//!
+//! Headlines are read from a run's outline (the store reads no samples),
+//! and how many exports are sent and pushes read at once is bounded here.
 
 use crate::headline::{self, RunHeads};
 use crate::limit::RateLimit;
@@ -21,6 +26,7 @@ use bytes::Bytes;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
+use tokio::sync::Semaphore;
 use toll_store::{Run, RunRow, RunStatus, Store, StoreError};
 
 /// How long the list of runs is reused: a run another process stores
@@ -38,6 +44,16 @@ pub const KEEP: usize = 512;
 /// How many bytes of run exports are kept (one run's export can be large:
 /// every sample of every point).
 pub const EXPORT_BYTES: usize = 64 << 20;
+/// The largest export kept: a larger one is sent as it is read from the
+/// store, each time.
+pub const EXPORT_ONE: usize = 4 << 20;
+/// Exports sent at once (each holds a chunk of samples and at most
+/// [`EXPORT_ONE`] of its text); more are answered 503.
+pub const SENDING: usize = 8;
+/// Pushes read at once (each holds its run's samples while it is checked
+/// and stored, and a thread of the blocking pool while its body arrives);
+/// more are answered 503.
+pub const READING: usize = 2;
 
 /// Everything the handlers share.
 pub struct Board {
@@ -53,6 +69,10 @@ pub struct Board {
     seeds: Mutex<Option<(Arc<Vec<RunRow>>, Bytes)>>,
     pub limit: Mutex<RateLimit>,
     pub max_body: usize,
+    /// A permit per export being sent.
+    pub sending: Arc<Semaphore>,
+    /// A permit per push being read.
+    pub reading: Arc<Semaphore>,
 }
 
 impl Board {
@@ -70,6 +90,8 @@ impl Board {
                 writes_per_minute,
             )),
             max_body,
+            sending: Arc::new(Semaphore::new(SENDING)),
+            reading: Arc::new(Semaphore::new(READING)),
         }
     }
 
@@ -118,21 +140,17 @@ impl Board {
         Ok(page)
     }
 
-    /// Run `id`'s export, made by `make` unless a finished run's is kept.
-    pub fn export<E: From<StoreError>>(
-        &self,
-        id: i64,
-        make: impl FnOnce(&Run) -> Result<Vec<u8>, E>,
-    ) -> Result<Bytes, E> {
-        if let Some(e) = lock(&self.exports).get(id, PAGE_FRESH) {
-            return Ok(e);
+    /// Run `id`'s export, if a finished run's is kept.
+    pub fn kept_export(&self, id: i64) -> Option<Bytes> {
+        lock(&self.exports).get(id, PAGE_FRESH)
+    }
+
+    /// Keep a finished run's export, when it is at most [`EXPORT_ONE`].
+    pub fn keep_export(&self, id: i64, export: Bytes) {
+        if export.len() <= EXPORT_ONE {
+            let weight = export.len();
+            lock(&self.exports).put_weighed(id, export, weight);
         }
-        let run = self.store().load_run(id)?;
-        let export = Bytes::from(make(&run)?);
-        if run.status != RunStatus::Running {
-            lock(&self.exports).put_weighed(id, export.clone(), export.len());
-        }
-        Ok(export)
     }
 
     /// The runs page for `query`, made by `make` from the current list
@@ -176,7 +194,8 @@ impl Board {
         {
             return Ok(h);
         }
-        let run = self.store().load_run(row.id)?;
+        // Headlines read summaries and fits, never samples.
+        let run = self.store().load_outline(row.id)?.run;
         let heads = Arc::new(headline::of(&run));
         if run.status != RunStatus::Running {
             lock(&self.heads).put(row.id, heads.clone());

@@ -11,13 +11,19 @@
 //! axum routes with security headers, store calls on a blocking pool, each
 //! connection bounded (header read and idle timeouts, a share per client
 //! address); a bounded cache of the runs list, pages, headlines, the seeds
-//! page and run exports behind a lock; one module per page (machines,
-//! runs, a run, compare, seeds, a series' trend); the API (list, get, push: token, rate limit, schema check, a run held
-//! already answered with its id); and `toll push`, the client.
+//! page and small run exports behind a lock; one module per page (machines,
+//! runs, a run, compare, seeds, a series' trend); the API (list; get, a
+//! run's export streamed from the store a chunk of samples at a time; push:
+//! token, rate limit, refused on its declared length, read as it arrives,
+//! schema check, summaries made from the samples, a run held already
+//! answered with its id), so the board's memory stays flat however large
+//! the runs it holds; and `toll push`, the client.
 
 mod api;
+mod body;
 mod cache;
 mod conn;
+mod export;
 mod headline;
 mod layout;
 mod limit;

@@ -4,11 +4,14 @@
 //! a lookup.
 
 use crate::api::{self, Refusal};
+use crate::body::{self, Cut};
 use crate::cache::Board;
 use crate::conn::{self, Limits};
+use crate::export::{self, Answer};
 use crate::layout;
 use crate::pages::{self, compare::Pair, machines::View, runs::Filter, trend::Pick, Problem};
 use axum::body::Body;
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
@@ -155,11 +158,19 @@ where
     }
 }
 
-async fn machines(State(b): Shared, Query(v): Query<View>) -> Response {
+async fn machines(State(b): Shared, q: Result<Query<View>, QueryRejection>) -> Response {
+    let Query(v) = match q {
+        Ok(q) => q,
+        Err(r) => return page_error(400, &bad_query(&r)),
+    };
     html(move || pages::machines::render(&b, &v)).await
 }
 
-async fn runs(State(b): Shared, Query(f): Query<Filter>) -> Response {
+async fn runs(State(b): Shared, q: Result<Query<Filter>, QueryRejection>) -> Response {
+    let Query(f) = match q {
+        Ok(q) => q,
+        Err(r) => return page_error(400, &bad_query(&r)),
+    };
     html(move || pages::runs::render(&b, &f)).await
 }
 
@@ -170,11 +181,19 @@ async fn run(State(b): Shared, Path(id): Path<String>) -> Response {
     html(move || pages::run::render(&b, id)).await
 }
 
-async fn trend(State(b): Shared, Query(q): Query<Pick>) -> Response {
+async fn trend(State(b): Shared, q: Result<Query<Pick>, QueryRejection>) -> Response {
+    let Query(q) = match q {
+        Ok(q) => q,
+        Err(r) => return page_error(400, &bad_query(&r)),
+    };
     html(move || pages::trend::render(&b, &q)).await
 }
 
-async fn compare(State(b): Shared, Query(q): Query<Pair>) -> Response {
+async fn compare(State(b): Shared, q: Result<Query<Pair>, QueryRejection>) -> Response {
+    let Query(q) = match q {
+        Ok(q) => q,
+        Err(r) => return page_error(400, &bad_query(&r)),
+    };
     html(move || pages::compare::render(&b, &q)).await
 }
 
@@ -182,7 +201,11 @@ async fn seeds(State(b): Shared) -> Response {
     html(move || pages::seeds::render(&b)).await
 }
 
-async fn api_list(State(b): Shared, Query(f): Query<Filter>) -> Response {
+async fn api_list(State(b): Shared, q: Result<Query<Filter>, QueryRejection>) -> Response {
+    let Query(f) = match q {
+        Ok(q) => q,
+        Err(r) => return json_error(400, &bad_query(&r)),
+    };
     match tokio::task::spawn_blocking(move || api::list(&b, &f)).await {
         Ok(Ok(v)) => ([(header::CONTENT_TYPE, "application/json")], v.to_string()).into_response(),
         Ok(Err(p)) => json_error(p.status(), &p.to_string()),
@@ -194,14 +217,59 @@ async fn api_get(State(b): Shared, Path(id): Path<String>) -> Response {
     let Ok(id) = id.parse::<i64>() else {
         return json_error(404, "no such run: GET /api/runs lists them");
     };
-    match tokio::task::spawn_blocking(move || api::get(&b, id)).await {
-        Ok(Ok(v)) => ([(header::CONTENT_TYPE, "application/json")], v).into_response(),
-        Ok(Err(p)) => json_error(p.status(), &p.to_string()),
-        Err(_) => json_error(500, "reading the run failed"),
+    match export::answer(b, id).await {
+        Ok(Answer::Kept(bytes)) => {
+            ([(header::CONTENT_TYPE, "application/json")], bytes).into_response()
+        }
+        Ok(Answer::Sent(body)) => {
+            ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+        }
+        Ok(Answer::Busy) => busy(&format!(
+            "the board is sending {} runs already: try again in {BUSY_RETRY} s",
+            crate::cache::SENDING
+        )),
+        Err(p) => json_error(p.status(), &p.to_string()),
     }
 }
 
+/// How long a client told the board is busy is asked to wait, seconds.
+const BUSY_RETRY: u64 = 1;
+
+/// 503: the board does as much of this at once as it will.
+fn busy(text: &str) -> Response {
+    refusal(Refusal(503, text.into(), Some(BUSY_RETRY)))
+}
+
+/// A query that does not read, in one line: the parameter, what it takes.
+fn bad_query(r: &QueryRejection) -> String {
+    let text = r.body_text();
+    let detail = text
+        .strip_prefix("Failed to deserialize query string: ")
+        .unwrap_or(&text);
+    let takes = match detail.split_once(':').map(|(name, _)| name.trim()) {
+        Some("page") => "page takes a whole number from 1, e.g. page=2",
+        Some("desc") => "desc takes 0 or 1",
+        _ => "each parameter takes what the page's form sends",
+    };
+    format!("the query does not read ({detail}): {takes}")
+}
+
 async fn api_submit(State(b): Shared, headers: HeaderMap, body: Body) -> Response {
+    // Refused on what it says it is, before a byte of it is read (and
+    // before `100 Continue` asks for it).
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > b.max_body as u64) {
+        return too_large(b.max_body);
+    }
+    let Ok(_permit) = b.reading.clone().try_acquire_owned() else {
+        return busy(&format!(
+            "the board is reading {} pushes already: push again in {BUSY_RETRY} s",
+            crate::cache::READING
+        ));
+    };
     let auth = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -215,10 +283,19 @@ async fn api_submit(State(b): Shared, headers: HeaderMap, body: Body) -> Respons
         Ok(n) => n,
         Err(r) => return refusal(r),
     };
-    let bytes = match tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, b.max_body)).await
-    {
-        Ok(Ok(bytes)) => bytes,
-        Err(_) => {
+    let (tx, rx) = body::channel();
+    let board = b.clone();
+    let stored = tokio::task::spawn_blocking(move || api::submit(&board, &name, rx));
+    let cut = match tokio::time::timeout(BODY_TIMEOUT, tx.forward(body, b.max_body)).await {
+        Ok(r) => r.err(),
+        Err(_) => tx.cut(Cut::TooSlow).await.err(),
+    };
+    // The parser's end of file, when the body came whole.
+    drop(tx);
+    let stored = stored.await;
+    match cut {
+        Some(Cut::TooLarge) => return too_large(b.max_body),
+        Some(Cut::TooSlow) => {
             return json_error(
                 408,
                 &format!(
@@ -227,17 +304,10 @@ async fn api_submit(State(b): Shared, headers: HeaderMap, body: Body) -> Respons
                 ),
             )
         }
-        Ok(Err(_)) => {
-            return json_error(
-                413,
-                &format!(
-                    "the run is larger than this board takes ({} bytes): its keeper can raise --max-body",
-                    b.max_body
-                ),
-            )
-        }
-    };
-    match tokio::task::spawn_blocking(move || api::submit(&b, &name, &bytes)).await {
+        Some(Cut::Broken) => return json_error(400, "the run's body broke off: push it again"),
+        None => {}
+    }
+    match stored {
         Ok(Ok((v, existing))) => (
             // A run the board holds already is answered, not stored again.
             if existing {
@@ -252,6 +322,15 @@ async fn api_submit(State(b): Shared, headers: HeaderMap, body: Body) -> Respons
         Ok(Err(r)) => refusal(r),
         Err(_) => json_error(500, "storing the run failed"),
     }
+}
+
+fn too_large(max: usize) -> Response {
+    json_error(
+        413,
+        &format!(
+            "the run is larger than this board takes ({max} bytes): its keeper can raise --max-body"
+        ),
+    )
 }
 
 fn refusal(Refusal(status, text, retry): Refusal) -> Response {

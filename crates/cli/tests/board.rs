@@ -10,8 +10,17 @@
 #[path = "board/bounds.rs"]
 mod bounds;
 mod common;
+/// The board's memory stays flat (issue 47): a run of a million samples
+/// pushed and read by several clients at once; exports bounded.
+#[path = "board/flat.rs"]
+mod flat;
 #[path = "../../store/tests/pg/mod.rs"]
 mod pg;
+/// What the board refuses, and how (issue 47): a push over the limit
+/// before its body is read, every 400 one line; a bearer token in any
+/// case; a pushed run's summaries made from its samples.
+#[path = "board/refusals.rs"]
+mod refusals;
 
 use common::{assert_one_line_error, stderr, stdout, Scratch, QUICK};
 use serde_json::Value;
@@ -82,37 +91,124 @@ impl Board {
         headers: &[(&str, &str)],
         body: &[u8],
     ) -> (u16, String) {
-        let mut s = TcpStream::connect(&self.addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-        let mut req = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Length: {}\r\n",
-            self.addr,
-            body.len()
-        );
-        for (k, v) in headers {
-            req.push_str(&format!("{k}: {v}\r\n"));
-        }
-        req.push_str("\r\n");
-        s.write_all(req.as_bytes()).unwrap();
-        // A server may answer (413) before it has read the whole body.
-        let _ = s.write_all(body);
+        let (status, _, mut answer) = self.send(method, path, headers, body);
         let mut raw = Vec::new();
-        let _ = s.read_to_end(&mut raw);
-        let text = String::from_utf8_lossy(&raw).into_owned();
-        let status = text
-            .split_whitespace()
-            .nth(1)
-            .and_then(|c| c.parse().ok())
-            .unwrap_or_else(|| panic!("no status line: {text}"));
-        let body = text
-            .split_once("\r\n\r\n")
-            .map(|x| x.1.to_string())
-            .unwrap_or_default();
-        (status, body)
+        let _ = answer.read_to_end(&mut raw);
+        (status, String::from_utf8_lossy(&raw).into_owned())
+    }
+
+    /// One request; its status, its head (lower case), and its body to
+    /// read (the chunked transfer coding taken off).
+    fn send(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> (u16, String, Box<dyn Read + Send>) {
+        send_to(&self.addr, method, path, headers, body)
     }
 
     fn get(&self, path: &str) -> (u16, String) {
         self.request("GET", path, &[], b"")
+    }
+}
+
+/// One request to the board at `addr` ([`Board::send`]).
+fn send_to(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> (u16, String, Box<dyn Read + Send>) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).unwrap();
+    // A server may answer (413) before it has read the whole body.
+    let _ = s.write_all(body);
+    answer(s)
+}
+
+/// The answer on `s`: its status, its head (lower case), and its body to
+/// read (the chunked transfer coding taken off).
+fn answer(s: TcpStream) -> (u16, String, Box<dyn Read + Send>) {
+    let mut r = BufReader::new(s);
+    let mut head = String::new();
+    loop {
+        let mut line = String::new();
+        let _ = r.read_line(&mut line);
+        if line.trim().is_empty() {
+            break;
+        }
+        head.push_str(&line.to_ascii_lowercase());
+    }
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("no status line: {head}"));
+    let body: Box<dyn Read + Send> = if head.contains("transfer-encoding: chunked") {
+        Box::new(Chunked {
+            inner: r,
+            left: 0,
+            done: false,
+        })
+    } else {
+        Box::new(r)
+    };
+    (status, head, body)
+}
+
+/// A body in the chunked transfer coding, read as its bytes; one that
+/// ends before its last chunk is an error, not a short body.
+struct Chunked<R> {
+    inner: R,
+    left: usize,
+    done: bool,
+}
+
+impl<R: BufRead> Read for Chunked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let broken = |what: String| std::io::Error::new(std::io::ErrorKind::InvalidData, what);
+        if self.done || buf.is_empty() {
+            return Ok(0);
+        }
+        if self.left == 0 {
+            let mut line = String::new();
+            self.inner.read_line(&mut line)?;
+            let size = line.trim().split(';').next().unwrap_or("");
+            let size = usize::from_str_radix(size, 16)
+                .map_err(|_| broken(format!("the answer broke off: {line:?} is no chunk size")))?;
+            if size == 0 {
+                self.done = true;
+                while {
+                    line.clear();
+                    self.inner.read_line(&mut line)? > 0 && !line.trim().is_empty()
+                } {}
+                return Ok(0);
+            }
+            self.left = size;
+        }
+        let want = buf.len().min(self.left);
+        let n = self.inner.read(&mut buf[..want])?;
+        if n == 0 {
+            return Err(broken("the answer broke off mid-chunk".into()));
+        }
+        self.left -= n;
+        if self.left == 0 {
+            let mut crlf = [0u8; 2];
+            self.inner.read_exact(&mut crlf)?;
+        }
+        Ok(n)
     }
 }
 
@@ -202,6 +298,18 @@ fn fill(db: &str, s: &Scratch) {
         ),
         "file",
     );
+}
+
+/// A quick real run (`toll exec` of `true`, three times) as `toll export`
+/// writes it, measured into a store of its own in `s`.
+fn exec_export(s: &Scratch) -> Value {
+    let db = s.0.join("here.db");
+    let db = db.to_str().unwrap();
+    ok(
+        &toll(db, &["exec", "-N", "--runs", "3", "--warmup", "0", "true"]),
+        "exec",
+    );
+    serde_json::from_str(&ok(&toll(db, &["export", "last"]), "export")).unwrap()
 }
 
 /// The new token's text.
@@ -700,8 +808,13 @@ fn board_and_push_mistakes_are_one_line_and_write_nothing() {
     let o = toll(dbs, &["board", "--listen", "nowhere"]);
     assert_one_line_error(&o, "--listen `nowhere`");
     assert_eq!(o.status.code(), Some(2));
-    let o = toll(dbs, &["board", "--max-body", "lots"]);
-    assert_one_line_error(&o, "--max-body");
+    for size in ["lots", "5Gi", "1000"] {
+        let o = toll(dbs, &["board", "--max-body", size]);
+        assert_one_line_error(
+            &o,
+            &format!("--max-body `{size}` is not one size from 1Ki to 4Gi"),
+        );
+    }
     assert!(!db.exists(), "a refused command creates nothing");
 
     // A port in use.

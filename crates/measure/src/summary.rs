@@ -1,6 +1,7 @@
 //! Summary statistics of one point's samples.
 
 use crate::quantile::{median_in_place, quantile, sorted};
+use crate::sample::Sample;
 use crate::{median_ci, outliers};
 use serde::{Deserialize, Serialize};
 
@@ -105,6 +106,18 @@ impl Summary {
             // One value has no spread to judge: it is not to be trusted.
             too_noisy: count < 2 || Summary::is_too_noisy(median, ci_low, ci_high, cv),
         }
+    }
+
+    /// Summarise a point's samples as the families do: the time per
+    /// operation of each batch that did any (a round of `toll http` in
+    /// which no request completed has none). None when no batch did.
+    pub fn of_samples(samples: &[Sample]) -> Option<Summary> {
+        let per_op: Vec<f64> = samples
+            .iter()
+            .filter(|s| s.iters > 0)
+            .map(Sample::per_op_ns)
+            .collect();
+        (!per_op.is_empty()).then(|| Summary::of(&per_op))
     }
 
     /// The rule behind `too_noisy`: the median cannot be trusted when the
@@ -242,6 +255,15 @@ mod tests {
         assert_eq!((s.cv, s.too_noisy), (0.0, false));
         let back: Summary = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
         assert_eq!(back, s);
+    }
+
+    #[test]
+    fn samples_are_summarised_per_operation_without_empty_batches() {
+        let s = |iters, total_ns| Sample { iters, total_ns };
+        let got = Summary::of_samples(&[s(10, 1000), s(0, 5000), s(4, 800)]).unwrap();
+        assert_eq!(got, Summary::of(&[100.0, 200.0]));
+        assert_eq!(Summary::of_samples(&[s(0, 7)]), None);
+        assert_eq!(Summary::of_samples(&[]), None);
     }
 
     #[test]

@@ -1,12 +1,15 @@
-//! Exporters behind one trait, one file each (as hyperfine does).
+//! Exporters behind one trait, one file each (as hyperfine does); the
+//! JSON export's frame and samples apart, for writers that stream it.
 
 mod csv;
 mod exporter;
+mod frame;
 mod json;
 
 use std::str::FromStr;
 
 pub use exporter::{Exporter, SCHEMA_VERSION};
+pub use frame::{Frame, Gap, SampleList};
 
 /// The formats `toll export` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,11 +1,15 @@
 //! Reading a run back from the JSON that `toll export --format json` and
-//! `--json` write (`toll import`): checked against the committed schema
+//! `--json` write (`toll import`, a push to `toll board`), each point's
+//! samples read straight into samples (lean.rs): checked against the committed schema
 //! (schema.json: required fields and their types, recursively), its
 //! `schema_version` no newer than this toll's, its family one this toll
 //! knows, then read into a [`Run`]. Fields the schema does not name are
 //! ignored, as the schema says readers must.
 
+mod lean;
+
 use crate::export::SCHEMA_VERSION;
+use lean::type_name;
 use serde_json::Value;
 use toll_store::Run;
 
@@ -43,8 +47,29 @@ pub enum ImportError {
 
 /// Read and check one exported run.
 pub fn read_run(text: &str) -> Result<Run, ImportError> {
-    let mut v: Value =
-        serde_json::from_str(text).map_err(|e| ImportError::NotJson(e.to_string()))?;
+    read(serde_json::Deserializer::from_str(text))
+}
+
+/// [`read_run`] from a reader, a piece at a time: neither the text nor a
+/// whole [`Value`] of the run is held, only the run itself (`toll board`
+/// reads a push as it arrives). A read that fails is NotJson.
+pub fn read_run_from(reader: impl std::io::Read) -> Result<Run, ImportError> {
+    read(serde_json::Deserializer::from_reader(reader))
+}
+
+fn read<'de, R: serde_json::de::Read<'de>>(
+    mut de: serde_json::Deserializer<R>,
+) -> Result<Run, ImportError> {
+    let json = |e: serde_json::Error| match e.classify() {
+        serde_json::error::Category::Data => ImportError::Invalid(e.to_string()),
+        _ => ImportError::NotJson(e.to_string()),
+    };
+    let lean::Lean {
+        doc: mut v,
+        samples,
+        bad,
+    } = lean::read(&mut de).map_err(json)?;
+    de.end().map_err(json)?;
     let obj = v.as_object().ok_or(ImportError::NotTollRun)?;
     if !["schema_version", "family", "series"]
         .iter()
@@ -83,24 +108,21 @@ pub fn read_run(text: &str) -> Result<Run, ImportError> {
     let schema: Value =
         serde_json::from_str(include_str!("../schema.json")).expect("schema.json is JSON");
     check(&schema, &schema["$defs"], &v, "$").map_err(ImportError::Invalid)?;
+    if let Some(why) = bad {
+        return Err(ImportError::Invalid(why));
+    }
     let family = v["family"].as_str().unwrap_or_default();
     if !FAMILIES.contains(&family) {
         return Err(ImportError::UnknownFamily(family.to_string()));
     }
-    serde_json::from_value(v).map_err(|e| ImportError::Invalid(e.to_string()))
-}
-
-/// The JSON type of `value`, as a schema names it.
-fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
+    let mut run: Run =
+        serde_json::from_value(v).map_err(|e| ImportError::Invalid(e.to_string()))?;
+    for (s, p, kept) in samples {
+        if let Some(point) = run.series.get_mut(s).and_then(|s| s.points.get_mut(p)) {
+            point.samples = kept;
+        }
     }
+    Ok(run)
 }
 
 /// Check `value` against `schema`: `type`, `required`, `enum`, `properties`

@@ -263,6 +263,47 @@ fn an_exported_run_is_read_back_by_import_and_other_json_is_not() {
     }
 }
 
+/// The export is written as its frame and each point's samples into their
+/// gaps (so a run of millions of samples is never held whole as text or as
+/// a Value): byte for byte what the whole run printed as one Value was; and
+/// read back from a reader a piece at a time, it is the same run.
+#[test]
+fn the_streamed_export_is_the_whole_value_printed_and_reads_back_from_a_reader() {
+    let r = run();
+    let mut out = Vec::new();
+    exporter(Format::Json).export(&r, &mut out).unwrap();
+    let mut v = serde_json::to_value(&r).unwrap();
+    v["schema_version"] = toll_report::export::SCHEMA_VERSION.into();
+    let mut whole = serde_json::to_vec_pretty(&v).unwrap();
+    whole.push(b'\n');
+    assert_eq!(
+        String::from_utf8(out.clone()).unwrap(),
+        String::from_utf8(whole).unwrap()
+    );
+    /// A reader that gives a byte at a time.
+    struct Trickle<'a>(&'a [u8]);
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let Some((first, rest)) = self.0.split_first() else {
+                return Ok(0);
+            };
+            buf[0] = *first;
+            self.0 = rest;
+            Ok(1)
+        }
+    }
+    let back = toll_report::import::read_run_from(Trickle(&out)).unwrap();
+    assert_eq!(
+        serde_json::to_value(&back).unwrap(),
+        serde_json::to_value(&r).unwrap()
+    );
+    let cut = toll_report::import::read_run_from(Trickle(&out[..out.len() / 2]));
+    assert!(
+        matches!(cut, Err(toll_report::import::ImportError::NotJson(_))),
+        "{cut:?}"
+    );
+}
+
 /// Issue 17: durations in a run's config are whole nanoseconds under `_ns`
 /// names — EngineConfig's own, and the families' json! configs — and the
 /// schema says so.

@@ -31,13 +31,16 @@ pub(crate) struct SeriesFields {
 
 /// One row of `points` with its samples, as stored.
 pub(crate) struct PointFields {
+    pub id: i64,
     pub n: i64,
     pub status: String,
     pub error: Option<String>,
     pub summary_json: Option<String>,
     pub extra_json: Option<String>,
-    /// (iters, total_ns) in trial order.
+    /// (iters, total_ns) in trial order (none in an outline).
     pub samples: Vec<(i64, i64)>,
+    /// How many samples the point has stored.
+    pub count: i64,
 }
 
 /// A whole run as stored: the run's row, then each series with its points.
@@ -116,7 +119,17 @@ pub(crate) trait Backend: Send {
     fn latest_run_id(&self) -> Result<Option<i64>, StoreError>;
     /// A run's tool version and fingerprint JSON (None: no such run).
     fn run_identity(&self, id: i64) -> Result<Option<(String, String)>, StoreError>;
-    fn load_run(&self, id: i64) -> Result<Option<RunRows>, StoreError>;
+    /// A whole run; with `samples` false, its outline: every point's
+    /// samples counted, not read.
+    fn load_run(&self, id: i64, samples: bool) -> Result<Option<RunRows>, StoreError>;
+    /// Up to `limit` samples of a point, from trial `from` on, in trial
+    /// order: (trial, iters, total_ns).
+    fn samples(
+        &self,
+        point_id: i64,
+        from: i64,
+        limit: i64,
+    ) -> Result<Vec<(i64, i64, i64)>, StoreError>;
     /// Delete a run; whether it was there.
     fn remove_run(&self, id: i64) -> Result<bool, StoreError>;
     /// Insert a whole run, every series, point and sample, in one

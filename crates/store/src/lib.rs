@@ -18,6 +18,7 @@ mod error;
 mod migrate;
 mod model;
 mod pg;
+mod rows;
 mod sqlite;
 mod store;
 mod time;

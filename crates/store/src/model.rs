@@ -120,6 +120,24 @@ pub struct Run {
     pub series: Vec<Series>,
 }
 
+/// Where one point's samples are in the store, for
+/// [`Store::samples`](crate::Store::samples): its row, and how many it
+/// holds (numbered 0 to `count` − 1 in trial order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PointRef {
+    pub id: i64,
+    pub count: u64,
+}
+
+/// A run without its samples, from
+/// [`Store::load_outline`](crate::Store::load_outline): `points[s][p]`
+/// says where the samples of `run.series[s].points[p]` are.
+#[derive(Debug, Clone)]
+pub struct Outline {
+    pub run: Run,
+    pub points: Vec<Vec<PointRef>>,
+}
+
 #[cfg(test)]
 mod tests {
     /// Found by fuzz/fuzz_targets/run_json.rs: serde_json's default float

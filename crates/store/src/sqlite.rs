@@ -209,36 +209,42 @@ impl Sqlite {
         Ok(point_id)
     }
 
-    fn load_points(&self, series_id: i64) -> Result<Vec<PointFields>, StoreError> {
+    fn load_points(&self, series_id: i64, samples: bool) -> Result<Vec<PointFields>, StoreError> {
         let mut stmt = self
             .conn
-            .prepare("SELECT id, n, status, error, summary_json, extra_json FROM points WHERE series_id = ?1 ORDER BY n, id")
+            .prepare(
+                "SELECT id, n, status, error, summary_json, extra_json,
+                        (SELECT count(*) FROM samples WHERE point_id = points.id)
+                 FROM points WHERE series_id = ?1 ORDER BY n, id",
+            )
             .map_err(|e| self.err(e))?;
-        let rows: Vec<(i64, PointFields)> = stmt
+        let rows: Vec<PointFields> = stmt
             .query_map([series_id], |r| {
-                Ok((
-                    r.get(0)?,
-                    PointFields {
-                        n: r.get(1)?,
-                        status: r.get(2)?,
-                        error: r.get(3)?,
-                        summary_json: r.get(4)?,
-                        extra_json: r.get(5)?,
-                        samples: Vec::new(),
-                    },
-                ))
+                Ok(PointFields {
+                    id: r.get(0)?,
+                    n: r.get(1)?,
+                    status: r.get(2)?,
+                    error: r.get(3)?,
+                    summary_json: r.get(4)?,
+                    extra_json: r.get(5)?,
+                    samples: Vec::new(),
+                    count: r.get(6)?,
+                })
             })
             .map_err(|e| self.err(e))?
             .collect::<Result<_, _>>()
             .map_err(|e| self.err(e))?;
+        if !samples {
+            return Ok(rows);
+        }
         let mut samples = self
             .conn
             .prepare("SELECT iters, total_ns FROM samples WHERE point_id = ?1 ORDER BY trial")
             .map_err(|e| self.err(e))?;
         rows.into_iter()
-            .map(|(id, mut p)| {
+            .map(|mut p| {
                 p.samples = samples
-                    .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .query_map([p.id], |r| Ok((r.get(0)?, r.get(1)?)))
                     .map_err(|e| self.err(e))?
                     .collect::<Result<_, _>>()
                     .map_err(|e| self.err(e))?;
@@ -419,7 +425,7 @@ impl Backend for Sqlite {
             .map_err(|e| self.err(e))
     }
 
-    fn load_run(&self, id: i64) -> Result<Option<RunRows>, StoreError> {
+    fn load_run(&self, id: i64, samples: bool) -> Result<Option<RunRows>, StoreError> {
         let run = self
             .conn
             .query_row(
@@ -466,11 +472,31 @@ impl Backend for Sqlite {
         let series = series
             .into_iter()
             .map(|s| {
-                let points = self.load_points(s.id)?;
+                let points = self.load_points(s.id, samples)?;
                 Ok((s, points))
             })
             .collect::<Result<_, StoreError>>()?;
         Ok(Some(RunRows { run, series }))
+    }
+
+    fn samples(
+        &self,
+        point_id: i64,
+        from: i64,
+        limit: i64,
+    ) -> Result<Vec<(i64, i64, i64)>, StoreError> {
+        self.conn
+            .prepare_cached(
+                "SELECT trial, iters, total_ns FROM samples
+                 WHERE point_id = ?1 AND trial >= ?2 ORDER BY trial LIMIT ?3",
+            )
+            .map_err(|e| self.err(e))?
+            .query_map(params![point_id, from, limit], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .map_err(|e| self.err(e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| self.err(e))
     }
 
     fn remove_run(&self, id: i64) -> Result<bool, StoreError> {

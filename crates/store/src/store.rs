@@ -4,7 +4,9 @@
 
 use crate::backend::{Backend, PointInsert, RunFields, RunInsert, SeriesInsert};
 use crate::error::StoreError;
-use crate::model::{EarlierFit, NewRun, Point, PointStatus, Run, RunRow, RunStatus, Series};
+use crate::model::{
+    EarlierFit, NewRun, Outline, Point, PointRef, PointStatus, Run, RunRow, RunStatus,
+};
 use crate::pg::Postgres;
 use crate::sqlite::Sqlite;
 use std::path::{Path, PathBuf};
@@ -360,82 +362,52 @@ impl Store {
         what: &str,
         text: &str,
     ) -> Result<T, StoreError> {
-        serde_json::from_str(text).map_err(|e| StoreError::Corrupt {
-            path: self.path.clone(),
-            detail: format!("{what}: {e}"),
-        })
+        crate::rows::parse(&self.path, what, text)
     }
 
     /// One whole run: its series, points and every sample.
     pub fn load_run(&self, id: i64) -> Result<Run, StoreError> {
-        let rows = self.db.load_run(id)?.ok_or(StoreError::NoSuchRun(id))?;
-        let r = rows.run;
-        let series = rows
-            .series
+        let rows = self
+            .db
+            .load_run(id, true)?
+            .ok_or(StoreError::NoSuchRun(id))?;
+        crate::rows::run(&self.path, id, rows).map(|(run, _)| run)
+    }
+
+    /// A run without its samples — every point's `samples` empty, the rest
+    /// as [`Store::load_run`] reads it — and where each point's samples
+    /// are, to be read a chunk at a time with [`Store::samples`]: what a
+    /// view that must not hold a large run's samples at once starts from.
+    pub fn load_outline(&self, id: i64) -> Result<Outline, StoreError> {
+        let rows = self
+            .db
+            .load_run(id, false)?
+            .ok_or(StoreError::NoSuchRun(id))?;
+        let (run, points) = crate::rows::run(&self.path, id, rows)?;
+        Ok(Outline { run, points })
+    }
+
+    /// Up to `limit` of a point's samples in trial order, from the
+    /// `from`-th (counted from 0) on: fewer at its end, none past it or
+    /// once its run is removed.
+    pub fn samples(
+        &self,
+        point: PointRef,
+        from: u64,
+        limit: usize,
+    ) -> Result<Vec<Sample>, StoreError> {
+        let rows = self.db.samples(
+            point.id,
+            i64::try_from(from).unwrap_or(i64::MAX),
+            i64::try_from(limit).unwrap_or(i64::MAX),
+        )?;
+        Ok(rows
             .into_iter()
-            .map(|(s, points)| {
-                Ok(Series {
-                    id: s.id,
-                    label: s.label,
-                    attrs: self.parse("series attributes", &s.attrs_json)?,
-                    fit: s.fit_json.map(|f| self.parse("fit", &f)).transpose()?,
-                    points: points
-                        .into_iter()
-                        .map(|p| {
-                            Ok(Point {
-                                n: p.n as u64,
-                                status: if p.status == "ok" {
-                                    PointStatus::Ok
-                                } else {
-                                    PointStatus::Failed
-                                },
-                                error: p.error,
-                                summary: p
-                                    .summary_json
-                                    .map(|s| self.parse("point summary", &s))
-                                    .transpose()?,
-                                samples: p
-                                    .samples
-                                    .into_iter()
-                                    .map(|(iters, total_ns)| Sample {
-                                        iters: iters as u64,
-                                        total_ns: total_ns as u64,
-                                    })
-                                    .collect(),
-                                extra: p
-                                    .extra_json
-                                    .map(|e| {
-                                        let mut v = self.parse("point extra", &e)?;
-                                        crate::upgrade::point_extra(&mut v);
-                                        Ok::<_, StoreError>(v)
-                                    })
-                                    .transpose()?,
-                            })
-                        })
-                        .collect::<Result<_, StoreError>>()?,
-                })
+            .map(|(_, iters, total_ns)| Sample {
+                iters: iters as u64,
+                total_ns: total_ns as u64,
             })
-            .collect::<Result<_, StoreError>>()?;
-        let mut run = Run {
-            id,
-            family: r.family,
-            started_at: r.started_at,
-            // A running run's is its last point's time, not an end.
-            finished_at: r.finished_at.filter(|_| r.status != "running"),
-            status: RunStatus::parse(&r.status),
-            summary: r.summary,
-            error: r.error,
-            config: {
-                let mut c = self.parse("run config", &r.config_json)?;
-                crate::upgrade::config(&mut c);
-                c
-            },
-            env: self.parse("environment", &r.env_json)?,
-            tool_version: r.tool_version,
-            series,
-        };
-        crate::upgrade::decide(&mut run);
-        Ok(run)
+            .collect())
     }
 
     /// Delete a run and everything under it.
@@ -455,10 +427,9 @@ impl Store {
     /// `running` when it was exported is stored partial: nothing here will
     /// finish it.
     pub fn import_run(&self, run: &Run, origin: &serde_json::Value) -> Result<i64, StoreError> {
-        // Decided once, here, where the export carried no decision.
-        let mut run = run.clone();
-        crate::upgrade::decide(&mut run);
-        let run = &run;
+        // Decided once, here, where the export carried no decision (the
+        // fits alone copied: the run may hold millions of samples).
+        let fits = crate::upgrade::decided_fits(run);
         let (status, error) = match run.status {
             RunStatus::Running => (
                 RunStatus::Partial,
@@ -473,11 +444,11 @@ impl Store {
         let series: Vec<SeriesInsert> = run
             .series
             .iter()
-            .map(|s| SeriesInsert {
+            .zip(&fits)
+            .map(|(s, fit)| SeriesInsert {
                 label: &s.label,
                 attrs_json: s.attrs.to_string(),
-                fit_json: s
-                    .fit
+                fit_json: fit
                     .as_ref()
                     .map(|f| serde_json::to_string(f).expect("fit serialises")),
                 points: s.points.iter().map(point_insert).collect(),

@@ -100,22 +100,50 @@ pub fn point_extra(extra: &mut Value) {
 /// its points' summaries and the share of the CPUs others used. A stored
 /// decision is never remade.
 pub fn decide(run: &mut crate::model::Run) {
-    let per_unit = matches!(run.family.as_str(), "spawn" | "ring");
+    let per_unit = per_unit(&run.family);
     for s in &mut run.series {
-        let Some(fit) = s.fit.as_mut().filter(|f| f.decision.is_none()) else {
-            continue;
-        };
-        let ctx = toll_measure::decision::Context {
-            per_unit,
-            others_busy: s.attrs.get("others_busy").and_then(Value::as_f64),
-            points: s
-                .points
-                .iter()
-                .filter_map(|p| Some((p.n as f64, p.summary.clone()?)))
-                .collect(),
-        };
-        toll_measure::decision::decide(fit, &ctx);
+        if let Some(fit) = s.fit.as_mut().filter(|f| f.decision.is_none()) {
+            decide_fit(per_unit, &s.attrs, &s.points, fit);
+        }
     }
+}
+
+/// Each series' fit of `run` as [`decide`] leaves it, without copying the
+/// run (a pushed run may hold millions of samples).
+pub fn decided_fits(run: &crate::model::Run) -> Vec<Option<toll_measure::SeriesFit>> {
+    let per_unit = per_unit(&run.family);
+    run.series
+        .iter()
+        .map(|s| {
+            let mut fit = s.fit.clone();
+            if let Some(f) = fit.as_mut().filter(|f| f.decision.is_none()) {
+                decide_fit(per_unit, &s.attrs, &s.points, f);
+            }
+            fit
+        })
+        .collect()
+}
+
+/// Whether `family` fits time per unit (spawn, ring).
+fn per_unit(family: &str) -> bool {
+    matches!(family, "spawn" | "ring")
+}
+
+fn decide_fit(
+    per_unit: bool,
+    attrs: &Value,
+    points: &[crate::model::Point],
+    fit: &mut toll_measure::SeriesFit,
+) {
+    let ctx = toll_measure::decision::Context {
+        per_unit,
+        others_busy: attrs.get("others_busy").and_then(Value::as_f64),
+        points: points
+            .iter()
+            .filter_map(|p| Some((p.n as f64, p.summary.clone()?)))
+            .collect(),
+    };
+    toll_measure::decision::decide(fit, &ctx);
 }
 
 #[cfg(test)]

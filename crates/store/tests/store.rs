@@ -81,6 +81,7 @@ on_both_backends!(
     runs_stored_before_the_checks_still_read,
     writers_at_once_get_distinct_ids_and_every_point_lands,
     an_imported_run_keeps_everything_gets_a_new_id_and_says_where_from,
+    an_outline_holds_no_samples_and_reads_them_a_chunk_at_a_time,
     reading_never_creates_a_store,
     a_tag_goes_into_every_run_begun_while_it_is_set,
 );
@@ -616,6 +617,58 @@ fn an_imported_run_keeps_everything_gets_a_new_id_and_says_where_from(path: &Pat
     run.status = RunStatus::Running;
     let id = store.import_run(&run, &origin).unwrap();
     assert_eq!(store.load_run(id).unwrap().status, RunStatus::Partial);
+}
+
+/// A run's outline is the run without its samples; each point's samples
+/// are read from where the outline says, a chunk at a time, in trial
+/// order, and none once the run is removed.
+fn an_outline_holds_no_samples_and_reads_them_a_chunk_at_a_time(path: &Path) {
+    let store = Store::open(path).unwrap();
+    let id = store.begin_run(&new_run()).unwrap();
+    let s = store.add_series(id, "rust/pipe", &json!({})).unwrap();
+    for (n, k) in [(0, 2500), (10, 0), (100, 7)] {
+        store.add_point(s, &ok_point(n, k)).unwrap();
+    }
+    store.set_fit(s, &fit()).unwrap();
+    store.finish_run(id, RunStatus::Complete, "", None).unwrap();
+    let whole = store.load_run(id).unwrap();
+    let outline = store.load_outline(id).unwrap();
+    let mut bare = whole.clone();
+    for p in &mut bare.series[0].points {
+        p.samples.clear();
+    }
+    assert_eq!(
+        serde_json::to_value(&outline.run).unwrap(),
+        serde_json::to_value(&bare).unwrap(),
+        "the run, decided, without its samples"
+    );
+    let counts: Vec<u64> = outline.points[0].iter().map(|p| p.count).collect();
+    assert_eq!(counts, [2500, 0, 7]);
+    for (p, at) in whole.series[0].points.iter().zip(&outline.points[0]) {
+        let mut read = Vec::new();
+        loop {
+            let chunk = store.samples(*at, read.len() as u64, 1000).unwrap();
+            assert!(chunk.len() <= 1000);
+            if chunk.is_empty() {
+                break;
+            }
+            read.extend(chunk);
+        }
+        assert_eq!(read, p.samples, "n = {}", p.n);
+    }
+    assert!(store
+        .samples(outline.points[0][0], 2500, 10)
+        .unwrap()
+        .is_empty());
+    store.remove_run(id).unwrap();
+    assert!(store
+        .samples(outline.points[0][0], 0, 10)
+        .unwrap()
+        .is_empty());
+    assert!(matches!(
+        store.load_outline(id),
+        Err(StoreError::NoSuchRun(_))
+    ));
 }
 
 /// Opening to read finds nothing where nothing was stored, and creates

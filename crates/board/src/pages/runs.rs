@@ -33,22 +33,15 @@ pub struct Filter {
 }
 
 impl Filter {
-    /// Whether the filter's dates are dates.
+    /// Whether the filter's dates are dates of the calendar.
     pub fn check(&self) -> Result<(), Problem> {
         for (name, d) in [("since", &self.since), ("until", &self.until)] {
-            let ok = d.is_empty()
-                || (d.len() == 10
-                    && d.bytes().enumerate().all(|(i, b)| {
-                        if i == 4 || i == 7 {
-                            b == b'-'
-                        } else {
-                            b.is_ascii_digit()
-                        }
-                    }));
-            if !ok {
+            if !d.is_empty() && !is_date(d) {
                 return Err(Problem::Request(
                     400,
-                    format!("{name}={d} is not a date: write it as YYYY-MM-DD"),
+                    format!(
+                        "{name}={d} is not a date: write it as YYYY-MM-DD, a month 01–12 and a day of that month, e.g. {name}=2026-01-31"
+                    ),
                 ));
             }
         }
@@ -75,6 +68,32 @@ impl Filter {
             query_value(&self.until)
         )
     }
+}
+
+/// Whether `d` is YYYY-MM-DD and a day of the (proleptic Gregorian)
+/// calendar: 2024-02-29 is, 2026-02-29 and 2026-13-45 are not.
+fn is_date(d: &str) -> bool {
+    let b = d.as_bytes();
+    let digits = |r: std::ops::Range<usize>| {
+        b[r].iter().try_fold(0u32, |n, c| {
+            c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+        })
+    };
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let (Some(year), Some(month), Some(day)) = (digits(0..4), digits(5..7), digits(8..10)) else {
+        return false;
+    };
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&day)
 }
 
 /// The runs page (made once per list of runs and query).
@@ -158,4 +177,43 @@ fn make(rows: &[RunRow], f: &Filter) -> String {
         h.push_str("</p>");
     }
     page("Runs", "/runs", &h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_days_of_the_calendar() {
+        for ok in ["2026-01-31", "2024-02-29", "2000-02-29", "2026-12-01"] {
+            assert!(is_date(ok), "{ok}");
+        }
+        for bad in [
+            "2026-13-45",
+            "2026-02-29",
+            "1900-02-29",
+            "2026-04-31",
+            "2026-00-10",
+            "2026-01-00",
+            "2026-1-5",
+            "garbage",
+            "",
+            "２０２６-01-01",
+            "2026/01/01",
+            "+026-01-01",
+        ] {
+            assert!(!is_date(bad), "{bad}");
+        }
+        let f = Filter {
+            since: "2026-13-45".into(),
+            ..Filter::default()
+        };
+        let e = f.check().unwrap_err();
+        assert_eq!(e.status(), 400);
+        assert!(
+            e.to_string()
+                .starts_with("since=2026-13-45 is not a date: write it as YYYY-MM-DD"),
+            "{e}"
+        );
+    }
 }

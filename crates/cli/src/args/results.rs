@@ -244,9 +244,10 @@ pub struct RmArgs {
     pub runs: Vec<String>,
 }
 
-/// --max-body: one size from 1Ki to 4Gi.
+/// --max-body: one size from 1Ki to 4Gi (not capped at the largest message
+/// `transfer` sends, as `--sizes` is).
 fn max_body(flag: &str, text: &str) -> anyhow::Result<usize> {
-    match toll_families::sizes::parse_sizes(text).as_deref() {
+    match toll_families::sizes::parse_bytes(text, flag).as_deref() {
         Ok([n]) if *n >= 1024 && *n <= (1 << 32) => Ok(*n as usize),
         _ => Err(usage(format!(
             "{flag} `{text}` is not one size from 1Ki to 4Gi: e.g. {flag} 32Mi"

@@ -1,6 +1,9 @@
-//! The whole run as pretty JSON, with `schema_version` at the top.
+//! The whole run as pretty JSON, with `schema_version` at the top: its
+//! frame, then each point's samples into their gaps (frame.rs), so an
+//! export of millions of samples is never held whole.
 
-use super::exporter::{Exporter, SCHEMA_VERSION};
+use super::exporter::Exporter;
+use super::frame::Frame;
 use std::io::{self, Write};
 use toll_store::Run;
 
@@ -9,9 +12,6 @@ pub struct JsonExporter;
 
 impl Exporter for JsonExporter {
     fn export(&self, run: &Run, out: &mut dyn Write) -> io::Result<()> {
-        let mut v = serde_json::to_value(run).map_err(io::Error::other)?;
-        v["schema_version"] = SCHEMA_VERSION.into();
-        serde_json::to_writer_pretty(&mut *out, &v).map_err(io::Error::from)?;
-        writeln!(out)
+        Frame::of(run).write_with(out, |g| &run.series[g.series].points[g.point].samples)
     }
 }

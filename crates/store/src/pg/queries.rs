@@ -268,7 +268,7 @@ impl Backend for Postgres {
     /// Three queries for the whole run (runs, series, points with their
     /// samples gathered into arrays), not one per point: the server may be
     /// across a network.
-    fn load_run(&self, id: i64) -> Result<Option<RunRows>, StoreError> {
+    fn load_run(&self, id: i64, samples: bool) -> Result<Option<RunRows>, StoreError> {
         let mut client = self.client();
         let mut tx = client
             .build_transaction()
@@ -303,30 +303,40 @@ impl Backend for Postgres {
                 &[&id],
             )
             .map_err(|e| self.err(e))?;
+        // An outline counts each point's samples instead of gathering them.
+        let gathered = if samples {
+            "coalesce(array_agg(sa.iters ORDER BY sa.trial) FILTER (WHERE sa.trial IS NOT NULL), '{}'),
+             coalesce(array_agg(sa.total_ns ORDER BY sa.trial) FILTER (WHERE sa.trial IS NOT NULL), '{}'),
+             count(sa.trial)"
+        } else {
+            "'{}'::bigint[], '{}'::bigint[], count(sa.trial)"
+        };
         let points = tx
             .query(
-                "SELECT p.series_id, p.n, p.status, p.error, p.summary_json, p.extra_json,
-                        coalesce(array_agg(sa.iters ORDER BY sa.trial) FILTER (WHERE sa.trial IS NOT NULL), '{}'),
-                        coalesce(array_agg(sa.total_ns ORDER BY sa.trial) FILTER (WHERE sa.trial IS NOT NULL), '{}')
-                 FROM points p JOIN series s ON p.series_id = s.id
-                 LEFT JOIN samples sa ON sa.point_id = p.id
-                 WHERE s.run_id = $1
-                 GROUP BY p.id ORDER BY p.n, p.id",
+                &format!(
+                    "SELECT p.id, p.series_id, p.n, p.status, p.error, p.summary_json, p.extra_json, {gathered}
+                     FROM points p JOIN series s ON p.series_id = s.id
+                     LEFT JOIN samples sa ON sa.point_id = p.id
+                     WHERE s.run_id = $1
+                     GROUP BY p.id ORDER BY p.n, p.id"
+                ),
                 &[&id],
             )
             .map_err(|e| self.err(e))?;
         tx.commit().map_err(|e| self.err(e))?;
         let mut by_series: HashMap<i64, Vec<PointFields>> = HashMap::new();
         for p in &points {
-            let iters: Vec<i64> = p.get(6);
-            let total: Vec<i64> = p.get(7);
-            by_series.entry(p.get(0)).or_default().push(PointFields {
-                n: p.get(1),
-                status: p.get(2),
-                error: p.get(3),
-                summary_json: p.get(4),
-                extra_json: p.get(5),
+            let iters: Vec<i64> = p.get(7);
+            let total: Vec<i64> = p.get(8);
+            by_series.entry(p.get(1)).or_default().push(PointFields {
+                id: p.get(0),
+                n: p.get(2),
+                status: p.get(3),
+                error: p.get(4),
+                summary_json: p.get(5),
+                extra_json: p.get(6),
                 samples: iters.into_iter().zip(total).collect(),
+                count: p.get(9),
             });
         }
         let series = series
@@ -345,6 +355,26 @@ impl Backend for Postgres {
             })
             .collect();
         Ok(Some(RunRows { run, series }))
+    }
+
+    fn samples(
+        &self,
+        point_id: i64,
+        from: i64,
+        limit: i64,
+    ) -> Result<Vec<(i64, i64, i64)>, StoreError> {
+        self.client()
+            .query(
+                "SELECT trial, iters, total_ns FROM samples
+                 WHERE point_id = $1 AND trial >= $2 ORDER BY trial LIMIT $3",
+                &[&point_id, &from, &limit],
+            )
+            .map(|rows| {
+                rows.iter()
+                    .map(|r| (r.get(0), r.get(1), r.get(2)))
+                    .collect()
+            })
+            .map_err(|e| self.err(e))
     }
 
     fn remove_run(&self, id: i64) -> Result<bool, StoreError> {
