@@ -135,6 +135,12 @@ pub type Sizes = List<u64>;
 pub fn svg_file() -> Checked<std::path::PathBuf> {
     checked(|flag, text| {
         let path = std::path::PathBuf::from(text);
+        if path.is_dir() {
+            return Err(crate::usage::usage(format!(
+                "{flag} {text} is a directory: name an .svg file in it, e.g. {}",
+                path.join("plot.svg").display()
+            )));
+        }
         match path.extension().and_then(|e| e.to_str()) {
             Some(e) if e.eq_ignore_ascii_case("svg") => Ok(path),
             Some(e) => Err(crate::usage::usage(format!(

@@ -382,6 +382,12 @@ fn board_end_to_end(db: &str, s: &Scratch) {
         machines.contains("rust/pipe") && machines.contains("α "),
         "{machines}"
     );
+    // One machine, said in the singular.
+    assert!(machines.contains(">1 machine ·"), "{machines}");
+    let (_, runs) = board.get("/runs");
+    // Times read as a person writes them, kept on one line.
+    assert!(runs.contains("<td class=\"when\">20"), "{runs}");
+    assert!(!runs.contains("Z</td>"), "{runs}");
     let (_, sorted) = board.get("/machines?family=transfer&sort=rust%2Fpipe&desc=1");
     assert!(sorted.contains("class=\"sorted\""));
     // Newest first: the newest transfer run measured the pipe only.

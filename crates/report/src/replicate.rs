@@ -84,6 +84,48 @@ pub fn cells(row: &Value) -> Vec<String> {
     ]
 }
 
+/// A table's rows as they are shown: each empty cell's reason ("– (why)")
+/// becomes a mark, "– [k]", with the reason once under the table as
+/// "[k] why" (one mark per distinct reason), so a long reason never makes
+/// a column one word wide; and an original that repeats the row above's is
+/// a ditto mark, "″", so one figure is stated once.
+pub fn noted_cells(rows: &[&Value]) -> (Vec<Vec<String>>, Vec<String>) {
+    let mut notes: Vec<String> = Vec::new();
+    let mut out: Vec<Vec<String>> = Vec::new();
+    let mut above: Option<String> = None;
+    for row in rows {
+        let mut cells = cells(row);
+        let original = cells[2].clone();
+        if above.as_deref() == Some(original.as_str()) && !original.starts_with('–') {
+            cells[2] = DITTO.into();
+        }
+        above = Some(original);
+        for cell in cells.iter_mut() {
+            let Some(reason) = cell.strip_prefix("– (").and_then(|r| r.strip_suffix(')')) else {
+                continue;
+            };
+            let k = match notes.iter().position(|n| n == reason) {
+                Some(i) => i + 1,
+                None => {
+                    notes.push(reason.to_string());
+                    notes.len()
+                }
+            };
+            *cell = format!("– [{k}]");
+        }
+        out.push(cells);
+    }
+    let notes = notes
+        .into_iter()
+        .enumerate()
+        .map(|(i, n)| format!("[{}] {n}", i + 1))
+        .collect();
+    (out, notes)
+}
+
+/// The ditto mark: the same original as the row above.
+pub const DITTO: &str = "″";
+
 /// The experiment's title, design, table, findings and errors.
 pub fn render(config: &Value) -> String {
     let s = |k: &str| config.get(k).and_then(Value::as_str).unwrap_or("");
@@ -97,18 +139,26 @@ pub fn render(config: &Value) -> String {
         "ratio",
         "ratio CI",
     ]);
-    for row in config
+    let rows: Vec<&Value> = config
         .get("rows")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-    {
-        t.row(cells(row));
+        .collect();
+    let (shown, notes) = noted_cells(&rows);
+    let dittos = shown.iter().any(|c| c[2] == DITTO);
+    for cells in shown {
+        t.row(cells);
     }
     out.push_str(&t.render());
+    for n in &notes {
+        out.push_str(&crate::table::wrap(n));
+        out.push('\n');
+    }
     let _ = writeln!(
         out,
-        "ratio = this machine ÷ original; each CI is 95% unless a level follows it\n(a median of 3 rounds: 75%); originals from {}\n\nfindings:",
+        "ratio = this machine ÷ original; each CI is 95% unless a level follows it\n(a median of 3 rounds: 75%){}; originals from {}\n\nfindings:",
+        if dittos { "; ″ = the original of the row above" } else { "" },
         s("originals")
     );
     for f in config
@@ -171,6 +221,21 @@ mod tests {
             text.contains("[40012, 42556]"),
             "numbers are never wrapped: {text}"
         );
+        // The reason is a mark in its cell and a note under the table; the
+        // second row's original, the same as the first's, is a ditto.
+        assert!(text.contains("– [1]"), "{text}");
+        assert!(
+            text.contains("[1] tomcat10 not installed: apt-get install tomcat10"),
+            "{text}"
+        );
+        assert_eq!(text.matches("≈ 6000 req/s").count(), 1, "{text}");
+        assert!(text.contains('″') && text.contains("″ = the original of the row above"));
+        // Every row one line: no cell wrapped a word at a time.
+        let table_lines = text
+            .lines()
+            .filter(|l| l.contains("apache2") || l.contains("tomcat10 ("))
+            .count();
+        assert_eq!(table_lines, 2, "{text}");
     }
 
     #[test]

@@ -13,7 +13,7 @@
 use crate::escape::escape;
 use crate::plot::dots::rows_of_run;
 use crate::plot::{Chart, DotChart, DotRow, Scale};
-use crate::replicate::cells;
+use crate::replicate::{noted_cells, DITTO};
 use crate::replicate_charts;
 use serde_json::Value;
 use std::fmt::Write;
@@ -518,10 +518,11 @@ fn results_table(h: &mut String, run: &Run) {
             let _ = write!(h, "<th>{name}</th>");
         }
         h.push_str("</tr></thead>\n<tbody>\n");
-        for row in rows {
+        let (shown, notes) = noted_cells(&rows);
+        for row in &shown {
             h.push_str("<tr>");
-            for (i, cell) in cells(row).iter().enumerate() {
-                let class = if cell.starts_with("– (") {
+            for (i, cell) in row.iter().enumerate() {
+                let class = if cell.starts_with("– [") {
                     " class=\"why\""
                 } else if i >= 3 {
                     " class=\"num\""
@@ -533,6 +534,16 @@ fn results_table(h: &mut String, run: &Run) {
             h.push_str("</tr>\n");
         }
         h.push_str("</tbody></table>\n");
+        if !notes.is_empty() {
+            h.push_str("<ul class=\"notes why\">\n");
+            for n in &notes {
+                let _ = writeln!(h, "<li>{}</li>", escape(n));
+            }
+            h.push_str("</ul>\n");
+        }
+        if shown.iter().any(|c| c[2] == DITTO) {
+            h.push_str("<p class=\"notes\">″ = the original of the row above.</p>\n");
+        }
     }
     let _ = writeln!(
         h,

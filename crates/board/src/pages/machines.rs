@@ -143,8 +143,9 @@ fn make(board: &Board, rows: &[RunRow], v: &View) -> Result<String, Problem> {
     h.push_str("</select></label><button>Show</button></form>\n");
     let _ = write!(
         h,
-        "<p class=\"muted\">{} machines · click a column to sort them</p>",
-        machines.len()
+        "<p class=\"muted\">{} machine{} · click a column to sort them</p>",
+        machines.len(),
+        if machines.len() == 1 { "" } else { "s" }
     );
     h.push_str("<div class=\"scroll\"><table class=\"machines\"><thead><tr>");
     for (key, name) in [

@@ -153,12 +153,12 @@ fn make(rows: &[RunRow], f: &Filter) -> String {
     for r in kept.iter().skip((at - 1) * PER_PAGE).take(PER_PAGE) {
         let _ = writeln!(
             h,
-            "<tr><td class=\"num\"><a href=\"/runs/{0}\">{0}</a></td><td>{1}</td><td>{2}</td><td>{3}</td><td>{4}</td><td>{5}</td>\
+            "<tr><td class=\"num\"><a href=\"/runs/{0}\">{0}</a></td><td>{1}</td><td>{2}</td><td class=\"when\">{3}</td><td>{4}</td><td>{5}</td>\
              <td><a href=\"/trend?family={6}&amp;host={7}\">trend</a></td></tr>",
             r.id,
             escape(&r.family),
             escape(&r.host),
-            escape(&r.started_at),
+            escape(&r.started_at.replace('T', " ").replace('Z', "")),
             status_badge(r.status.as_str()),
             escape(&r.summary),
             escape(&query_value(&r.family)),
