@@ -384,10 +384,10 @@ fn board_end_to_end(db: &str, s: &Scratch) {
     );
     // One machine, said in the singular.
     assert!(machines.contains(">1 machine ·"), "{machines}");
-    let (_, runs) = board.get("/runs");
+    let (_, listed) = board.get("/runs");
     // Times read as a person writes them, kept on one line.
-    assert!(runs.contains("<td class=\"when\">20"), "{runs}");
-    assert!(!runs.contains("Z</td>"), "{runs}");
+    assert!(listed.contains("<td class=\"when\">20"), "{listed}");
+    assert!(!listed.contains("Z</td>"), "{listed}");
     let (_, sorted) = board.get("/machines?family=transfer&sort=rust%2Fpipe&desc=1");
     assert!(sorted.contains("class=\"sorted\""));
     // Newest first: the newest transfer run measured the pipe only.
