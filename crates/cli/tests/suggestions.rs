@@ -26,20 +26,37 @@ fn suggested(text: &str) -> Vec<Vec<String>> {
 }
 
 const MEASURING: &[&str] = &[
-    "transfer", "spawn", "ring", "file", "rpc", "http", "exec", "ffi", "replicate",
+    "transfer",
+    "spawn",
+    "ring",
+    "file",
+    "rpc",
+    "http",
+    "exec",
+    "ffi",
+    "replicate",
 ];
 
 #[test]
 fn every_suggested_command_is_one_toll_accepts() {
     let s = Scratch::new("suggestions");
-    let mut transfer = vec!["transfer", "--peer", "rust", "--via", "pipe", "--sizes", "0,1k,2k"];
+    let mut transfer = vec![
+        "transfer", "--peer", "rust", "--via", "pipe", "--sizes", "0,1k,2k",
+    ];
     transfer.extend_from_slice(QUICK);
     let o = s.toll(&transfer);
     assert!(o.status.success(), "{}", stderr(&o));
     let bad: &[&[&str]] = &[
         &["predict", "transfer", "--peer", "go", "-n", "100"],
         &["predict", "transfer", "--peer", "cobol", "-n", "100"],
-        &["predict", "transfer", "--via", "carrier-pigeon", "-n", "100"],
+        &[
+            "predict",
+            "transfer",
+            "--via",
+            "carrier-pigeon",
+            "-n",
+            "100",
+        ],
         &["predict", "spawn", "-n", "100"],
         &["predict", "transfer", "--unit", "thread", "-n", "100"],
         &["show", "99"],

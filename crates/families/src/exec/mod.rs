@@ -240,7 +240,11 @@ pub fn run(
         ids: vec![None; benches.len()],
         rounds: 0,
     };
+    // Other processes' share of the CPUs while the runs go (the commands
+    // are toll's children): a row measured beside them is tagged busy.
+    let others = toll_measure::env::OthersBusy::start(&[]);
     let result = m.all(store, &series_ids, run_id);
+    let (others_busy, _) = others.share(&[]);
     let (runs, rounds) = (std::mem::take(&mut m.runs), m.rounds);
     let save = save_points(store, &benches, &series_ids, &runs, &mut m.ids, shell);
     let ended = match &result {
@@ -272,7 +276,7 @@ pub fn run(
                 ],
                 attrs: &[("command", json!(cfg.commands[benches[members[0]].template]))],
             };
-            history::conclude(store, &which, series_ids[i], f, &points, None)?;
+            history::conclude(store, &which, series_ids[i], f, &points, Some(others_busy))?;
         }
         series.push(SeriesResult {
             label: label.clone(),

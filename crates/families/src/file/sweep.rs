@@ -56,6 +56,9 @@ pub(super) fn measure(
         peers: BTreeMap::new(),
         versions: BTreeMap::new(),
     };
+    // Other processes' share of the CPUs while the rounds run (the readers
+    // are toll's own): a row measured beside them is tagged busy.
+    let others = toll_measure::env::OthersBusy::start(&[]);
     let mut series: Vec<FileSeries> = vec![];
     let mut series_ids = vec![];
     let mut cells: Vec<(usize, usize)> = vec![];
@@ -128,6 +131,8 @@ pub(super) fn measure(
         observer.round_done("file", round + 1);
     }
     save(store, &series, &series_ids, &cells, &mut state)?;
+    let ours: Vec<u32> = readers.peers.values().map(|p| p.pid()).collect();
+    let (others_busy, _) = others.share(&ours);
     readers.close();
     for (k, &(si, pi)) in cells.iter().enumerate() {
         series[si].points[pi].result = figures(&state[k], &series[si].points[pi].reads);
@@ -157,7 +162,7 @@ pub(super) fn measure(
                     ],
                     attrs: &[],
                 };
-                history::conclude(store, &which, id, f, &fit_input, None)?;
+                history::conclude(store, &which, id, f, &fit_input, Some(others_busy))?;
             }
         }
     }

@@ -152,6 +152,10 @@ fn measure(
     setup: &mut Setup,
     sessions: &mut [Session],
 ) -> Result<Measured, RpcError> {
+    // Other processes' share of the CPUs while the rounds run: a row
+    // measured beside them is tagged busy.
+    let server_pid: Vec<u32> = setup.server.iter().map(|h| h.pid).collect();
+    let others = toll_measure::env::OthersBusy::start(&server_pid);
     let mut series = vec![];
     let mut ids = vec![];
     let mut cells: Vec<(usize, usize)> = vec![];
@@ -231,6 +235,7 @@ fn measure(
         observer.round_done("rpc", round + 1);
     }
     save(store, cfg, &ids, &cells, &mut state)?;
+    let (others_busy, _) = others.share(&server_pid);
     for (k, &(si, pi)) in cells.iter().enumerate() {
         series[si].points[pi].result = state[k].figures();
     }
@@ -264,7 +269,7 @@ fn measure(
                     ],
                     attrs: &[],
                 };
-                history::conclude(store, &which, id, f, &input, None)?;
+                history::conclude(store, &which, id, f, &input, Some(others_busy))?;
             }
         }
     }
