@@ -12,6 +12,9 @@ mod bounds;
 mod common;
 #[path = "../../store/tests/pg/mod.rs"]
 mod pg;
+/// The trend draws runs measured alike and names what differs (issue 48).
+#[path = "board/trend.rs"]
+mod trend;
 
 use common::{assert_one_line_error, stderr, stdout, Scratch, QUICK};
 use serde_json::Value;
