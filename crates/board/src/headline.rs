@@ -3,6 +3,7 @@
 //! requests per second, or the time at its largest n) — and each size's
 //! median, which a trend of a series without a model follows.
 
+use crate::terms::{self, Term};
 use toll_measure::decision::{self, Sign};
 use toll_measure::summary::Summary;
 use toll_report::decided;
@@ -19,6 +20,8 @@ pub struct Head {
     pub verdict: String,
     /// Each measured size and its summary (median and interval), by n.
     pub medians: Vec<(u64, Summary)>,
+    /// What it was measured under (sizes, placement, toll's version…).
+    pub terms: Vec<Term>,
 }
 
 /// What a series leads with.
@@ -153,6 +156,7 @@ fn series(run: &Run) -> Vec<Head> {
                 },
                 figure,
                 medians,
+                terms: terms::of(run, s),
             })
         })
         .collect()

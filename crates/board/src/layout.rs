@@ -20,6 +20,7 @@ th a.sorted { color: var(--accent); }
 .pager { margin: 10px 0; display: flex; gap: 16px; }
 table.series th[scope=row] { white-space: normal; word-break: break-word; max-width: 18em; }
 td.when { white-space: nowrap; }
+.terms p { margin: 4px 0; font-size: 13.5px; }
 "#;
 
 /// The pages in the bar, by path and name.

@@ -30,6 +30,7 @@ mod limit;
 mod pages;
 mod push;
 mod serve;
+mod terms;
 mod token;
 
 pub use push::{push, PushError, Pushed};

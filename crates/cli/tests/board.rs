@@ -21,6 +21,9 @@ mod pg;
 /// case; a pushed run's summaries made from its samples.
 #[path = "board/refusals.rs"]
 mod refusals;
+/// The trend draws runs measured alike and names what differs (issue 48).
+#[path = "board/trend.rs"]
+mod trend;
 
 use common::{assert_one_line_error, stderr, stdout, Scratch, QUICK};
 use serde_json::Value;

@@ -77,8 +77,18 @@ fn the_main_job_completes_without_an_optional_runtime_and_names_it() {
         !out.lines().any(|l| l.starts_with("node ")),
         "no node row: {out}"
     );
+    // Every peer over every transport is more series than colours: a
+    // panel per peer, each transport named once beside them.
     let svg = std::fs::read_to_string(&plot).expect("the plot is drawn");
-    assert!(svg.contains("rust/pipe") && svg.contains("python/tcp"));
+    let text = |t: &str| format!(">\n{t}\n</text>");
+    let panels: Vec<&str> = svg.split("<svg class=\"panel\"").skip(1).collect();
+    for peer in ["rust", "python"] {
+        assert!(
+            panels.iter().any(|p| p.contains(&text(peer))),
+            "{peer}'s panel: {svg}"
+        );
+    }
+    assert!(svg.contains(&text("pipe")) && svg.contains(&text("tcp")));
     let run = export_json(&s, "last");
     assert_eq!(run["status"], "complete");
     // Naming a missing runtime explicitly stays an error.

@@ -124,6 +124,53 @@ fn rust_peer_over_every_transport_is_stored_listed_shown_exported_and_plotted() 
     assert!(stdout(&s.toll(&["runs"])).contains("no runs"));
 }
 
+/// More series than the plot has colours (issue 48): a panel per peer, a
+/// line per transport, each panel's colours distinct.
+#[test]
+fn many_series_plot_as_a_panel_per_peer() {
+    let s = Scratch::new("panels");
+    let plot = s.0.join("peers.svg");
+    let o = transfer(
+        &s,
+        &[
+            "--peer",
+            "rust,c",
+            "--pin",
+            "none",
+            "--plot",
+            plot.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let svg = std::fs::read_to_string(&plot).expect("plot written");
+    let panels: Vec<&str> = svg
+        .split("<svg class=\"panel\"")
+        .skip(1)
+        .map(|p| p.split_once("</svg>").map_or(p, |x| x.0))
+        .collect();
+    assert_eq!(panels.len(), 2, "a panel per peer: {svg}");
+    for (panel, peer) in panels.iter().zip(["rust", "c"]) {
+        assert!(
+            panel.contains(&format!(">\n{peer}\n</text>")),
+            "{peer}'s title"
+        );
+        // The markers' colours: one per transport, none repeated.
+        let fills: std::collections::BTreeSet<&str> = ["<circle", "<rect", "<polygon"]
+            .iter()
+            .flat_map(|e| panel.split(e).skip(1))
+            .filter_map(|m| m.split_once("fill=\"#")?.1.split_once('"').map(|x| x.0))
+            .filter(|c| *c != "FFFFFF")
+            .collect();
+        assert_eq!(fills.len(), 4, "{peer}: {fills:?}");
+    }
+    for via in ["pipe", "unix", "tcp", "shm"] {
+        assert!(
+            svg.contains(&format!(">\n{via}\n</text>")),
+            "{via} in the legend"
+        );
+    }
+}
+
 #[test]
 fn c_peer_speaks_every_transport() {
     let s = Scratch::new("c-all");

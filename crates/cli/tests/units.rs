@@ -159,8 +159,19 @@ fn a_small_ring_on_every_runtime_passes_the_token_n_times_m() {
         }
         assert_eq!(sr["attrs"]["m"], 15);
     }
+    // More series than colours: a panel per runtime, a line per unit kind
+    // (named in the panel's legend, or once beside the panels).
     let svg = std::fs::read_to_string(&plot).expect("the plot");
-    assert!(svg.contains("go/goroutine") && svg.contains("erlang/process"));
+    let panels: Vec<&str> = svg.split("<svg class=\"panel\"").skip(1).collect();
+    assert_eq!(panels.len(), RUNTIMES.split(',').count(), "{svg}");
+    let text = |t: &str| format!(">\n{t}\n</text>");
+    for runtime in ["go", "erlang"] {
+        assert!(
+            panels.iter().any(|p| p.contains(&text(runtime))),
+            "{runtime}'s panel"
+        );
+    }
+    assert!(svg.contains(&text("goroutine")) && svg.contains(&text("process")));
 }
 
 #[test]

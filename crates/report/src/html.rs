@@ -227,8 +227,12 @@ pub fn run_section(h: &mut String, run: &Run, scale: Scale) {
             Ok(svg) => {
                 let _ = write!(
                     h,
-                    "<figure>\n{svg}\n<figcaption>Each series' medians with their 95% CIs; lines are the fitted models ({} axes: <code>--plot-scale linear|log</code> changes them).</figcaption>\n</figure>\n",
-                    escape(&scale.to_string())
+                    "<figure>\n{svg}\n<figcaption>Each series' medians with their 95% CIs; lines are the fitted models ({} axes: <code>--plot-scale linear|log</code> changes them).{}</figcaption>\n</figure>\n",
+                    escape(&scale.to_string()),
+                    chart
+                        .panels_note()
+                        .map(|n| format!(" {}", escape(&n)))
+                        .unwrap_or_default()
                 );
             }
             Err(e) => {
@@ -298,7 +302,12 @@ fn ffi_figure(h: &mut String, charts: &FfiCharts, scale: Scale) {
         Ok(svg) => {
             let _ = write!(
                 h,
-                "<figure>\n{svg}\n<figcaption>Above: each binding's α (the crossing) with its 95% CI on a log axis, and with <code>--vs-link</code> each runtime's round trip over its cheapest link; below: each binding's medians with their CIs and its fitted t(n).</figcaption>\n</figure>\n"
+                "<figure>\n{svg}\n<figcaption>Above: each binding's α (the crossing) with its 95% CI on a log axis, and with <code>--vs-link</code> each runtime's round trip over its cheapest link; below: each binding's medians with their CIs and its fitted t(n).{}</figcaption>\n</figure>\n",
+                charts
+                    .lines
+                    .panels_note()
+                    .map(|n| format!(" {}", escape(&n)))
+                    .unwrap_or_default()
             );
         }
         Err(e) => {

@@ -385,7 +385,11 @@ fn family_figures(h: &mut String, run: &Run, behind: &[Run], scale: Scale) {
             if let Ok(svg) = chart.svg(scale) {
                 let _ = write!(
                     h,
-                    "<figure>\n{svg}\n<figcaption>Each series' medians with their CIs; lines are the fitted models. {caption}</figcaption>\n</figure>\n"
+                    "<figure>\n{svg}\n<figcaption>Each series' medians with their CIs; lines are the fitted models. {}{caption}</figcaption>\n</figure>\n",
+                    chart
+                        .panels_note()
+                        .map(|n| format!("{} ", escape(&n)))
+                        .unwrap_or_default()
                 );
                 continue;
             }

@@ -1,6 +1,8 @@
 //! One module per page. Each takes the board and the page's query and
 //! returns the whole page, or a [`Problem`] the server turns into a status.
 
+/// The trend page's part that says which runs are measured alike.
+mod alike;
 pub mod compare;
 pub mod machines;
 pub mod run;

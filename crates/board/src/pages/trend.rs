@@ -4,10 +4,16 @@
 //! newest right; below the picture the same figures as a table, newest
 //! first, each run linked and compared with its machine's run before.
 //!
+//! Only runs measured like the newest are drawn — the same sizes,
+//! placement, link (`alike.rs`) — and the page names what they
+//! share and what differs between them (toll's version, the peer's);
+//! `all=1` draws every run and says which differ.
+//!
 //! The work is bounded: the newest [`TREND_RUNS`] complete runs of the
 //! family (on the chosen machine) are read, through the board's kept
 //! headline figures, so a reload reads no run from the store.
 
+use super::alike::{self, Entry};
 use super::{default_family, families, query_value, select, Problem};
 use crate::cache::{Board, KEEP};
 use crate::headline::{Figure, Head, RunHeads};
@@ -41,6 +47,10 @@ pub struct Pick {
     /// A size: the median there rather than α and β.
     #[serde(default)]
     pub at: String,
+    /// `1`: every run, measured alike or not; else those measured like
+    /// the newest.
+    #[serde(default)]
+    pub all: String,
 }
 
 /// What the trend follows.
@@ -63,17 +73,36 @@ pub fn render(board: &Board, q: &Pick) -> Result<bytes::Bytes, Problem> {
             )
         })?),
     };
+    let all = matches!(q.all.trim(), "1" | "true" | "yes" | "on");
     let key = format!(
-        "/trend?family={}&series={}&host={}&at={}",
+        "/trend?family={}&series={}&host={}&at={}&all={all}",
         query_value(&q.family),
         query_value(&q.series),
         query_value(&q.host),
         at.map(|n| n.to_string()).unwrap_or_default()
     );
-    board.list_page(&key, |rows| make(board, rows, q, at))
+    board.list_page(&key, |rows| make(board, rows, q, at, all))
 }
 
-fn make(board: &Board, rows: &[RunRow], q: &Pick, at: Option<u64>) -> Result<String, Problem> {
+/// This page's address with `all` as given, for a link.
+fn href(family: &str, series: &str, q: &Pick, at: Option<u64>, all: bool) -> String {
+    format!(
+        "/trend?family={}&amp;series={}&amp;host={}&amp;at={}{}",
+        query_value(family),
+        query_value(series),
+        query_value(&q.host),
+        at.map(|n| n.to_string()).unwrap_or_default(),
+        if all { "&amp;all=1" } else { "" }
+    )
+}
+
+fn make(
+    board: &Board,
+    rows: &[RunRow],
+    q: &Pick,
+    at: Option<u64>,
+    all: bool,
+) -> Result<String, Problem> {
     let family = if q.family.is_empty() {
         default_family(rows)
     } else {
@@ -109,11 +138,14 @@ fn make(board: &Board, rows: &[RunRow], q: &Pick, at: Option<u64>) -> Result<Str
         q.series.as_str()
     };
     // Oldest first: the picture's order.
-    let entries: Vec<(&RunRow, &Head)> = read
+    let holding: Vec<Entry> = read
         .iter()
         .rev()
         .filter_map(|(r, h)| Some((*r, h.get(series)?)))
         .collect();
+    let held = holding.len();
+    let sorted = alike::sort(holding, all);
+    let entries = &sorted.drawn;
     let sizes: BTreeSet<u64> = entries
         .iter()
         .flat_map(|(_, h)| h.medians.iter().map(|m| m.0))
@@ -161,6 +193,12 @@ fn make(board: &Board, rows: &[RunRow], q: &Pick, at: Option<u64>) -> Result<Str
         )
         .replacen("<label>at", "<label>median at n =", 1),
     );
+    let _ = write!(
+        h,
+        "<label>runs<select name=\"all\"><option value=\"\">measured like the newest</option>\
+         <option value=\"1\"{}>every run</option></select></label>",
+        if all { " selected" } else { "" }
+    );
     h.push_str("<button>Show</button></form>\n");
     if labels.is_empty() {
         h.push_str(&message(&format!(
@@ -168,7 +206,7 @@ fn make(board: &Board, rows: &[RunRow], q: &Pick, at: Option<u64>) -> Result<Str
         )));
         return Ok(page("Trend", "/trend", &h));
     }
-    if entries.is_empty() {
+    if held == 0 {
         return Err(Problem::Request(
             404,
             format!(
@@ -182,16 +220,21 @@ fn make(board: &Board, rows: &[RunRow], q: &Pick, at: Option<u64>) -> Result<Str
         )));
         return Ok(page(&format!("Trend — {series}"), "/trend", &h));
     };
-    let (trend, omitted) = chart(&family, series, &on, &entries, follow);
+    let (trend, omitted) = chart(&family, series, &on, entries, follow);
     let _ = writeln!(
         h,
-        "<p class=\"muted\">The newest {} complete <b>{}</b> runs{} were read (at most {TREND_RUNS}); {} hold <b>{}</b>. \
+        "<p class=\"muted\">The newest {} complete <b>{}</b> runs{} were read (at most {TREND_RUNS}); {} hold <b>{}</b>{}. \
          {}</p>",
         read.len(),
         escape(&family),
         escape(&on),
-        entries.len(),
+        held,
         escape(series),
+        if sorted.left.is_empty() {
+            String::new()
+        } else {
+            format!(", {} of them measured like the newest", entries.len())
+        },
         match follow {
             Follow::Model =>
                 "Each run's α and β as its stored model decided them, with their 95% intervals.".to_string(),
@@ -199,6 +242,13 @@ fn make(board: &Board, rows: &[RunRow], q: &Pick, at: Option<u64>) -> Result<Str
                 "Each run's median at n = {n} with its interval (the level is the table's where it is not 95%)."
             ),
         }
+    );
+    alike::describe(
+        &mut h,
+        &sorted,
+        all,
+        &href(&family, series, q, at, true),
+        &href(&family, series, q, at, false),
     );
     match trend.svg() {
         Ok(svg) => {
@@ -215,7 +265,7 @@ fn make(board: &Board, rows: &[RunRow], q: &Pick, at: Option<u64>) -> Result<Str
     for o in omitted {
         let _ = write!(h, "<p class=\"muted\">{}</p>", escape(&o));
     }
-    table(&mut h, &family, &entries, follow);
+    table(&mut h, &family, entries, follow);
     Ok(page(
         &format!("Trend — {family} {series}{on}"),
         "/trend",
@@ -337,7 +387,13 @@ fn table(h: &mut String, family: &str, entries: &[(&RunRow, &Head)], follow: Fol
             let _ = write!(h, "<th>median at n = {n}</th><th>interval</th>");
         }
     }
-    h.push_str("<th>against the machine's run before</th></tr></thead><tbody>\n");
+    // What differs between the runs drawn, run by run.
+    let differ = alike::differing(entries);
+    h.push_str("<th>against the machine's run before</th>");
+    if !differ.is_empty() {
+        h.push_str("<th>measured with</th>");
+    }
+    h.push_str("</tr></thead><tbody>\n");
     for (k, (r, head)) in entries.iter().enumerate().rev() {
         let _ = write!(
             h,
@@ -387,14 +443,18 @@ fn table(h: &mut String, family: &str, entries: &[(&RunRow, &Head)], follow: Fol
         // The same machine's run before this one among those shown.
         match entries[..k].iter().rev().find(|(p, _)| p.host == r.host) {
             Some((p, _)) => {
-                let _ = writeln!(
+                let _ = write!(
                     h,
-                    "<td><a href=\"/compare?a={0}&amp;b={1}\">run {0} → {1}</a></td></tr>",
+                    "<td><a href=\"/compare?a={0}&amp;b={1}\">run {0} → {1}</a></td>",
                     p.id, r.id
                 );
             }
-            None => h.push_str("<td class=\"muted\">—</td></tr>\n"),
+            None => h.push_str("<td class=\"muted\">—</td>"),
         }
+        if !differ.is_empty() {
+            let _ = write!(h, "<td>{}</td>", escape(&alike::cell(head, &differ)));
+        }
+        h.push_str("</tr>\n");
     }
     h.push_str("</tbody></table></div>\n");
     if follow == Follow::Model {

@@ -6,6 +6,7 @@
 //! process?" reads as a distance.
 
 use super::canvas::{err, PlotError};
+use super::compose::stack;
 use super::dots::{DotChart, DotRow};
 use super::{Chart, Scale};
 use crate::ffi_link::VsLinkRow;
@@ -117,61 +118,5 @@ impl FfiCharts {
     pub fn write(&self, path: &Path, scale: Scale) -> Result<(), PlotError> {
         let svg = self.svg(scale)?;
         crate::atomic::write(path, svg.as_bytes()).map_err(err)
-    }
-}
-
-/// A number attribute of an SVG document's root element.
-fn root_attr(svg: &str, name: &str) -> Option<u32> {
-    let root = &svg[svg.find("<svg")?..];
-    let root = &root[..root.find('>')?];
-    let at = root.find(&format!(" {name}=\""))? + name.len() + 3;
-    root[at..].split('"').next()?.parse().ok()
-}
-
-/// SVG documents one above the other, as one document: each nested at its
-/// offset (an `<svg>` inside an `<svg>` takes `y`).
-fn stack(parts: &[String]) -> Result<String, PlotError> {
-    let size = |s: &String| {
-        root_attr(s, "width")
-            .zip(root_attr(s, "height"))
-            .ok_or_else(|| PlotError("a picture without its size".into()))
-    };
-    let sizes = parts.iter().map(size).collect::<Result<Vec<_>, _>>()?;
-    let width = sizes.iter().map(|s| s.0).max().unwrap_or(0);
-    let height: u32 = sizes.iter().map(|s| s.1).sum();
-    let mut out = format!(
-        "<svg width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\">\n"
-    );
-    let mut y = 0;
-    for (p, (_, h)) in parts.iter().zip(&sizes) {
-        let at = p.find("<svg").expect("sized above");
-        out.push_str(&p[..at]);
-        out.push_str(&format!("<svg y=\"{y}\""));
-        out.push_str(&p[at + 4..]);
-        out.push('\n');
-        y += h;
-    }
-    out.push_str("</svg>\n");
-    Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pictures_stack_one_under_the_other() {
-        let a = "<svg width=\"1000\" height=\"200\" viewBox=\"0 0 1000 200\" xmlns=\"http://www.w3.org/2000/svg\"><circle/></svg>".to_string();
-        let b =
-            "<svg width=\"900\" height=\"300\" xmlns=\"http://www.w3.org/2000/svg\"><rect/></svg>"
-                .to_string();
-        assert_eq!(root_attr(&a, "height"), Some(200));
-        assert_eq!(root_attr(&b, "width"), Some(900));
-        let s = stack(&[a, b]).unwrap();
-        assert!(s.starts_with("<svg width=\"1000\" height=\"500\""), "{s}");
-        assert!(s.contains("<svg y=\"0\" width=\"1000\""), "{s}");
-        assert!(s.contains("<svg y=\"200\" width=\"900\""), "{s}");
-        assert_eq!(s.matches("<svg").count(), 3);
-        assert_eq!(s.matches("</svg>").count(), 3);
     }
 }

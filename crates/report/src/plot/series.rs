@@ -61,11 +61,14 @@ impl Knee {
 }
 
 /// One series of the plot.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PlotSeries {
     pub label: String,
     pub points: Vec<PlotPoint>,
     pub model: Option<Model>,
+    /// What the series belongs to (its peer or runtime): a chart with more
+    /// series than colours draws a panel per group; empty for none.
+    pub group: String,
 }
 
 impl PlotSeries {
@@ -129,8 +132,19 @@ pub fn plot_series_from_run(run: &Run) -> Vec<PlotSeries> {
                         }),
                 }
             }),
+            group: group_of(s),
         })
         .collect()
+}
+
+/// A stored series' group: its peer (`toll transfer`) or its runtime
+/// (spawn, ring, ffi, file, rpc); empty where it has neither (exec).
+fn group_of(s: &toll_store::Series) -> String {
+    ["peer", "runtime"]
+        .iter()
+        .find_map(|k| s.attrs.get(*k)?.as_str())
+        .unwrap_or("")
+        .to_string()
 }
 
 /// Where the large-size segment of `k` crosses n = 0, in ns. The store

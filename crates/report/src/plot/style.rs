@@ -109,64 +109,128 @@ pub(super) fn style_keys(chart: &Chart) -> Vec<(&'static str, bool)> {
     keys
 }
 
+/// One series as a legend names it.
+#[derive(Debug, Clone)]
+pub(super) struct Entry {
+    pub label: String,
+    pub color: RGBColor,
+    pub marker: Marker,
+    /// Drawn with a model (a solid line) rather than joined points.
+    pub model: bool,
+}
+
+/// Each of `chart`'s series as the legend names it, coloured by its place.
+pub(super) fn entries(chart: &Chart) -> Vec<Entry> {
+    chart
+        .series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Entry {
+            label: legend_label(&s.label),
+            color: PALETTE[i % PALETTE.len()],
+            marker: MARKERS[i % MARKERS.len()],
+            model: s.model.is_some(),
+        })
+        .collect()
+}
+
+/// Text of a legend, `size` px, left-aligned at its point.
+fn text(s: &str, (x, y): (i32, i32), size: u32, c: RGBAColor) -> Text<'static, (i32, i32), String> {
+    Text::new(
+        s.to_string(),
+        (x, y),
+        (FONT, size)
+            .into_font()
+            .color(&c)
+            .pos(Pos::new(HPos::Left, VPos::Center)),
+    )
+}
+
+/// `entries` one under the other from `y`, `step` px apart in type of
+/// `size` px; the `y` below the last.
+pub(super) fn draw_entries(
+    area: &Area,
+    entries: &[Entry],
+    mut y: i32,
+    (size, step): (u32, i32),
+) -> Result<i32, PlotError> {
+    for e in entries {
+        let style = if e.model {
+            e.color.stroke_width(2)
+        } else {
+            e.color.mix(0.7).stroke_width(1)
+        };
+        area.draw(&PathElement::new(vec![(6, y), (34, y)], style))
+            .map_err(err)?;
+        draw_marker(area, e.marker, (20, y), e.color)?;
+        area.draw(&text(&e.label, (44, y), size, BLACK.to_rgba()))
+            .map_err(err)?;
+        y += step;
+    }
+    Ok(y)
+}
+
+/// The key's one entry, a line style or the CI's bar, at `(x, y)`: its
+/// mark from `x` to `x + 28`, its words from `x + 38`.
+fn draw_key_entry(
+    area: &Area,
+    (x, y): (i32, i32),
+    words: &str,
+    style: Option<bool>,
+) -> Result<(), PlotError> {
+    let grey = BLACK.mix(0.65);
+    match style {
+        None => area.draw(&PathElement::new(
+            vec![(x + 14, y - 7), (x + 14, y + 7)],
+            grey.stroke_width(1),
+        )),
+        Some(true) => area.draw(&PathElement::new(
+            vec![(x, y), (x + 28, y)],
+            grey.stroke_width(2),
+        )),
+        Some(false) => area.draw(&DashedPathElement::new(
+            vec![(x, y), (x + 28, y)],
+            5,
+            4,
+            grey.stroke_width(1),
+        )),
+    }
+    .map_err(err)?;
+    area.draw(&text(words, (x + 38, y), 16, grey)).map_err(err)
+}
+
+/// What the bars and line styles mean, one under the other from `y`.
+pub(super) fn draw_key(area: &Area, keys: &[(&str, bool)], mut y: i32) -> Result<(), PlotError> {
+    draw_key_entry(area, (6, y), "95% CI of the median", None)?;
+    y += 22;
+    for &(k, solid) in keys {
+        draw_key_entry(area, (6, y), k, Some(solid))?;
+        y += 22;
+    }
+    Ok(())
+}
+
+/// The same key in one row from `x`, for a picture whose legends are its
+/// panels'.
+pub(super) fn draw_key_row(
+    area: &Area,
+    keys: &[(&str, bool)],
+    (mut x, y): (i32, i32),
+) -> Result<(), PlotError> {
+    let all = std::iter::once(("95% CI of the median", None))
+        .chain(keys.iter().map(|&(k, solid)| (k, Some(solid))));
+    for (words, style) in all {
+        draw_key_entry(area, (x, y), words, style)?;
+        x += 60 + 8 * words.chars().count() as i32;
+    }
+    Ok(())
+}
+
 pub(super) fn draw_legend(
     area: &Area,
     chart: &Chart,
     keys: &[(&str, bool)],
 ) -> Result<(), PlotError> {
-    let text = |s: &str, x: i32, y: i32, c: RGBAColor| {
-        Text::new(
-            s.to_string(),
-            (x, y),
-            (FONT, 16)
-                .into_font()
-                .color(&c)
-                .pos(Pos::new(HPos::Left, VPos::Center)),
-        )
-    };
-    let mut y = 22;
-    for (i, s) in chart.series.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        let style = if s.model.is_some() {
-            color.stroke_width(2)
-        } else {
-            color.mix(0.7).stroke_width(1)
-        };
-        area.draw(&PathElement::new(vec![(6, y), (34, y)], style))
-            .map_err(err)?;
-        draw_marker(area, MARKERS[i % MARKERS.len()], (20, y), color)?;
-        area.draw(&text(&legend_label(&s.label), 44, y, BLACK.to_rgba()))
-            .map_err(err)?;
-        y += 22;
-    }
-    y += 10;
-    let grey = BLACK.mix(0.65);
-    area.draw(&PathElement::new(
-        vec![(20, y - 7), (20, y + 7)],
-        grey.stroke_width(1),
-    ))
-    .map_err(err)?;
-    area.draw(&text("95% CI of the median", 44, y, grey))
-        .map_err(err)?;
-    y += 22;
-    for &(k, solid) in keys {
-        if solid {
-            area.draw(&PathElement::new(
-                vec![(6, y), (34, y)],
-                grey.stroke_width(2),
-            ))
-            .map_err(err)?;
-        } else {
-            area.draw(&DashedPathElement::new(
-                vec![(6, y), (34, y)],
-                5,
-                4,
-                grey.stroke_width(1),
-            ))
-            .map_err(err)?;
-        }
-        area.draw(&text(k, 44, y, grey)).map_err(err)?;
-        y += 22;
-    }
-    Ok(())
+    let y = draw_entries(area, &entries(chart), 22, (16, 22))?;
+    draw_key(area, keys, y + 10)
 }

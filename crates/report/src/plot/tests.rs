@@ -49,11 +49,13 @@ fn draws_points_bars_lines_and_legend() {
             label: "rust/pipe".into(),
             points: pts(5.0, &xs, 0.1),
             model: Some(Model::line(5.0, 0.1)),
+            ..Default::default()
         },
         PlotSeries {
             label: "c/tcp".into(),
             points: pts(20.0, &xs, 0.1),
             model: None,
+            ..Default::default()
         },
     ]);
     let svg = c.svg(Scale::Auto).unwrap();
@@ -77,11 +79,13 @@ fn series_decades_apart_go_log_log_with_round_ticks() {
             label: "rust/pipe".into(),
             points: pts(8.0, &xs, 0.0015),
             model: Some(Model::line(8.0, 0.0015)),
+            ..Default::default()
         },
         PlotSeries {
             label: "python/pipe".into(),
             points: pts(40.0, &xs, 0.1),
             model: Some(Model::line(40.0, 0.1)),
+            ..Default::default()
         },
     ]);
     let t = texts(&c.svg(Scale::Auto).unwrap());
@@ -117,6 +121,7 @@ fn a_curve_draws_the_two_segment_model_and_the_line_dashed() {
         label: "rust/pipe".into(),
         points: pts(8.0, &xs, 0.002),
         model: Some(model),
+        ..Default::default()
     }]);
     let svg = c.svg(Scale::Linear).unwrap();
     let t = texts(&svg);
@@ -149,6 +154,7 @@ fn per_unit_plots_draw_the_model_divided_by_n() {
         label: "go/goroutine".into(),
         points,
         model: Some(Model::line(50.0, 2.0)),
+        ..Default::default()
     }]);
     c.per_unit = true;
     let svg = c.svg(Scale::Auto).unwrap();
@@ -167,6 +173,7 @@ fn labels_are_escaped_in_the_svg() {
         label: "<b>&x</b>".into(),
         points: pts(1.0, &[1.0, 2.0], 1.0),
         model: None,
+        ..Default::default()
     }]);
     let svg = c.svg(Scale::Auto).unwrap();
     assert!(!svg.contains("<b>") && svg.contains("&lt;b&gt;&amp;x&lt;/b&gt;"));
@@ -184,6 +191,7 @@ fn scaled_series_divide_points_and_models() {
         label: "x".into(),
         points: pts(1000.0, &[0.0], 0.0),
         model: Some(Model::line(1000.0, 10.0)),
+        ..Default::default()
     }
     .scaled(1e3);
     assert_eq!(s.points[0].y, 1.0);
@@ -207,6 +215,7 @@ fn odd_figures_draw_without_panicking_and_say_what_was_left_out() {
             odd(1e6, 1e9),
         ],
         model: Some(Model::line(-50.0, 1e-3)),
+        ..Default::default()
     }]);
     for scale in [Scale::Auto, Scale::Linear, Scale::Log] {
         let svg = c.svg(scale).unwrap();
@@ -217,4 +226,133 @@ fn odd_figures_draw_without_panicking_and_say_what_was_left_out() {
     let mut per_unit = c.clone();
     per_unit.per_unit = true;
     assert!(per_unit.svg(Scale::Auto).is_ok());
+}
+
+/// `peers` × `transports` series as `toll transfer --peer all` gives
+/// them, less the last `missing`: each peer's α apart, every series a
+/// model.
+fn transfer_chart(peers: &[&str], transports: &[&str], missing: usize) -> Chart {
+    let xs = [0.0, 1.0, 10.0, 100.0, 1000.0, 10_000.0, 100_000.0];
+    let mut series = Vec::new();
+    for (p, peer) in peers.iter().enumerate() {
+        for (t, via) in transports.iter().enumerate() {
+            let alpha = 5.0 * (p + 1) as f64 + t as f64;
+            let beta = 0.001 * (t + 1) as f64;
+            series.push(PlotSeries {
+                label: format!("{peer}/{via}"),
+                points: pts(alpha, &xs, beta),
+                model: Some(Model::line(alpha, beta)),
+                group: peer.to_string(),
+            });
+        }
+    }
+    series.truncate(series.len() - missing);
+    chart(series)
+}
+
+/// Each nested panel of a picture, as its SVG text.
+fn panels(svg: &str) -> Vec<&str> {
+    svg.split("<svg class=\"panel\"")
+        .skip(1)
+        .map(|p| p.split_once("</svg>").map_or(p, |x| x.0))
+        .collect()
+}
+
+/// The distinct colours of a panel's model lines (2 px wide; the grid's
+/// lines are 1 px).
+fn line_colours(panel: &str) -> std::collections::BTreeSet<&str> {
+    panel
+        .split("<polyline")
+        .skip(1)
+        .filter(|l| l.contains("stroke-width=\"2\""))
+        .filter_map(|l| l.split_once("stroke=\"")?.1.split_once('"').map(|x| x.0))
+        .collect()
+}
+
+/// 26 series on one panel repeated colours every seven: now a panel per
+/// peer, a line per transport, each transport its colour in every panel.
+#[test]
+fn more_series_than_colours_draw_a_panel_per_peer_on_shared_axes() {
+    let peers = ["rust", "c", "python", "node", "go", "java", "erlang"];
+    let c = transfer_chart(&peers, &["pipe", "unix", "tcp", "shm"], 2);
+    assert_eq!(c.series.len(), 26);
+    let svg = c.svg(Scale::Auto).unwrap();
+    let ps = panels(&svg);
+    assert_eq!(ps.len(), peers.len(), "a panel per peer");
+    let mut ticks = Vec::new();
+    for (panel, peer) in ps.iter().zip(peers) {
+        let t = texts(panel);
+        assert_eq!(t[0], peer, "the panel's title: {t:?}");
+        let want = if peer == "erlang" { 2 } else { 4 };
+        let colours = line_colours(panel);
+        assert_eq!(colours.len(), want, "{peer}: {colours:?}");
+        // The same axes in every panel: the same tick labels.
+        ticks.push(t[1..].to_vec());
+    }
+    assert!(ticks.windows(2).all(|w| w[0] == w[1]), "{ticks:?}");
+    assert!(ticks[0].contains(&"100k".to_string()), "{:?}", ticks[0]);
+    // One legend beside the panels names each transport once; the panels
+    // name their peer, not the peer again in every line.
+    let t = texts(&svg);
+    for via in ["pipe", "unix", "tcp", "shm"] {
+        assert_eq!(t.iter().filter(|l| *l == via).count(), 1, "{via}: {t:?}");
+    }
+    assert!(!t.iter().any(|l| l == "rust/pipe"), "{t:?}");
+    assert!(t.iter().any(|l| l.contains("log scale")), "{t:?}");
+    assert!(t.contains(&"95% CI of the median".to_string()));
+    // A transport is one colour in every panel.
+    let pipe = |p: &str| line_colours(p).into_iter().next().map(str::to_string);
+    assert!(
+        ps.iter().all(|p| line_colours(p).contains("#0072B2")),
+        "pipe's blue"
+    );
+    assert!(pipe(ps[0]).is_some());
+}
+
+#[test]
+fn a_few_series_stay_on_one_panel() {
+    let c = transfer_chart(&["rust", "c"], &["pipe", "unix", "tcp"], 0);
+    let svg = c.svg(Scale::Auto).unwrap();
+    assert!(panels(&svg).is_empty());
+    assert_eq!(
+        line_colours(&svg).len(),
+        6 + 1,
+        "six series and the key's grey"
+    );
+}
+
+/// A group larger than the palette (one runtime's many unit kinds) is
+/// split, each panel's colours distinct, each with its own legend.
+#[test]
+fn a_group_larger_than_the_palette_is_split_and_never_repeats_a_colour() {
+    let kinds: Vec<String> = (0..9).map(|k| format!("kind{k}")).collect();
+    let kinds: Vec<&str> = kinds.iter().map(String::as_str).collect();
+    let mut c = transfer_chart(&["rust", "go"], &kinds, 0);
+    c.series.truncate(11);
+    let svg = c.svg(Scale::Linear).unwrap();
+    let ps = panels(&svg);
+    let titles: Vec<String> = ps.iter().map(|p| texts(p)[0].clone()).collect();
+    assert_eq!(titles, ["rust, 1 of 2", "rust, 2 of 2", "go"]);
+    let sizes: Vec<usize> = ps.iter().map(|p| line_colours(p).len()).collect();
+    assert_eq!(sizes, [5, 4, 2], "every series its own colour in its panel");
+    // Each panel names its own lines.
+    assert!(
+        texts(ps[1]).contains(&"kind5".to_string()),
+        "{:?}",
+        texts(ps[1])
+    );
+}
+
+/// Series without a group (`toll exec`'s commands) split in order.
+#[test]
+fn series_without_a_group_split_in_order() {
+    let mut c = transfer_chart(&["x"], &["a", "b", "c", "d", "e", "f", "g", "h"], 0);
+    for s in &mut c.series {
+        s.group.clear();
+    }
+    let ps = panels(&c.svg(Scale::Auto).unwrap())
+        .iter()
+        .map(|p| texts(p)[0].clone())
+        .collect::<Vec<_>>();
+    assert_eq!(ps, ["1 of 2", "2 of 2"]);
 }
