@@ -475,3 +475,39 @@ fn a_dry_run_says_what_bounds_its_length() {
     );
     assert!(!s.0.join("toll.db").exists() || stdout(&s.toll(&["runs"])).lines().count() <= 1);
 }
+
+/// A row measured while other processes kept the CPUs busy is tagged busy,
+/// for exec as for every family: a CPU hog per core, started by the test,
+/// makes it so whatever else the machine runs.
+#[test]
+fn a_row_measured_beside_a_hog_per_core_is_tagged_busy() {
+    let s = Scratch::new("exec-busy");
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let mut hogs: Vec<std::process::Child> = (0..cores)
+        .map(|_| {
+            std::process::Command::new("sh")
+                .args(["-c", "while :; do :; done"])
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let o = s.toll(&[
+        "exec",
+        "-N",
+        "--runs",
+        "3",
+        "-L",
+        "n",
+        "1,2,3",
+        "--json",
+        "sleep 0.0{n}",
+    ]);
+    for h in &mut hogs {
+        let _ = h.kill();
+        let _ = h.wait();
+    }
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let decision = &run["series"][0]["fit"]["decision"];
+    assert_eq!(decision["busy"], true, "{decision}");
+}

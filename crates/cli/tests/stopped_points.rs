@@ -150,6 +150,12 @@ fn what_completed_is_kept(op: &str, runtime: &str, unit: &str, m: &[&str]) {
     let summary = all[0]["summary"].as_str().unwrap_or("");
     assert!(summary.contains("cheapest"), "its summary: {summary:?}");
     assert!(stdout(&o).contains("N"), "the report: {}", stdout(&o));
+    // Trials the stop cut are said to be, not blamed on the time ceiling.
+    assert!(
+        !stdout(&o).contains("fitted in the time ceiling"),
+        "{}",
+        stdout(&o)
+    );
     nothing_left(&s);
 }
 
