@@ -72,6 +72,7 @@ fn run(command: Command, db: Option<&std::path::Path>, dry: bool) -> anyhow::Res
         Command::File(a) => commands::file::run(a, db, dry),
         Command::Rpc(a) => commands::rpc::run(*a, db, dry),
         Command::Ffi(a) => commands::ffi::run(*a, db, dry),
+        Command::Sys(a) => commands::sys::run(*a, db, dry),
         Command::Replicate(a) => commands::replicate::run(a, db, dry),
         Command::Runs(a) => commands::runs::list(a, db),
         Command::Show(a) => commands::runs::show(a, db),

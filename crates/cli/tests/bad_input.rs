@@ -437,3 +437,42 @@ fn designs_that_cannot_give_a_model_are_announced_before_measuring() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!stderr(&o).contains("note:"), "{}", stderr(&o));
 }
+
+/// Messages that lead somewhere (issue 48): a `--db` that is a directory is
+/// named as one, a `--plot` that is not SVG is refused before measuring,
+/// and `export -o` says where it wrote, as `report -o` does.
+#[test]
+fn a_directory_db_a_png_plot_and_an_export_file_are_each_said() {
+    let s = Scratch::new("said");
+    let dir = s.0.join("a-dir");
+    std::fs::create_dir_all(&dir).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_toll"))
+        .args(["--wide", "--db"])
+        .arg(&dir)
+        .args([
+            "transfer", "--peer", "rust", "--via", "pipe", "--sizes", "0,1k,2k",
+        ])
+        .output()
+        .unwrap();
+    assert_one_line_error(&o, "is a directory: name a file in it");
+    let png = s.0.join("e1.png");
+    let o = s.toll(&["transfer", "--plot", png.to_str().unwrap()]);
+    assert_one_line_error(&o, "toll draws SVG, not png");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!s.db().exists(), "refused before anything was stored");
+    let mut args = vec![
+        "transfer", "--peer", "rust", "--via", "pipe", "--sizes", "0,1k,2k",
+    ];
+    args.extend_from_slice(QUICK);
+    assert!(s.toll(&args).status.success());
+    let out = s.0.join("run.json");
+    let o = s.toll(&["export", "last", "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("run 1 exported as json to {}", out.display())),
+        "{}",
+        stderr(&o)
+    );
+    let run: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(run["family"], "transfer");
+}

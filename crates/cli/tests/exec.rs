@@ -44,6 +44,13 @@ fn sleep_reads_like_hyperfine() {
     ] {
         assert!(out.contains(needle), "`{needle}` not in:\n{out}");
     }
+    // A program smaller than toll reads as toll's size: said as not
+    // measurable, never as the program's figure.
+    let rss = out.lines().find(|l| l.contains("Max RSS:")).unwrap();
+    assert!(
+        rss.contains("(largest") || (rss.contains("below") && rss.contains("not measurable here")),
+        "{rss}"
+    );
     // The shell's start-up is subtracted, not more: sleep's 10 ms remain
     // (the upper bound allows for the other tests sharing the CPUs).
     let run = export_json(&s, "1");

@@ -168,3 +168,69 @@ fn a_stopped_python_ring_keeps_what_completed_with_its_summary() {
 fn a_stopped_erlang_spawn_keeps_what_completed_with_its_summary() {
     what_completed_is_kept("spawn", "erlang", "process", &[]);
 }
+
+/// The same for the other worker families: a stopped `toll ffi` (Python's
+/// ctypes, Erlang's NIF) and `toll file` (Python's readers) keep what they
+/// measured, partial, with a summary, 143, no process left.
+fn kept(name: &str, args: &[&str], summary_has: &str) {
+    let s = Scratch::new(&format!("stopped-kept-{name}"));
+    let (o, _) = stopped_after(&s, 8, args);
+    assert_eq!(o.status.code(), Some(143), "{name}: {}", stderr(&o));
+    let all = runs(&s);
+    assert_eq!(all.len(), 1, "{name}: {all:?}");
+    assert_eq!(all[0]["status"], "partial", "{name}: {all:?}");
+    let summary = all[0]["summary"].as_str().unwrap_or("");
+    assert!(
+        summary.contains(summary_has),
+        "{name}: its summary {summary:?}"
+    );
+    nothing_left(&s);
+}
+
+#[test]
+fn a_stopped_ffi_keeps_what_completed() {
+    for (runtime, binding) in [("python", "ctypes"), ("erlang", "nif")] {
+        kept(
+            &format!("ffi-{runtime}"),
+            &[
+                "ffi",
+                "--runtime",
+                runtime,
+                "--binding",
+                binding,
+                "--sizes",
+                "0,1Ki,4Ki",
+                "--trials",
+                "100000",
+                "--warmup-ms",
+                "5",
+                "--batch-ms",
+                "5",
+            ],
+            "cheapest",
+        );
+    }
+}
+
+#[test]
+fn a_stopped_file_keeps_what_completed() {
+    kept(
+        "file-python",
+        &[
+            "file",
+            "--runtime",
+            "python",
+            "--file",
+            "/usr/bin/env",
+            "--pattern",
+            "random",
+            "--reads",
+            "1000",
+            "--cache",
+            "warm",
+            "--trials",
+            "1000",
+        ],
+        "series",
+    );
+}

@@ -23,6 +23,7 @@ pub mod placement;
 pub mod replicate;
 pub mod rpc;
 pub mod sizes;
+pub mod sys;
 pub mod transfer;
 pub mod units;
 

@@ -26,6 +26,7 @@
 pub mod bootstrap;
 pub mod cache;
 pub mod change;
+pub mod chase;
 pub mod clock;
 pub mod decision;
 pub mod duration_ns;

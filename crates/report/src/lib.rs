@@ -36,6 +36,7 @@ pub mod replicate_page;
 pub mod rpc;
 pub mod runs_compare;
 pub mod show;
+pub mod sys;
 pub mod table;
 pub mod transfer;
 pub mod units;

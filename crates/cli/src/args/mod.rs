@@ -11,6 +11,7 @@ mod http;
 mod plot_scale;
 mod results;
 mod rpc;
+mod sys;
 mod transfer;
 mod units;
 
@@ -23,6 +24,7 @@ pub use results::{
     ReportArgs, RmArgs, RunCompareArgs, RunsArgs, ShowArgs, TokenCommand,
 };
 pub use rpc::RpcArgs;
+pub use sys::SysArgs;
 pub use transfer::TransferArgs;
 pub use units::{RingArgs, SpawnArgs, UnitArgs};
 
@@ -68,6 +70,8 @@ pub enum Command {
     File(FileArgs),
     /// Call into C from each language inside one process: ctypes, cffi, dlopen…; α per call, β per byte.
     Ffi(Box<FfiArgs>),
+    /// The crossings under every other one: syscall, page fault, signal, wake-up, core-to-core handoff, memory by working set, memcpy.
+    Sys(Box<SysArgs>),
     /// Time null remote calls: raw, HTTP/1.1, h2c, gRPC; direct or via a broker; blocking or pipelined (E3).
     Rpc(Box<RpcArgs>),
     /// Re-run the seed experiments E1–E5 as they were designed: the original figures beside this machine's, and what still holds.

@@ -20,6 +20,7 @@ pub mod report;
 pub mod rpc;
 pub mod runs;
 pub mod runtimes;
+pub mod sys;
 pub mod transfer;
 pub mod units;
 

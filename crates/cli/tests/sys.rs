@@ -1,0 +1,189 @@
+//! `toll sys` end to end (issue 49): every crossing measured (or its
+//! reason stated), the minor faults counted while pages were touched equal
+//! the pages touched, the handoff matrix has one cell per ordered pair of
+//! allowed CPUs, the memory chase finds steps near the cache sizes the
+//! kernel reports, and bad input is one line before anything is measured.
+//! Nothing here asserts a time a busy machine can blur.
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+const QUICK_SYS: &[&str] = &["--trials", "3", "--warmup-ms", "5", "--batch-ms", "2"];
+
+fn sys_json(s: &Scratch, extra: &[&str]) -> Value {
+    let mut args = vec!["sys", "--json"];
+    args.extend_from_slice(QUICK_SYS);
+    args.extend_from_slice(extra);
+    let o = s.toll(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+fn allowed_cpus() -> usize {
+    let set = nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0)).unwrap();
+    (0..nix::sched::CpuSet::count())
+        .filter(|&c| set.is_set(c).unwrap_or(false))
+        .count()
+}
+
+#[test]
+fn every_crossing_is_measured_or_says_why() {
+    let s = Scratch::new("sys-all");
+    let run = sys_json(
+        &s,
+        &["--memory-max", "256Ki", "--copy-sizes", "64,4Ki,64Ki"],
+    );
+    let series = run["series"].as_array().unwrap();
+    let labels: Vec<&str> = series
+        .iter()
+        .map(|x| x["label"].as_str().unwrap())
+        .collect();
+    for want in [
+        "syscall/getppid",
+        "syscall/vdso-clock",
+        "fault/touch",
+        "fault/map-unmap",
+        "signal/self",
+        "signal/process",
+        "wake/futex-thread/same-core",
+        "wake/pipe-thread/same-core",
+        "wake/pipe-process/same-core",
+        "memory/chase",
+        "copy/memcpy",
+    ] {
+        assert!(labels.contains(&want), "{want} missing: {labels:?}");
+    }
+    for x in series {
+        for p in x["points"].as_array().unwrap() {
+            let ok = p["status"] == "ok" && p["summary"]["median"].as_f64().unwrap_or(0.0) > 0.0;
+            let said = p["error"].as_str().is_some_and(|e| !e.is_empty());
+            assert!(ok || said, "{}: {p}", x["label"]);
+        }
+    }
+    // The fitted ones have a model (or say why not).
+    for label in ["fault/touch", "copy/memcpy"] {
+        let x = series.iter().find(|x| x["label"] == label).unwrap();
+        assert!(x["fit"]["decision"].is_object(), "{label}: {x}");
+    }
+    // Each page touched was one minor fault.
+    let touch = series.iter().find(|x| x["label"] == "fault/touch").unwrap();
+    for p in touch["points"].as_array().unwrap() {
+        let per = p["extra"]["minor_faults_per_page"].as_f64().unwrap();
+        assert!(
+            (0.99..1.05).contains(&per),
+            "{per} faults per page at n = {}",
+            p["n"]
+        );
+    }
+    // The handoff matrix: a cell per ordered pair of allowed CPUs.
+    let k = allowed_cpus();
+    let cells = labels.iter().filter(|l| l.starts_with("handoff/")).count();
+    if k >= 2 {
+        assert_eq!(cells, k * (k - 1), "{labels:?}");
+        assert!(labels.contains(&"wake/futex-thread/cross-core"));
+    } else {
+        let row = series.iter().find(|x| x["label"] == "handoff").unwrap();
+        assert!(row["points"][0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("two CPUs"));
+    }
+    assert_eq!(run["status"], "complete", "{}", run["error"]);
+}
+
+#[test]
+fn the_chase_finds_steps_near_the_caches_the_kernel_reports() {
+    let s = Scratch::new("sys-memory");
+    // Seven rounds: a median a busy machine does not move.
+    let o = s.toll(&[
+        "sys",
+        "--json",
+        "--only",
+        "memory",
+        "--memory-max",
+        "16Mi",
+        "--trials",
+        "7",
+        "--warmup-ms",
+        "20",
+        "--batch-ms",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let chase = &run["series"][0];
+    let levels: Vec<u64> = chase["attrs"]["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["fits"].as_u64().unwrap())
+        .collect();
+    let caches: Vec<u64> = chase["attrs"]["caches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["bytes"].as_u64().unwrap())
+        .filter(|&b| 2 * b <= 16 << 20)
+        .collect();
+    if caches.len() < 2 {
+        println!("skipped: the kernel reports fewer than two caches under 8 MiB: {caches:?}");
+        return;
+    }
+    // Each cache the chase outgrew has a step within a factor of 2.
+    let near = |c: u64| levels.iter().any(|&f| f * 2 >= c && f <= c * 2);
+    let found: Vec<u64> = caches.iter().copied().filter(|&c| near(c)).collect();
+    assert!(
+        found.len() >= 2,
+        "steps {levels:?} against the caches {caches:?}: {}",
+        chase["points"]
+    );
+}
+
+#[test]
+fn the_tables_print_every_crossing() {
+    let s = Scratch::new("sys-text");
+    let mut args = vec!["sys", "--only", "syscall,copy,handoff"];
+    args.extend_from_slice(QUICK_SYS);
+    let o = s.toll(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    for want in [
+        "getppid",
+        "vdso-clock",
+        "copy/memcpy",
+        "GB/s",
+        "stored (complete)",
+    ] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+    if allowed_cpus() >= 2 {
+        assert!(text.contains("one way: median"), "{text}");
+    }
+}
+
+#[test]
+fn bad_input_is_one_line_before_anything_is_measured() {
+    let s = Scratch::new("sys-bad");
+    assert_usage_errors(
+        &s,
+        &[
+            (
+                &["sys", "--only", "ctxsw"],
+                "unknown crossing `ctxsw`: the crossings are syscall",
+            ),
+            (&["sys", "--only", ","], "--only is empty"),
+            (
+                &["sys", "--cpus", "4096"],
+                "--cpus 4096: this process may run on CPUs",
+            ),
+            (&["sys", "--cpus", "x"], "--cpus `x` is not a CPU number"),
+            (&["sys", "--memory-max", "1Ki"], "the chase starts at 4 KiB"),
+            (&["sys", "--memory-max", "16384Gi"], "this machine has"),
+            (
+                &["sys", "--pages", "0"],
+                "pages per mapping are 1 to 1048576",
+            ),
+        ],
+    );
+}
