@@ -26,25 +26,17 @@ fn attr<'a>(s: &'a Series, k: &str) -> Option<&'a Value> {
 
 /// The one-point series: the figure, its interval, what one is.
 fn figures(run: &Run) -> Table {
-    let mut t = Table::new(&["crossing", "series", "ns per", "median", "95% CI", "how"]);
+    let mut t = Table::new(&["crossing", "series", "one is a", "median", "95% CI"]);
     for s in run.series.iter().filter(|s| s.points.len() == 1) {
         let crossing = attr(s, "crossing").and_then(Value::as_str).unwrap_or("");
         let per = attr(s, "per").and_then(Value::as_str).unwrap_or("op");
-        let how = attr(s, "probe").and_then(Value::as_str).unwrap_or("");
         let p = &s.points[0];
         let (median, ci) = match &p.summary {
             Some(sm) => (fmt_ns(sm.median), decided::median_interval(sm, fmt_ns)),
             None => ("–".into(), p.error.clone().unwrap_or_default()),
         };
         let name = s.label.split_once('/').map_or(s.label.as_str(), |x| x.1);
-        t.row(vec![
-            crossing.into(),
-            name.into(),
-            per.into(),
-            median,
-            ci,
-            how.into(),
-        ]);
+        t.row(vec![crossing.into(), name.into(), per.into(), median, ci]);
     }
     t
 }
@@ -182,7 +174,7 @@ pub fn render(run: &Run) -> String {
     let mut out = String::new();
     if run.series.iter().any(|s| s.points.len() == 1) {
         out.push_str(&figures(run).render());
-        out.push_str("median: per operation over the rounds, its 95% CI (order statistics)\n\n");
+        out.push_str("median: per operation over the rounds, its 95% CI (order statistics); how each is\nmeasured: `toll show` (each series' probe) and docs/guide/sys.md\n\n");
     }
     if let Some(t) = models(run) {
         out.push_str("t(n) = α + β·n, n pages per mapping (faults) or bytes per copy:\n");
