@@ -20,6 +20,7 @@ pub mod http;
 pub mod link;
 pub mod observer;
 pub mod placement;
+pub mod points;
 pub mod replicate;
 pub mod rpc;
 pub mod sizes;

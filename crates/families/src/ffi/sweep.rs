@@ -6,15 +6,16 @@
 use super::config::*;
 use crate::history::{self, Comparable};
 use crate::observer::Observer;
+use crate::points::{reason, stored, summary};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use toll_measure::env::OthersBusy;
 use toll_measure::fit::fit_series;
-use toll_measure::{rounds, Engine, Sample, Summary};
+use toll_measure::{rounds, Engine, Sample};
 use toll_peers::ffi::pattern_sum;
 use toll_peers::{Peer, PeerError};
-use toll_store::{Point, PointStatus, Store};
+use toll_store::{Point, Store};
 
 /// One series' sweep over the sizes, with the worker it talks to.
 pub(super) struct Sweep<'a> {
@@ -194,7 +195,7 @@ impl Sweep<'_> {
             .sizes
             .iter()
             .enumerate()
-            .map(|(i, &n)| stored(n, &samples[i], &failures[i]))
+            .map(|(i, &n)| stored(n, &samples[i], &failures[i], None))
             .collect();
         let mut batch: Vec<(Option<i64>, &Point)> =
             ids.iter().copied().zip(points.iter()).collect();
@@ -203,41 +204,6 @@ impl Sweep<'_> {
             *id = new;
         }
         Ok(())
-    }
-}
-
-/// ns per call over the trials, or None with none.
-fn summary(samples: &[Sample]) -> Option<Summary> {
-    (!samples.is_empty())
-        .then(|| Summary::of(&samples.iter().map(Sample::per_op_ns).collect::<Vec<_>>()))
-}
-
-fn reason(failure: &Option<String>) -> String {
-    failure
-        .clone()
-        .unwrap_or_else(|| "not measured: the run was interrupted".into())
-}
-
-/// A point as stored: its trials and summary, or failed with its reason
-/// (a point that failed after some trials keeps them).
-pub(super) fn stored(n: u64, samples: &[Sample], failure: &Option<String>) -> Point {
-    match summary(samples) {
-        Some(s) => Point {
-            n,
-            status: PointStatus::Ok,
-            error: None,
-            summary: Some(s),
-            samples: samples.to_vec(),
-            extra: None,
-        },
-        None => Point {
-            n,
-            status: PointStatus::Failed,
-            error: Some(reason(failure)),
-            summary: None,
-            samples: vec![],
-            extra: None,
-        },
     }
 }
 

@@ -9,13 +9,14 @@ use super::pairs;
 use super::probes::{self, Chase, CopyBuffers};
 use crate::history::{self, Comparable};
 use crate::observer::Observer;
+use crate::points::{reason, stored, summary};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use toll_measure::env::OthersBusy;
 use toll_measure::fit::fit_series;
-use toll_measure::{rounds, Engine, Sample, Summary};
-use toll_store::{Point, PointStatus, Store};
+use toll_measure::{rounds, Engine, Sample};
+use toll_store::{Point, Store};
 
 pub(super) struct Sweep<'a> {
     pub(super) cfg: &'a SysConfig,
@@ -269,7 +270,7 @@ impl Sweep<'_> {
             .ns
             .iter()
             .enumerate()
-            .map(|(i, &n)| stored(n, &samples[i], &failures[i], &sides[i]))
+            .map(|(i, &n)| stored_with(n, &samples[i], &failures[i], &sides[i]))
             .collect();
         let mut batch: Vec<(Option<i64>, &Point)> =
             ids.iter().copied().zip(points.iter()).collect();
@@ -281,38 +282,11 @@ impl Sweep<'_> {
     }
 }
 
-fn summary(samples: &[Sample]) -> Option<Summary> {
-    (!samples.is_empty())
-        .then(|| Summary::of(&samples.iter().map(Sample::per_op_ns).collect::<Vec<_>>()))
-}
-
-fn reason(failure: &Option<String>) -> String {
-    failure
-        .clone()
-        .unwrap_or_else(|| "not measured: the run was interrupted".into())
-}
-
-fn stored(n: u64, samples: &[Sample], failure: &Option<String>, side: &Side) -> Point {
+/// A point as stored, with the minor faults counted beside it (touch).
+fn stored_with(n: u64, samples: &[Sample], failure: &Option<String>, side: &Side) -> Point {
     let extra: Option<Value> = (side.pages > 0).then(|| {
         json!({"minor_faults": side.faults, "pages_touched": side.pages,
                "minor_faults_per_page": side.faults as f64 / side.pages as f64})
     });
-    match summary(samples) {
-        Some(s) => Point {
-            n,
-            status: PointStatus::Ok,
-            error: None,
-            summary: Some(s),
-            samples: samples.to_vec(),
-            extra,
-        },
-        None => Point {
-            n,
-            status: PointStatus::Failed,
-            error: Some(reason(failure)),
-            summary: None,
-            samples: vec![],
-            extra: None,
-        },
-    }
+    stored(n, samples, failure, extra)
 }
