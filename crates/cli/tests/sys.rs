@@ -160,6 +160,14 @@ fn the_tables_print_every_crossing() {
     if allowed_cpus() >= 2 {
         assert!(text.contains("one way: median"), "{text}");
     }
+    // The machine's platform is stored with the run and shown.
+    let o = s.toll(&["show", "last"]);
+    let shown = stdout(&o);
+    assert!(shown.contains("clock source"), "{shown}");
+    assert!(shown.contains("seccomp"), "{shown}");
+    if std::path::Path::new("/sys/devices/system/cpu/vulnerabilities").exists() {
+        assert!(shown.contains("mitigations"), "{shown}");
+    }
 }
 
 #[test]

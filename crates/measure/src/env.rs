@@ -46,6 +46,11 @@ pub struct Fingerprint {
     /// cores (None in runs stored before it existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wakeup: Option<crate::wakeup::WakeUp>,
+    /// SMT, microcode, boost, clock source, container, seccomp, each
+    /// mitigation and the kernel flags that change the figures (None in
+    /// runs stored before they were read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platform: Option<crate::platform::Platform>,
 }
 
 /// How long CPU use is sampled for `busy_fraction`: long enough to see a
@@ -103,6 +108,7 @@ impl Fingerprint {
             busiest: None,
             toolchains,
             wakeup: None,
+            platform: Some(crate::platform::Platform::capture()),
         };
         thread::sleep(BUSY_SAMPLE);
         let after = parse_stat_cpu(&read("/proc/stat"));

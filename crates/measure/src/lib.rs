@@ -39,6 +39,7 @@ pub mod mean_ci;
 pub mod median_ci;
 pub mod model;
 pub mod outliers;
+pub mod platform;
 pub mod predict;
 pub mod quantile;
 pub mod ratio;

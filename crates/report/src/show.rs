@@ -29,8 +29,15 @@ pub fn render_run(run: &Run) -> String {
         let _ = writeln!(s, "stopped: {e}");
     }
     let _ = writeln!(s, "\nmachine");
-    for (k, v) in machine_rows(&run.env) {
-        let _ = writeln!(s, "  {k:<11}{v}");
+    let machine = machine_rows(&run.env);
+    let width = machine
+        .iter()
+        .map(|(k, _)| k.chars().count() + 1)
+        .max()
+        .unwrap_or(11)
+        .max(11);
+    for (k, v) in machine {
+        let _ = writeln!(s, "  {k:<width$}{v}");
     }
     let _ = writeln!(s, "\nconfig");
     let replicate = run.family == "replicate";
@@ -114,6 +121,14 @@ pub fn render_run(run: &Run) -> String {
 /// The machine a run was measured on, as (what, value) rows: host, CPU,
 /// system, memory, load, the placement probe's wake-ups and each toolchain.
 pub fn machine_rows(e: &Fingerprint) -> Vec<(String, String)> {
+    let mut rows = machine_rows_before_platform(e);
+    if let Some(p) = &e.platform {
+        rows.extend(p.rows());
+    }
+    rows
+}
+
+fn machine_rows_before_platform(e: &Fingerprint) -> Vec<(String, String)> {
     let mut rows = vec![
         ("host".to_string(), e.hostname.clone()),
         (

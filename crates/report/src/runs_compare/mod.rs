@@ -387,6 +387,21 @@ fn machine_differences(a: &Run, b: &Run) -> Vec<Difference> {
         or(&eb.governor, "–"),
     );
     differ(&mut out, "kernel", ea.kernel.clone(), eb.kernel.clone());
+    // The platform (SMT, mitigations, container, …), where both runs say.
+    if let (Some(pa), Some(pb)) = (&ea.platform, &eb.platform) {
+        let (ra, rb) = (pa.rows(), pb.rows());
+        let mut keys: Vec<&String> = ra.iter().chain(&rb).map(|r| &r.0).collect();
+        keys.sort();
+        keys.dedup();
+        let of = |rows: &[(String, String)], k: &String| {
+            rows.iter()
+                .find(|r| &r.0 == k)
+                .map_or_else(|| "–".to_string(), |r| r.1.clone())
+        };
+        for k in keys {
+            differ(&mut out, k.clone(), of(&ra, k), of(&rb, k));
+        }
+    }
     differ(
         &mut out,
         "system",

@@ -179,6 +179,30 @@ fn placement_toolchains_and_one_sided_series_are_listed() {
 }
 
 #[test]
+fn a_platform_that_differs_is_named_with_the_machine() {
+    let mut a = run(1, "h", 1.0);
+    let mut b = run(2, "h", 1.0);
+    let p = toll_measure::platform::Platform {
+        mitigations: vec![("meltdown".into(), "Mitigation: PTI".into())],
+        ..Default::default()
+    };
+    a.env.platform = Some(p.clone());
+    b.env.platform = Some(toll_measure::platform::Platform {
+        mitigations: vec![("meltdown".into(), "Not affected".into())],
+        kernel_flags: vec!["mitigations=off".into()],
+        ..p
+    });
+    let c = RunComparison::of(&a, &b, rules(0.05)).unwrap();
+    let what: Vec<&str> = c.differences.iter().map(|d| d.what.as_str()).collect();
+    assert!(what.contains(&"mitigations"), "{what:?}");
+    assert!(what.contains(&"kernel flags"), "{what:?}");
+    // A run stored before the platform was read differs in nothing here.
+    b.env.platform = None;
+    let c = RunComparison::of(&a, &b, rules(0.05)).unwrap();
+    assert!(c.differences.iter().all(|d| d.what != "mitigations"));
+}
+
+#[test]
 fn runs_of_two_families_are_refused_with_the_fix() {
     let mut b = run(2, "h", 1.0);
     b.family = "spawn".into();
