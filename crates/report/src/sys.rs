@@ -143,11 +143,15 @@ fn staircase(run: &Run) -> Option<String> {
         .into_iter()
         .flatten()
         .map(|l| {
-            format!(
+            let level = format!(
                 "{} up to {}",
                 fmt_ns(l["ns"].as_f64().unwrap_or(f64::NAN)),
                 bytes(l["fits"].as_u64().unwrap_or(0))
-            )
+            );
+            match l["next"].as_u64() {
+                Some(next) => format!("{level} (slower from {})", bytes(next)),
+                None => level,
+            }
         })
         .collect();
     let _ = writeln!(out, "steps found: {}", steps.join("; "));

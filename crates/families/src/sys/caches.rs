@@ -51,58 +51,40 @@ fn size_bytes(text: &str) -> Option<u64> {
 }
 
 /// A step of the staircase: working sets up to `fits` bytes load in about
-/// `ns` each; the next size up is slower by more than [`STEP`].
+/// `ns` each; from `next` bytes (the next size measured) they are slower.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Level {
     /// The largest working set measured on this step.
     pub fits: u64,
+    /// The first working set measured above it (none for the top step):
+    /// the level's capacity lies between `fits` and `next`.
+    #[serde(default)]
+    pub next: Option<u64>,
     /// The median time per load over the step's sizes, ns.
     pub ns: f64,
 }
 
-/// A step up: a size whose load takes this much longer than the size
-/// below it's.
+/// A step up: a level at least this many times the one below it.
 pub const STEP: f64 = 1.5;
 
-/// The steps of `(bytes, ns per load)` in increasing size: a new step
-/// starts at a size whose load takes more than [`STEP`] × the size below
-/// it's (a slow creep within a level, as the TLB gives, is not a step). A
-/// step of one size between two others is a point on the climb from one
-/// level to the next, not a level.
-pub fn levels(points: &[(u64, f64)]) -> Vec<Level> {
-    let mut raw: Vec<(u64, Vec<f64>)> = Vec::new();
-    let mut below: Option<f64> = None;
-    for &(bytes, ns) in points {
-        match raw.last_mut() {
-            Some((fits, step)) if below.is_some_and(|b| ns <= b * STEP) => {
-                *fits = bytes;
-                step.push(ns);
-            }
-            _ => raw.push((bytes, vec![ns])),
-        }
-        below = Some(ns);
-    }
-    let k = raw.len();
-    raw.into_iter()
-        .enumerate()
-        .filter(|(i, (_, step))| !(step.len() == 1 && *i > 0 && *i + 1 < k))
-        .map(|(_, (fits, mut step))| Level {
-            fits,
-            ns: median(&mut step),
+/// The steps of `(bytes, ns per load of each round)`: the staircase model
+/// ([`toll_measure::fit::steps`]) — the least squares partition into flat
+/// levels with the most levels whose every step is at least [`STEP`] and
+/// clear of the rounds' scatter. A slow creep within a level, as the TLB
+/// gives, is not a step; a climb spread over several sizes is one.
+pub fn levels(points: &[(u64, Vec<f64>)]) -> Vec<Level> {
+    let input: Vec<(f64, Vec<f64>)> = points
+        .iter()
+        .map(|(b, xs)| (*b as f64, xs.clone()))
+        .collect();
+    toll_measure::fit::steps(&input, STEP)
+        .into_iter()
+        .map(|s| Level {
+            fits: s.fits as u64,
+            next: s.next.map(|n| n as u64),
+            ns: s.level,
         })
         .collect()
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n == 0 {
-        f64::NAN
-    } else if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
 }
 
 /// The working sets a chase measures: powers of two from 4 KiB to `top`.
@@ -144,9 +126,14 @@ mod tests {
             (k(8192), 38.0),
             (k(16384), 40.0),
         ];
+        let pts: Vec<(u64, Vec<f64>)> = pts
+            .iter()
+            .map(|&(b, ns)| (b, vec![ns * 0.99, ns, ns * 1.01]))
+            .collect();
         let l = levels(&pts);
         let fits: Vec<u64> = l.iter().map(|l| l.fits).collect();
         assert_eq!(fits, [k(32), k(2048), k(16384)], "{l:?}");
         assert!((l[0].ns - 1.25).abs() < 1e-9);
+        assert_eq!(l[0].next, Some(k(64)));
     }
 }

@@ -162,9 +162,11 @@ impl Sweep<'_> {
             }
         }
         let levels = matches!(plan.probe, Probe::Memory).then(|| {
-            let pts: Vec<(u64, f64)> = points
+            let pts: Vec<(u64, Vec<f64>)> = points
                 .iter()
-                .filter_map(|p| Some((p.n, p.result.as_ref().ok()?.median)))
+                .zip(&samples)
+                .filter(|(p, _)| p.result.is_ok())
+                .map(|(p, s)| (p.n, s.iter().map(Sample::per_op_ns).collect()))
                 .collect();
             caches::levels(&pts)
         });

@@ -15,7 +15,8 @@
 //! (the estimators), `resample` (the round bootstrap), `variance`,
 //! `interval` (an estimate's CI from its resamples), `check` (the small
 //! end and lack of fit), `piecewise` (the two-segment model), `choice`
-//! (the model each resample chooses) and `knee` (the knee rule). What a
+//! (the model each resample chooses), `knee` (the knee rule) and `steps`
+//! (a staircase's levels, for the memory chase). What a
 //! fitted series holds is the crate's `series` module, below this one and the
 //! modules that widen and decide it. This module is the orchestrator:
 //! [`fit_series`] runs them in order over one series.
@@ -27,6 +28,7 @@ mod knee;
 mod line;
 mod piecewise;
 mod resample;
+mod steps;
 mod variance;
 
 pub use crate::series::{Fit, FitMethod, SeriesFit};
@@ -34,6 +36,7 @@ pub use choice::SPLIT_CHOICE;
 pub use interval::t_quantile_95;
 pub use knee::{cost_knee, is_nonlinear, KNEE_P, NONLINEAR_MIN_POINTS};
 pub use resample::{resamples_for, FIT_RESAMPLES};
+pub use steps::{steps, Step};
 
 use check::model_check;
 use interval::ci;
