@@ -5,7 +5,7 @@
 //! as on one machine.
 
 use super::db;
-use super::http::{config, draw, plot_target, print_run, stop_flag, warn_lag};
+use super::http_load::{config, draw, plot_target, print_run, stop_flag, warn_lag};
 use crate::args::{AgentArgs, HttpArgs};
 use crate::usage::usage;
 use anyhow::Context;

@@ -7,8 +7,8 @@
 //! --remote` loads once.
 
 use super::db;
-use super::http::{config, draw, plot_target, print_run, stop_flag};
 use super::http_agents;
+use super::http_load::{config, draw, plot_target, print_run, stop_flag};
 use crate::args::CompareArgs;
 use crate::usage::usage;
 use indicatif::{ProgressBar, ProgressStyle};

@@ -12,6 +12,7 @@ pub mod file;
 pub mod http;
 pub mod http_agents;
 pub mod http_compare;
+pub mod http_load;
 pub mod manual;
 pub mod plot;
 pub mod predict;

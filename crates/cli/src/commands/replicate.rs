@@ -79,7 +79,7 @@ pub fn run(a: ReplicateArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::R
         return Ok(ExitCode::SUCCESS);
     }
     let store = db::open(db_path)?;
-    let stop = super::http::stop_flag();
+    let stop = super::http_load::stop_flag();
     let scratch = toll_peers::scratch::path("replicate")?;
     std::fs::create_dir_all(&scratch)?;
     let mut spinner = Spinner::new();
