@@ -751,3 +751,57 @@ fn drain(mut c: TcpStream) {
     let mut buf = [0u8; 4096];
     while matches!(c.read(&mut buf), Ok(n) if n > 0) {}
 }
+
+#[test]
+fn a_busy_machine_is_named_before_the_load() {
+    let port = serve(|c| {
+        let mut r = BufReader::new(c.try_clone().unwrap());
+        let mut c = c;
+        while read_request(&mut r) {
+            if c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                .is_err()
+            {
+                return;
+            }
+        }
+    });
+    // A spinning thread per CPU in this process (another process to toll),
+    // each stopping by itself within 30 s.
+    let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let burners: Vec<_> = (0..cpus)
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let end = std::time::Instant::now() + Duration::from_secs(30);
+                while !stop.load(std::sync::atomic::Ordering::Relaxed)
+                    && std::time::Instant::now() < end
+                {
+                    std::hint::spin_loop();
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let s = Scratch::new("http-busy");
+    let o = s.toll(&[
+        "http",
+        "-n",
+        "20",
+        "-k",
+        &format!("http://127.0.0.1:{port}/"),
+    ]);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for b in burners {
+        let _ = b.join();
+    }
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr_joined(&o);
+    assert!(err.contains("warning: machine is busy"), "{err}");
+    let run = export_json(&s, "last");
+    assert!(
+        run["env"]["busy_fraction"].as_f64().unwrap() > 0.25,
+        "{}",
+        run["env"]
+    );
+}

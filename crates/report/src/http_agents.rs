@@ -50,6 +50,11 @@ pub struct AgentRow {
 
 /// The agents' table, and a line for each agent lost (`lost`: its why).
 pub fn render(rows: &[AgentRow], lost: &[String]) -> String {
+    render_to(rows, lost, crate::table::width())
+}
+
+/// [`render`], the table fitted to `limit` columns.
+pub fn render_to(rows: &[AgentRow], lost: &[String], limit: usize) -> String {
     let mut t = Table::new(&[
         "agent",
         "host",
@@ -59,31 +64,38 @@ pub fn render(rows: &[AgentRow], lost: &[String]) -> String {
         "p99 ms",
         "errors",
         "CPU s",
-        "clock offset",
+        "clock offset ms",
+        "± ms",
     ]);
     let mut aligned = !rows.is_empty();
     for r in rows {
-        t.row(vec![
-            r.agent.clone(),
+        // Saturation marks the agent's words, which wrap, not its CPU
+        // seconds, a number that does not.
+        let mut cells = vec![
+            if r.saturated {
+                format!("{} (saturated)", r.agent)
+            } else {
+                r.agent.clone()
+            },
             r.host.clone(),
             r.requests.to_string(),
             format!("{:.0}", r.requests_per_second),
             format!("{:.3}", r.p50_ms),
             format!("{:.3}", r.p99_ms),
             r.errors.to_string(),
-            if r.saturated {
-                format!("{:.2} saturated", r.cpu_s)
-            } else {
-                format!("{:.2}", r.cpu_s)
-            },
-            match (r.clock_offset_ms, r.clock_uncertainty_ms) {
-                (Some(o), Some(u)) => format!("{o:+.3} ± {u:.3} ms"),
-                _ => {
-                    aligned = false;
-                    "-".into()
-                }
-            },
-        ]);
+            format!("{:.2}", r.cpu_s),
+        ];
+        // The offset and its uncertainty as two numbers: a number never
+        // wraps, so a narrow terminal cannot split one across lines that
+        // read as another row.
+        match (r.clock_offset_ms, r.clock_uncertainty_ms) {
+            (Some(o), Some(u)) => cells.extend([format!("{o:+.3}"), format!("{u:.3}")]),
+            _ => {
+                aligned = false;
+                cells.extend(["-".to_string(), "-".to_string()]);
+            }
+        }
+        t.row(cells);
     }
     let start = if aligned {
         "started together at a scheduled instant"
@@ -94,7 +106,7 @@ pub fn render(rows: &[AgentRow], lost: &[String]) -> String {
         "Load agents:            {} (histograms added exactly; {start})\n",
         rows.len()
     );
-    out.push_str(&t.render());
+    out.push_str(&t.render_to(limit));
     for r in rows.iter().filter(|r| r.saturated) {
         let wall = r.wall_ns as f64 / 1e9;
         out.push_str(&format!(
@@ -115,6 +127,43 @@ pub fn render(rows: &[AgentRow], lost: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_narrow_terminal_wraps_only_the_agents_words() {
+        let row = AgentRow {
+            agent: "ip netns exec toll-test-agent-a /usr/local/bin/toll agent --threads 1".into(),
+            host: "agent-a.example".into(),
+            connections: 2,
+            requests: 123_456,
+            requests_per_second: 61_728.0,
+            p50_ms: 0.2,
+            p99_ms: 1.5,
+            errors: 0,
+            cpu_s: 1.91,
+            wall_ns: 2_000_000_000,
+            bytes: 1,
+            clock_offset_ms: Some(0.0004),
+            clock_uncertainty_ms: Some(0.005),
+            threads: 1,
+            saturated: true,
+            histogram_v2: String::new(),
+            histogram_uncorrected_v2: None,
+        };
+        let text = render_to(&[row.clone(), row], &[], 100);
+        let table: Vec<&str> = text
+            .lines()
+            .skip(1)
+            .take_while(|l| !l.starts_with("warning:"))
+            .collect();
+        assert!(table.iter().all(|l| l.chars().count() <= 100), "{text}");
+        // Every number of a row is on its first line: each row's offset,
+        // uncertainty and request count appear together, once a row.
+        let firsts: Vec<&&str> = table.iter().filter(|l| l.contains("123456")).collect();
+        assert_eq!(firsts.len(), 2, "{text}");
+        for l in firsts {
+            assert!(l.contains("+0.000") && l.contains("0.005"), "{l}\n{text}");
+        }
+    }
 
     #[test]
     fn one_row_per_agent_and_a_line_per_lost_one() {
@@ -144,7 +193,7 @@ mod tests {
         assert_eq!(text.matches("toll agent").count(), 2, "{text}");
         assert!(text.contains("lost: the far end `x` exited"), "{text}");
         assert!(text.contains("0.200") && text.contains("1.500"), "{text}");
-        assert!(text.contains("-0.012 ± 0.031 ms"), "{text}");
+        assert!(text.contains("-0.012") && text.contains("0.031"), "{text}");
         assert!(text.contains("started together"), "{text}");
         // A row stored before offsets were measured still reads, as such.
         let mut old = serde_json::to_value(&row).unwrap();
@@ -160,8 +209,11 @@ mod tests {
             saturated: true,
             ..row
         };
-        let text = render(&[busy], &[]);
-        assert!(text.contains("0.19 saturated"), "the row marks it: {text}");
+        let text = render_to(&[busy], &[], usize::MAX);
+        assert!(
+            text.contains("ssh b toll agent (saturated)") && text.contains("0.19"),
+            "the row marks it: {text}"
+        );
         let warning: Vec<&str> = text.lines().filter(|l| l.starts_with("warning:")).collect();
         assert_eq!(warning.len(), 1, "{text}");
         assert!(

@@ -60,6 +60,11 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
     }
     http::preflight(&mut cfg)?;
     let store = db::open(db_path)?;
+    // The machine before the load: a server of its own on it is idle now.
+    let env = toll_measure::Fingerprint::capture(vec![]);
+    if let Some(w) = env.busy_warning() {
+        crate::tell!("warning: {w}");
+    }
     let stop = stop_flag();
     let bar = ProgressBar::new_spinner();
     bar.set_style(
@@ -76,7 +81,7 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
     bar.finish_and_clear();
     let outcome = outcome?;
     let report = http::report(&cfg, &outcome);
-    let run_id = http::store_run(&store, &cfg, &outcome, &report)?;
+    let run_id = http::store_run(&store, &cfg, &outcome, &report, Some(env))?;
     let title = format!(
         "This is toll http {}, benchmarking {}",
         env!("CARGO_PKG_VERSION"),

@@ -114,6 +114,10 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         threads: a.load.threads,
         raw: a.agents.raw_latencies.is_some(),
     };
+    let env = toll_measure::Fingerprint::capture(vec![]);
+    if let Some(w) = env.busy_warning() {
+        crate::tell!("warning: {w}");
+    }
     let stop = stop_flag();
     let bar = ProgressBar::new_spinner();
     bar.set_style(
@@ -141,7 +145,8 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
     // Opened only now: agents that fail leave no database behind.
     let store = db::open(db_path)?;
     let report = http::report(&cfg, &out.outcome);
-    let added = record::added(&launchers, min_agents, &out);
+    let mut added = record::added(&launchers, min_agents, &out);
+    added.env = Some(env);
     let run_id = http::store_run_with(&store, &cfg, &out.outcome, &report, &added)?;
     let title = format!(
         "This is toll http {}, benchmarking {} from {} load agent(s)",

@@ -329,8 +329,13 @@ pub fn store_run(
     cfg: &HttpConfig,
     out: &LoadOutcome,
     rep: &HttpReport,
+    env: Option<Fingerprint>,
 ) -> Result<i64, HttpError> {
-    store_run_with(store, cfg, out, rep, &Added::default())
+    let added = Added {
+        env,
+        ..Added::default()
+    };
+    store_run_with(store, cfg, out, rep, &added)
 }
 
 /// Where a stored run's latencies end, as the series says it: at the
@@ -356,6 +361,9 @@ pub struct Added {
     pub config: serde_json::Map<String, serde_json::Value>,
     pub extra: serde_json::Map<String, serde_json::Value>,
     pub partial: Option<String>,
+    /// The machine as it was before the load (and whether others kept it
+    /// busy then); None: taken when the run is stored.
+    pub env: Option<Fingerprint>,
 }
 
 /// [`store_run`], with what `added` adds.
@@ -366,7 +374,10 @@ pub fn store_run_with(
     rep: &HttpReport,
     added: &Added,
 ) -> Result<i64, HttpError> {
-    let env = Fingerprint::capture(vec![]);
+    let env = added
+        .env
+        .clone()
+        .unwrap_or_else(|| Fingerprint::capture(vec![]));
     let mut config = json!({
             "url": cfg.target.url, "method": cfg.spec.method(), "concurrency": cfg.concurrency,
             "requests": cfg.requests, "time_limit_ns": cfg.time_limit.map(ns),

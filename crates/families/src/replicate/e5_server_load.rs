@@ -113,7 +113,7 @@ pub fn load(
         }
         let measured = http::load(&cfg, ctx.stop, &mut |_, _| {}).and_then(|o| {
             let rep = http::report(&cfg, &o);
-            let id = http::store_run(ctx.store, &cfg, &o, &rep)?;
+            let id = http::store_run(ctx.store, &cfg, &o, &rep, None)?;
             Ok((o, rep, id))
         });
         match measured {
