@@ -2,7 +2,8 @@
 //! reason stated), the minor faults counted while pages were touched equal
 //! the pages touched, the handoff matrix has one cell per ordered pair of
 //! allowed CPUs, the memory chase finds steps near the cache sizes the
-//! kernel reports, and bad input is one line before anything is measured.
+//! kernel reports, `--plot` draws the dots, the matrix and the staircase,
+//! and bad input is one line before anything is measured.
 //! Nothing here asserts a time a busy machine can blur.
 
 mod common;
@@ -168,6 +169,64 @@ fn the_tables_print_every_crossing() {
     if std::path::Path::new("/sys/devices/system/cpu/vulnerabilities").exists() {
         assert!(shown.contains("mitigations"), "{shown}");
     }
+}
+
+/// Whether every element of `svg` that opens closes, in order: an XML
+/// reader's first check, without one.
+fn balanced(svg: &str) -> Result<(), String> {
+    let mut open: Vec<&str> = Vec::new();
+    for tag in svg.split('<').skip(1) {
+        let tag = tag.split('>').next().ok_or("a tag without its end")?;
+        if tag.starts_with('?') || tag.starts_with('!') || tag.ends_with('/') {
+            continue;
+        }
+        let name = tag
+            .trim_start_matches('/')
+            .split_whitespace()
+            .next()
+            .unwrap_or("");
+        if tag.starts_with('/') {
+            match open.pop() {
+                Some(o) if o == name => {}
+                o => return Err(format!("</{name}> closes {o:?}")),
+            }
+        } else {
+            open.push(name);
+        }
+    }
+    match open.is_empty() {
+        true => Ok(()),
+        false => Err(format!("left open: {open:?}")),
+    }
+}
+
+#[test]
+fn the_plot_has_the_dots_the_matrix_and_the_staircase() {
+    let s = Scratch::new("sys-plot");
+    let plot = s.0.join("x.svg");
+    let mut args = vec!["sys", "--only", "handoff,memory,syscall"];
+    args.extend_from_slice(QUICK_SYS);
+    args.extend(["--memory-max", "256Ki", "--plot", plot.to_str().unwrap()]);
+    let o = s.toll(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("plot written to"), "{}", stderr(&o));
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    balanced(&svg).unwrap();
+    assert!(svg.contains("<svg class=\"dots\""), "no dots");
+    assert!(svg.contains("<svg class=\"staircase\""), "no staircase");
+    assert!(svg.contains("getppid (per call)") && svg.contains("working set"));
+    // Nothing fitted was asked for: no t(n).
+    assert!(!svg.contains("<svg class=\"lines\""));
+    if allowed_cpus() >= 2 {
+        assert!(svg.contains("<svg class=\"heatmap\""), "no heat map");
+    } else {
+        assert!(svg.contains("handoff: not measured"));
+    }
+    // The page of `toll report` has the same picture.
+    let o = s.toll(&["report", "last"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("<svg class=\"staircase\""));
 }
 
 #[test]

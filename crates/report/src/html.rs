@@ -11,7 +11,7 @@
 
 use crate::family_reports::family_reports;
 use crate::models::{legend, models_table};
-use crate::plot::{is_load, Chart, FfiCharts, LoadCharts, Scale};
+use crate::plot::{is_load, Chart, FfiCharts, LoadCharts, Scale, SysCharts};
 use crate::replicate_page;
 use crate::show::{config_row, fit_lines, is_table_key, machine_rows, points_table};
 use crate::table::Table;
@@ -222,6 +222,8 @@ pub fn run_section(h: &mut String, run: &Run, scale: Scale) {
     let chart = Chart::for_run(run);
     if let Some(charts) = FfiCharts::for_run(run) {
         ffi_figure(h, &charts, scale);
+    } else if let Some(charts) = SysCharts::for_run(run) {
+        figure(h, charts.svg(scale), &escape(&charts.caption()));
     } else if chart.has_lines() {
         match chart.svg(scale) {
             Ok(svg) => {
@@ -298,16 +300,24 @@ pub fn run_section(h: &mut String, run: &Run, scale: Scale) {
 
 /// `toll ffi`'s picture: α per binding as dots, above the t(n) lines.
 fn ffi_figure(h: &mut String, charts: &FfiCharts, scale: Scale) {
-    match charts.svg(scale) {
+    let words = format!(
+        "Above: each binding's α (the crossing) with its 95% CI on a log axis, and with <code>--vs-link</code> each runtime's round trip over its cheapest link; below: each binding's medians with their CIs and its fitted t(n).{}",
+        charts
+            .lines
+            .panels_note()
+            .map(|n| format!(" {}", escape(&n)))
+            .unwrap_or_default()
+    );
+    figure(h, charts.svg(scale), &words);
+}
+
+/// A family's picture with its caption (HTML), or why there is none.
+fn figure(h: &mut String, svg: Result<String, crate::plot::PlotError>, caption: &str) {
+    match svg {
         Ok(svg) => {
             let _ = write!(
                 h,
-                "<figure>\n{svg}\n<figcaption>Above: each binding's α (the crossing) with its 95% CI on a log axis, and with <code>--vs-link</code> each runtime's round trip over its cheapest link; below: each binding's medians with their CIs and its fitted t(n).{}</figcaption>\n</figure>\n",
-                charts
-                    .lines
-                    .panels_note()
-                    .map(|n| format!(" {}", escape(&n)))
-                    .unwrap_or_default()
+                "<figure>\n{svg}\n<figcaption>{caption}</figcaption>\n</figure>\n"
             );
         }
         Err(e) => {

@@ -15,7 +15,9 @@ use toll_measure::predict::{predict, Model, Prediction, CI_METHOD};
 use toll_store::{PointStatus, Run, RunStatus, Series};
 
 /// The families whose series carry a t(n) fit.
-pub const FITTED_FAMILIES: &[&str] = &["transfer", "spawn", "ring", "exec", "file", "rpc", "ffi"];
+pub const FITTED_FAMILIES: &[&str] = &[
+    "transfer", "spawn", "ring", "exec", "file", "rpc", "ffi", "sys",
+];
 
 /// What picks a series: its label and/or attributes.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -69,9 +71,23 @@ pub enum PickError {
         flags: String,
         labels: String,
     },
-    /// It matches, but has no fit.
-    #[error("series {label} of run {id} has no t(n) model (fewer than two sizes measured): measure it at two sizes or more")]
-    NoFit { id: i64, label: String },
+    /// It matches, but has no fit: too few sizes, or a series its family
+    /// does not fit (`toll sys`'s one-point figures and its chase).
+    #[error("series {label} of run {id} has no t(n) model ({})", no_fit_why(*.sizes))]
+    NoFit {
+        id: i64,
+        label: String,
+        /// Sizes measured.
+        sizes: usize,
+    },
+}
+
+/// Why a series has no model, from the sizes it measured.
+fn no_fit_why(sizes: usize) -> &'static str {
+    match sizes {
+        0 | 1 => "fewer than two sizes measured: measure it at two sizes or more",
+        _ => "its family fits no line to it: `toll show` has its points",
+    }
 }
 
 /// The one series of `run` that `sel` picks, with a fit.
@@ -99,6 +115,11 @@ pub fn pick<'r>(run: &'r Run, family: &str, sel: &Selector) -> Result<&'r Series
         [one] if one.fit.is_none() => Err(PickError::NoFit {
             id: run.id,
             label: one.label.clone(),
+            sizes: one
+                .points
+                .iter()
+                .filter(|p| p.status == PointStatus::Ok)
+                .count(),
         }),
         [one] => Ok(one),
         many => Err(PickError::Ambiguous {
@@ -148,6 +169,7 @@ fn meaning(family: &str, s: &Series) -> String {
             attr("runtime"),
             attr("binding")
         ),
+        "sys" => attr("probe").to_string(),
         "exec" => match s.attrs.get("parameter").and_then(|v| v.as_str()) {
             Some(p) => format!("one run of the command with {p} = n"),
             None => "one run of the command".into(),

@@ -174,10 +174,13 @@ fn a_selector_that_picks_none_or_many_says_which_there_are() {
         e.to_string(),
         "run 7 has no series matching --peer java; its series: rust/pipe, rust/tcp, c/pipe"
     );
-    assert!(matches!(
-        pick(&r, "transfer", &sel(&[("--peer", "peer", "c")])),
-        Err(PickError::NoFit { .. })
-    ));
+    let e = pick(&r, "transfer", &sel(&[("--peer", "peer", "c")])).unwrap_err();
+    assert!(matches!(e, PickError::NoFit { sizes: 3, .. }), "{e:?}");
+    // Sizes enough, yet no line: its family fits none (`toll sys`'s chase).
+    assert!(
+        e.to_string().contains("its family fits no line to it"),
+        "{e}"
+    );
     let e = pick(&r, "spawn", &Selector::default()).unwrap_err();
     assert!(
         e.to_string()

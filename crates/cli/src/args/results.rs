@@ -178,7 +178,7 @@ pub struct RunCompareArgs {
 
 #[derive(Debug, Args)]
 pub struct PredictArgs {
-    /// The family: transfer, spawn, ring, exec, file or rpc.
+    /// The family: transfer, spawn, ring, exec, file, rpc, ffi or sys.
     pub family: String,
     /// The n to predict t(n) at (items, units, bytes, iterations: the family's n), e.g. 100000 or 100k.
     #[arg(short = 'n', value_name = "N", allow_hyphen_values = true, value_parser = checked(one_n))]

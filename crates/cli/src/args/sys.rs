@@ -43,7 +43,9 @@ pub struct SysArgs {
     /// Print the stored run as JSON on stdout instead of the tables.
     #[arg(long)]
     pub json: bool,
-    /// Draw the fitted series (faults, memcpy) as t(n) lines to an SVG file.
+    /// Draw the run to an SVG file: each figure as a dot with its CI, the
+    /// handoff matrix as a heat map, the memory staircase with the cache
+    /// sizes marked, the fitted series (faults, memcpy) as t(n).
     #[arg(long, value_name = "FILE.svg", value_parser = crate::parsers::svg_file())]
     pub plot: Option<PathBuf>,
 }

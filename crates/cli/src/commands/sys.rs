@@ -13,6 +13,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 use toll_families::sys::{self, Crossing, SysConfig};
 use toll_measure::EngineConfig;
+use toll_report::plot::{Scale, SysCharts};
 use toll_store::RunStatus;
 
 /// `toll sys`.
@@ -62,8 +63,7 @@ pub fn run(args: SysArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<Ex
         _ => drop(out),
     }
     if let Some(path) = &args.plot {
-        let chart = toll_report::plot::Chart::for_run(&run);
-        super::plot::draw(path, chart, "log")?;
+        draw(&run, path)?;
     }
     match outcome.status {
         RunStatus::Partial if crate::stop::stopped() => {
@@ -82,6 +82,17 @@ pub fn run(args: SysArgs, db: Option<&Path>, dry_run: bool) -> anyhow::Result<Ex
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+/// `--plot`: the figures as dots, the handoff matrix, the memory staircase
+/// and the fitted t(n), one SVG; what the run lacks is left out.
+fn draw(run: &toll_store::Run, path: &Path) -> anyhow::Result<()> {
+    let charts = SysCharts::for_run(run).expect("a sys run");
+    charts
+        .write(path, Scale::Log)
+        .map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", path.display()))?;
+    crate::tell!("plot written to {}", path.display());
+    Ok(())
 }
 
 fn config(a: &SysArgs) -> anyhow::Result<SysConfig> {

@@ -32,20 +32,34 @@ fn nested(part: &str, (x, y): (u32, u32), attrs: &str) -> String {
 
 /// SVG documents one above the other, as one document.
 pub(super) fn stack(parts: &[String]) -> Result<String, PlotError> {
-    let size = |s: &String| {
+    let plain: Vec<(&str, &str)> = parts.iter().map(|p| (p.as_str(), "")).collect();
+    stack_marked(&plain)
+}
+
+/// The same, each `(part, class)`'s root marked `class="{class}"` where
+/// the class is not empty, so a reader (or a test) finds each part.
+pub(super) fn stack_marked(parts: &[(&str, &str)]) -> Result<String, PlotError> {
+    let size = |s: &str| {
         root_attr(s, "width")
             .zip(root_attr(s, "height"))
             .ok_or_else(|| PlotError("a picture without its size".into()))
     };
-    let sizes = parts.iter().map(size).collect::<Result<Vec<_>, _>>()?;
+    let sizes = parts
+        .iter()
+        .map(|(p, _)| size(p))
+        .collect::<Result<Vec<_>, _>>()?;
     let width = sizes.iter().map(|s| s.0).max().unwrap_or(0);
     let height: u32 = sizes.iter().map(|s| s.1).sum();
     let mut out = format!(
         "<svg width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\">\n"
     );
     let mut y = 0;
-    for (p, (_, h)) in parts.iter().zip(&sizes) {
-        out.push_str(&nested(p, (0, y), ""));
+    for ((p, class), (_, h)) in parts.iter().zip(&sizes) {
+        let attrs = match *class {
+            "" => String::new(),
+            c => format!(" class=\"{c}\""),
+        };
+        out.push_str(&nested(p, (0, y), &attrs));
         y += h;
     }
     out.push_str("</svg>\n");

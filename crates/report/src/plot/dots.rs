@@ -41,6 +41,13 @@ pub struct DotChart {
     /// The legend's word for the hollow marks (`original (2007)`).
     pub original_label: String,
     pub groups: Vec<DotGroup>,
+    /// One axis under every group, with these words, drawn below the last
+    /// (`toll sys`: every crossing in ns, so a system call and a wake-up
+    /// read as a distance); None gives each group an axis of its own.
+    pub shared_axis: Option<String>,
+    /// Tick labels as times from ns (`100 ns`, `1 µs`, `1 ms`) rather than
+    /// bare numbers.
+    pub ticks_ns: bool,
 }
 
 const WIDTH: u32 = 1000;
@@ -48,6 +55,8 @@ const LABEL_W: u32 = 400;
 const ROW_H: u32 = 24;
 const GROUP_HEAD: u32 = 30;
 const AXIS_H: u32 = 46;
+/// Below a group whose axis is the next one's: room for the ticks only.
+const SHARED_GAP: u32 = 8;
 const TOP: u32 = 70;
 /// Characters of a row label that fit its column at the label font.
 const LABEL_CHARS: usize = 54;
@@ -74,7 +83,17 @@ impl DotChart {
             title: title.into(),
             original_label: original_label.into(),
             groups,
+            shared_axis: None,
+            ticks_ns: false,
         }
+    }
+
+    /// The same chart with one axis of times in ns under every group,
+    /// named `words`.
+    pub fn on_one_ns_axis(mut self, words: impl Into<String>) -> DotChart {
+        self.shared_axis = Some(words.into());
+        self.ticks_ns = true;
+        self
     }
 
     /// Whether any row has a mark to draw (a figure above 0).
@@ -167,12 +186,34 @@ fn axis_values(g: &DotGroup) -> Vec<f64> {
     v
 }
 
+/// A time in ns as a tick reads: `500 ns`, `2 µs`, `1 ms`, `1 s`.
+pub fn time_label(ns: f64) -> String {
+    let (v, unit) = match ns.abs() {
+        a if a >= 1e9 => (ns / 1e9, "s"),
+        a if a >= 1e6 => (ns / 1e6, "ms"),
+        a if a >= 1e3 => (ns / 1e3, "µs"),
+        _ => (ns, "ns"),
+    };
+    format!("{} {unit}", super::axis::round_label(v))
+}
+
 fn draw(out: &mut String, chart: &DotChart) -> Result<(), PlotError> {
+    let last = chart.groups.len().saturating_sub(1);
+    // Each group's own axis area: under the last alone when they share one.
+    let axis_h = |i: usize| match chart.shared_axis {
+        Some(_) if i < last => SHARED_GAP,
+        _ => AXIS_H,
+    };
     let heights: Vec<u32> = chart
         .groups
         .iter()
-        .map(|g| GROUP_HEAD + ROW_H * g.rows.len() as u32 + AXIS_H)
+        .enumerate()
+        .map(|(i, g)| GROUP_HEAD + ROW_H * g.rows.len() as u32 + axis_h(i))
         .collect();
+    let shared = chart.shared_axis.as_ref().map(|_| {
+        let all: Vec<f64> = chart.groups.iter().flat_map(axis_values).collect();
+        Axis::new(&all, true)
+    });
     let height = TOP + heights.iter().sum::<u32>() + 10;
     let root = SVGBackend::with_string(out, (WIDTH, height)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
@@ -207,14 +248,27 @@ fn draw(out: &mut String, chart: &DotChart) -> Result<(), PlotError> {
         root.draw(&(EmptyElement::at((324, y)) + text(&chart.original_label, 15, ink, left)))
             .map_err(err)?;
     }
-    root.draw(&(EmptyElement::at((620, y)) + text("log axes, one per unit", 15, grey, left)))
+    let axes = match chart.shared_axis {
+        Some(_) => "one log axis for every row",
+        None => "log axes, one per unit",
+    };
+    root.draw(&(EmptyElement::at((620, y)) + text(axes, 15, grey, left)))
         .map_err(err)?;
 
     let mut top = TOP;
-    for (g, h) in chart.groups.iter().zip(&heights) {
+    for (i, (g, h)) in chart.groups.iter().zip(&heights).enumerate() {
         let area = root.clone().shrink((0, top), (WIDTH, *h));
         top += h;
-        let xa = Axis::new(&axis_values(g), true);
+        let xa = match &shared {
+            Some(a) => a.clone(),
+            None => Axis::new(&axis_values(g), true),
+        };
+        let desc = match &chart.shared_axis {
+            Some(words) if i == last => format!("{words}, log scale"),
+            Some(_) => String::new(),
+            None => format!("{}, log scale", g.unit),
+        };
+        let labelled = chart.shared_axis.is_none() || i == last;
         area.draw(
             &(EmptyElement::at((12, (GROUP_HEAD / 2) as i32 + 2)) + text(&g.unit, 16, grey, left)),
         )
@@ -225,16 +279,20 @@ fn draw(out: &mut String, chart: &DotChart) -> Result<(), PlotError> {
         let n = g.rows.len() as f64;
         let mut cc = ChartBuilder::on(&body)
             .margin_right(24)
-            .x_label_area_size(AXIS_H)
+            .x_label_area_size(axis_h(i))
             .y_label_area_size(LABEL_W)
             .build_cartesian_2d(Ticked(&xa), 0.0..n)
             .map_err(err)?;
-        let x_fmt = |t: &f64| xa.label(*t);
+        let x_fmt = |t: &f64| match (labelled, chart.ticks_ns) {
+            (false, _) => String::new(),
+            (true, true) => time_label(10f64.powf(*t)),
+            (true, false) => xa.label(*t),
+        };
         cc.configure_mesh()
             .disable_y_mesh()
             .y_labels(0)
             .x_label_formatter(&x_fmt)
-            .x_desc(format!("{}, log scale", g.unit))
+            .x_desc(desc)
             .axis_desc_style((FONT, 14))
             .label_style((FONT, 14))
             .bold_line_style(BLACK.mix(0.14))

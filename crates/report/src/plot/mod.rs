@@ -28,6 +28,9 @@
 //! - **Scaling** ([`scaling`]): a cost per unit against N on log–log axes,
 //!   a line per runtime (E2's spawn and ring); **servers** ([`servers`]):
 //!   requests per second per server with CIs (E5's comparison).
+//! - **`toll sys`** ([`sys`]): its figures as dots on one axis of time,
+//!   the core-to-core handoffs as a heat map ([`heatmap`]), the memory
+//!   staircase with the cache sizes marked ([`staircase`]).
 
 pub mod axis;
 mod canvas;
@@ -35,6 +38,7 @@ mod chart;
 mod compose;
 pub mod dots;
 pub mod ffi;
+pub mod heatmap;
 pub mod latency;
 mod lines;
 pub mod load;
@@ -43,7 +47,9 @@ pub mod rate;
 pub mod scaling;
 mod series;
 pub mod servers;
+pub mod staircase;
 mod style;
+pub mod sys;
 pub mod trend;
 
 pub use axis::{Axis, Scale};
@@ -55,6 +61,7 @@ pub use ffi::FfiCharts;
 pub use load::{is_load, LoadCharts};
 pub use series::{plot_series_from_run, Knee, Model, PlotPoint, PlotSeries};
 pub use style::PALETTE;
+pub use sys::SysCharts;
 
 use lines::{draw_series, Frame, Look};
 use plotters::prelude::*;

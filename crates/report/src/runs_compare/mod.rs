@@ -55,8 +55,15 @@ impl std::str::FromStr for FailOn {
 }
 
 /// Keys of series attributes that describe how a series went, not what it
-/// measured: they differ from run to run and are not differences.
-const VOLATILE_ATTRS: &[&str] = &["rounds", "others_busy", "busiest", "observed_last_cpu"];
+/// measured, or what it found (the steps `toll sys`'s chase found): they
+/// differ from run to run and are not differences.
+const VOLATILE_ATTRS: &[&str] = &[
+    "rounds",
+    "others_busy",
+    "busiest",
+    "observed_last_cpu",
+    "levels",
+];
 
 /// Config keys that are measured, not chosen (the clock's resolution, the
 /// shell's own cost): they differ from run to run.
