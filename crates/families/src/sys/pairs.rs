@@ -4,11 +4,14 @@
 //! cores. Each batch starts its second party pinned where it is asked,
 //! times `reps` round trips from a thread pinned on the first CPU, and
 //! ends the second party; a party that stops answering fails the batch
-//! after [`GIVE_UP`] instead of hanging.
+//! after [`GIVE_UP`] instead of hanging. The waits inside the timed loop
+//! carry no timeout (a timed wait arms a kernel timer every time, which
+//! the crossing does not need): the thread that started the batch watches
+//! it instead, and wakes a stuck party to give up.
 
 use nix::sched::{sched_setaffinity, CpuSet};
 use nix::unistd::Pid;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// The CPUs this process may run on, in order.
@@ -55,32 +58,85 @@ pub enum Wake {
     SignalProcess,
 }
 
-fn futex(word: &AtomicU32, op: libc::c_int, val: u32, timeout: Option<&libc::timespec>) {
-    // SAFETY: the word outlives the call; the timeout is null or valid.
+fn futex(word: &AtomicU32, op: libc::c_int, val: u32) {
+    // SAFETY: the word outlives the call; no timeout (a null pointer).
     unsafe {
         libc::syscall(
             libc::SYS_futex,
             word.as_ptr(),
             op | libc::FUTEX_PRIVATE_FLAG,
             val,
-            timeout.map_or(std::ptr::null(), |t| t as *const libc::timespec),
+            std::ptr::null::<libc::timespec>(),
         );
     }
 }
 
-/// Wait (in the kernel) while `word` holds `val`, a second at a time.
-fn wait_while(word: &AtomicU32, val: u32, started: Instant) -> Result<(), String> {
-    let second = libc::timespec {
-        tv_sec: 1,
-        tv_nsec: 0,
-    };
-    while word.load(Ordering::Acquire) == val {
-        futex(word, libc::FUTEX_WAIT, val, Some(&second));
-        if started.elapsed() > GIVE_UP {
-            return Err("the woken thread stopped answering".into());
+/// How often the starting thread looks at a batch's progress.
+const WATCH: Duration = Duration::from_millis(100);
+
+/// A batch watched by the thread that started it: the timing thread marks
+/// its progress and says when it is done; the watcher gives the batch up
+/// once the progress has not moved for [`GIVE_UP`].
+struct Watch {
+    progress: AtomicU64,
+    gave_up: AtomicBool,
+    done: AtomicBool,
+    watcher: std::thread::Thread,
+}
+
+impl Watch {
+    /// A watch by the calling thread.
+    fn new() -> Watch {
+        Watch {
+            progress: AtomicU64::new(0),
+            gave_up: AtomicBool::new(false),
+            done: AtomicBool::new(false),
+            watcher: std::thread::current(),
         }
     }
-    Ok(())
+
+    /// Round trip `i` is over (a plain store: nothing the loop waits on).
+    fn step(&self, i: u64) {
+        self.progress.store(i, Ordering::Relaxed);
+    }
+
+    fn given_up(&self) -> bool {
+        self.gave_up.load(Ordering::Acquire)
+    }
+
+    /// The timing thread is done: the watcher need not wait any longer.
+    fn done(&self) {
+        self.done.store(true, Ordering::Release);
+        self.watcher.unpark();
+    }
+
+    /// Until `timed` is done: look every [`WATCH`], and once the progress
+    /// has stood still for [`GIVE_UP`] give the batch up and call `nudge`
+    /// (again each look), which wakes the stuck parties.
+    fn wait<T>(&self, timed: &std::thread::ScopedJoinHandle<'_, T>, nudge: impl Fn()) {
+        let mut last = self.progress.load(Ordering::Relaxed);
+        let mut since = Instant::now();
+        while !self.done.load(Ordering::Acquire) && !timed.is_finished() {
+            std::thread::park_timeout(WATCH);
+            let now = self.progress.load(Ordering::Relaxed);
+            if now != last {
+                (last, since) = (now, Instant::now());
+            } else if since.elapsed() > GIVE_UP {
+                self.gave_up.store(true, Ordering::Release);
+                nudge();
+            }
+        }
+    }
+}
+
+/// The futex word's value once a batch is given up.
+const GAVE_UP: u32 = 3;
+
+/// Wait (in the kernel, without a timeout) while `word` holds `val`.
+fn wait_while(word: &AtomicU32, val: u32) {
+    while word.load(Ordering::Acquire) == val {
+        futex(word, libc::FUTEX_WAIT, val);
+    }
 }
 
 /// `reps` round trips to a party on CPU `b`, timed from CPU `a`.
@@ -94,37 +150,51 @@ pub fn wake(kind: Wake, (a, b): (usize, usize), reps: u64) -> Result<Duration, S
 }
 
 fn futex_thread(a: usize, b: usize, reps: u64) -> Result<Duration, String> {
-    // 0: the echo's turn is over; 1: the echo is asked; 2: the echo ends.
+    // 0: the echo's turn is over; 1: the echo is asked; 2: the echo ends;
+    // GAVE_UP: the batch is given up.
     let word = AtomicU32::new(0);
+    let watch = Watch::new();
     std::thread::scope(|scope| {
         let echo = scope.spawn(|| -> Result<(), String> {
             pin(b)?;
-            let started = Instant::now();
             loop {
-                wait_while(&word, 0, started)?;
-                if word.load(Ordering::Acquire) == 2 {
-                    return Ok(());
+                wait_while(&word, 0);
+                match word.load(Ordering::Acquire) {
+                    2 | GAVE_UP => return Ok(()),
+                    _ => {}
                 }
                 word.store(0, Ordering::Release);
-                futex(&word, libc::FUTEX_WAKE, 1, None);
+                futex(&word, libc::FUTEX_WAKE, 1);
             }
         });
-        let timed = scope
-            .spawn(|| -> Result<Duration, String> {
+        let timed = scope.spawn(|| {
+            let timed = || -> Result<Duration, String> {
                 pin(a)?;
-                let started = Instant::now();
                 let t = Instant::now();
-                for _ in 0..reps {
+                for i in 0..reps {
                     word.store(1, Ordering::Release);
-                    futex(&word, libc::FUTEX_WAKE, 1, None);
-                    wait_while(&word, 1, started)?;
+                    futex(&word, libc::FUTEX_WAKE, 1);
+                    wait_while(&word, 1);
+                    if watch.given_up() {
+                        return Err("the woken thread stopped answering".into());
+                    }
+                    watch.step(i + 1);
                 }
                 Ok(t.elapsed())
-            })
+            };
+            let r = timed();
+            watch.done();
+            r
+        });
+        watch.wait(&timed, || {
+            word.store(GAVE_UP, Ordering::Release);
+            futex(&word, libc::FUTEX_WAKE, i32::MAX as u32);
+        });
+        let timed = timed
             .join()
             .map_err(|_| "the timing thread panicked".to_string())?;
         word.store(2, Ordering::Release);
-        futex(&word, libc::FUTEX_WAKE, 1, None);
+        futex(&word, libc::FUTEX_WAKE, 1);
         echo.join()
             .map_err(|_| "the woken thread panicked".to_string())??;
         timed
@@ -227,62 +297,82 @@ fn pipe_process(a: usize, b: usize, reps: u64) -> Result<Duration, String> {
 }
 
 fn signal_process(a: usize, b: usize, reps: u64) -> Result<Duration, String> {
+    let watch = Watch::new();
+    // The timing thread's id, once it has one: where the watch sends the
+    // signal that ends a stuck wait.
+    let waiter = AtomicI32::new(0);
     std::thread::scope(|scope| {
-        scope
-            .spawn(move || -> Result<Duration, String> {
-                pin(a)?;
-                // SAFETY: signal masks and sets of this thread and the child.
-                unsafe {
-                    let mut answer: libc::sigset_t = std::mem::zeroed();
-                    libc::sigemptyset(&mut answer);
-                    libc::sigaddset(&mut answer, libc::SIGUSR2);
-                    // SIGUSR1 blocked too before the fork, so the child is
-                    // born with it blocked: one sent before it waits stays
-                    // pending rather than ending it.
-                    let mut both = answer;
-                    libc::sigaddset(&mut both, libc::SIGUSR1);
-                    libc::pthread_sigmask(libc::SIG_BLOCK, &both, std::ptr::null_mut());
-                    let (me, tid) = (libc::getpid(), libc::gettid());
-                    let pid = child(b, || {
-                        let mut ask: libc::sigset_t = std::mem::zeroed();
-                        libc::sigemptyset(&mut ask);
-                        libc::sigaddset(&mut ask, libc::SIGUSR1);
-                        libc::sigprocmask(libc::SIG_BLOCK, &ask, std::ptr::null_mut());
-                        loop {
-                            if libc::sigwaitinfo(&ask, std::ptr::null_mut()) != libc::SIGUSR1 {
-                                continue;
-                            }
-                            // To the timing thread itself: no other thread of
-                            // toll's can take it.
-                            libc::syscall(libc::SYS_tgkill, me, tid, libc::SIGUSR2);
-                        }
-                    })?;
-                    let second = libc::timespec {
-                        tv_sec: 1,
-                        tv_nsec: 0,
-                    };
-                    let started = Instant::now();
-                    let t = Instant::now();
-                    let mut result = Ok(());
-                    'trips: for _ in 0..reps {
-                        libc::kill(pid, libc::SIGUSR1);
-                        while libc::sigtimedwait(&answer, std::ptr::null_mut(), &second)
-                            != libc::SIGUSR2
-                        {
-                            if started.elapsed() > GIVE_UP {
-                                result = Err("the other process stopped answering".to_string());
-                                break 'trips;
-                            }
-                        }
-                    }
-                    let took = t.elapsed();
-                    reap(pid);
-                    result.map(|()| took)
-                }
-            })
+        let timed = scope.spawn(|| {
+            let r = signal_trips(a, b, reps, &watch, &waiter);
+            watch.done();
+            r
+        });
+        watch.wait(&timed, || {
+            let tid = waiter.load(Ordering::Acquire);
+            if tid != 0 {
+                // SAFETY: a signal the timing thread waits for (blocked,
+                // so it cannot end the process).
+                unsafe { libc::syscall(libc::SYS_tgkill, libc::getpid(), tid, libc::SIGUSR2) };
+            }
+        });
+        timed
             .join()
             .map_err(|_| "the timing thread panicked".to_string())?
     })
+}
+
+/// The timing side of [`signal_process`], on CPU `a`: the child on CPU
+/// `b`, then `reps` signals there and back.
+fn signal_trips(
+    a: usize,
+    b: usize,
+    reps: u64,
+    watch: &Watch,
+    waiter: &AtomicI32,
+) -> Result<Duration, String> {
+    pin(a)?;
+    // SAFETY: signal masks and sets of this thread and the child.
+    unsafe {
+        let mut answer: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut answer);
+        libc::sigaddset(&mut answer, libc::SIGUSR2);
+        // SIGUSR1 blocked too before the fork, so the child is
+        // born with it blocked: one sent before it waits stays
+        // pending rather than ending it.
+        let mut both = answer;
+        libc::sigaddset(&mut both, libc::SIGUSR1);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &both, std::ptr::null_mut());
+        let (me, tid) = (libc::getpid(), libc::gettid());
+        waiter.store(tid, Ordering::Release);
+        let pid = child(b, || {
+            let mut ask: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut ask);
+            libc::sigaddset(&mut ask, libc::SIGUSR1);
+            libc::sigprocmask(libc::SIG_BLOCK, &ask, std::ptr::null_mut());
+            loop {
+                if libc::sigwaitinfo(&ask, std::ptr::null_mut()) != libc::SIGUSR1 {
+                    continue;
+                }
+                // To the timing thread itself: no other thread of
+                // toll's can take it.
+                libc::syscall(libc::SYS_tgkill, me, tid, libc::SIGUSR2);
+            }
+        })?;
+        let t = Instant::now();
+        let mut result = Ok(());
+        for i in 0..reps {
+            libc::kill(pid, libc::SIGUSR1);
+            while libc::sigwaitinfo(&answer, std::ptr::null_mut()) != libc::SIGUSR2 {}
+            if watch.given_up() {
+                result = Err("the other process stopped answering".to_string());
+                break;
+            }
+            watch.step(i + 1);
+        }
+        let took = t.elapsed();
+        reap(pid);
+        result.map(|()| took)
+    }
 }
 
 /// `reps` round trips of one cache line between CPU `a` and CPU `b`: each
