@@ -41,7 +41,10 @@ fn planned() -> Vec<Planned> {
                 format!("4 KiB {name} at random, {cache}"),
                 Kind::Time,
                 words,
-                Source::new(format!("rust/{method}/random/{cache}"), Take::Point { n: READ }),
+                Source::new(
+                    format!("rust/{method}/random/{cache}"),
+                    Take::Point { n: READ },
+                ),
             ));
         }
     }

@@ -50,7 +50,7 @@ impl Group {
             Group::Languages => "toll ffi",
             Group::Files => "toll file",
             Group::Programs => "toll exec",
-            Group::Rpc => "toll rpc (toll http: not yet)",
+            Group::Rpc => "toll rpc",
         }
     }
 
@@ -137,7 +137,10 @@ mod tests {
             [Group::Links]
         );
         let e = choose(None, Some("gpu")).unwrap_err().to_string();
-        assert!(e.starts_with("unknown group `gpu` in --skip: the groups are hardware"), "{e}");
+        assert!(
+            e.starts_with("unknown group `gpu` in --skip: the groups are hardware"),
+            "{e}"
+        );
         assert!(choose(Some(""), None).is_err());
     }
 }

@@ -80,20 +80,64 @@ fn bytes(n: u64) -> String {
 /// The rows, and those this machine or preset cannot have (with why).
 fn planned(cfg: &SysConfig) -> (Vec<Planned>, Vec<(Planned, String)>) {
     let point = |label: &str| Source::new(label, Take::Point { n: 0 });
-    let t = |crossing: &str, made: MadeOf, src: Source| Planned::new(crossing, Kind::Time, made, src);
+    let t =
+        |crossing: &str, made: MadeOf, src: Source| Planned::new(crossing, Kind::Time, made, src);
     let wake = "2 wake-ups and 2 context switches";
     let mut rows = vec![
-        t(SYSCALL, MadeOf::words("user → kernel → user: the entry, its mitigations, the return"), point("syscall/getppid")),
-        t("vDSO clock read (clock_gettime)", MadeOf::words("no kernel entry: the clock read from a page the kernel maps into every process"), point("syscall/vdso-clock")),
-        t("minor page fault (per page, β)", MadeOf::words("a trap, a zeroed page, a page-table entry"), Source::new("fault/touch", Take::Beta)),
-        t("signal to this thread (raise)", MadeOf::of("raise and sigreturn, the kernel's delivery, the handler", &[(2.0, SYSCALL)]), point("signal/self")),
-        t(FUTEX_WAKE_SAME, MadeOf::of(format!("{wake} on one core, 4 futex calls"), &[(4.0, SYSCALL)]), point("wake/futex-thread/same-core")),
-        t("wake-up round trip, pipe between processes, one core", MadeOf::of(format!("{wake} on one core, 2 writes + 2 reads"), &[(4.0, SYSCALL)]), point("wake/pipe-process/same-core")),
+        t(
+            SYSCALL,
+            MadeOf::words("user → kernel → user: the entry, its mitigations, the return"),
+            point("syscall/getppid"),
+        ),
+        t(
+            "vDSO clock read (clock_gettime)",
+            MadeOf::words(
+                "no kernel entry: the clock read from a page the kernel maps into every process",
+            ),
+            point("syscall/vdso-clock"),
+        ),
+        t(
+            "minor page fault (per page, β)",
+            MadeOf::words("a trap, a zeroed page, a page-table entry"),
+            Source::new("fault/touch", Take::Beta),
+        ),
+        t(
+            "signal to this thread (raise)",
+            MadeOf::of(
+                "raise and sigreturn, the kernel's delivery, the handler",
+                &[(2.0, SYSCALL)],
+            ),
+            point("signal/self"),
+        ),
+        t(
+            FUTEX_WAKE_SAME,
+            MadeOf::of(
+                format!("{wake} on one core, 4 futex calls"),
+                &[(4.0, SYSCALL)],
+            ),
+            point("wake/futex-thread/same-core"),
+        ),
+        t(
+            "wake-up round trip, pipe between processes, one core",
+            MadeOf::of(
+                format!("{wake} on one core, 2 writes + 2 reads"),
+                &[(4.0, SYSCALL)],
+            ),
+            point("wake/pipe-process/same-core"),
+        ),
     ];
     let mut cannot = vec![];
     let cross = [
-        (FUTEX_WAKE_CROSS, "wake/futex-thread/cross-core", format!("{wake}, each an interrupt to the other core; 4 futex calls")),
-        (PIPE_WAKE_CROSS, "wake/pipe-process/cross-core", format!("{wake}, each an interrupt to the other core; 2 writes + 2 reads")),
+        (
+            FUTEX_WAKE_CROSS,
+            "wake/futex-thread/cross-core",
+            format!("{wake}, each an interrupt to the other core; 4 futex calls"),
+        ),
+        (
+            PIPE_WAKE_CROSS,
+            "wake/pipe-process/cross-core",
+            format!("{wake}, each an interrupt to the other core; 2 writes + 2 reads"),
+        ),
     ];
     let two = cfg.cpus.len() >= 2;
     for (crossing, label, words) in cross {
@@ -104,10 +148,23 @@ fn planned(cfg: &SysConfig) -> (Vec<Planned>, Vec<(Planned, String)>) {
             cannot.push((p, "needs two CPUs, and toll may use one here".into()));
         }
     }
-    let handoff = MadeOf::words("a cache line's ownership moved by the coherence protocol (compare-and-swap)");
+    let handoff = MadeOf::words(
+        "a cache line's ownership moved by the coherence protocol (compare-and-swap)",
+    );
     match cfg.cpus.as_slice() {
-        [a, b, ..] => rows.push(t("cache line handoff, core to core (one way)", handoff, point(&format!("handoff/{a}-{b}")))),
-        _ => cannot.push((t("cache line handoff, core to core (one way)", handoff, point("handoff")), "needs two CPUs, and toll may use one here".into())),
+        [a, b, ..] => rows.push(t(
+            "cache line handoff, core to core (one way)",
+            handoff,
+            point(&format!("handoff/{a}-{b}")),
+        )),
+        _ => cannot.push((
+            t(
+                "cache line handoff, core to core (one way)",
+                handoff,
+                point("handoff"),
+            ),
+            "needs two CPUs, and toll may use one here".into(),
+        )),
     }
     // A load from each level: the largest working set of the chase that is
     // at most half the level and above the level below it.
@@ -115,15 +172,40 @@ fn planned(cfg: &SysConfig) -> (Vec<Planned>, Vec<(Planned, String)>) {
     let caches = sys::reported_caches();
     let mut below = 0u64;
     for c in &caches {
-        let name = if c.kind == "Data" { format!("L{}d", c.level) } else { format!("L{}", c.level) };
-        let ws = sizes.iter().copied().filter(|&s| s <= c.bytes / 2 && s > below).max();
-        let made = |ws: u64| MadeOf::words(format!("a dependent load, working set {} in a {} {name}", bytes(ws), bytes(c.bytes)));
+        let name = if c.kind == "Data" {
+            format!("L{}d", c.level)
+        } else {
+            format!("L{}", c.level)
+        };
+        let ws = sizes
+            .iter()
+            .copied()
+            .filter(|&s| s <= c.bytes / 2 && s > below)
+            .max();
+        let made = |ws: u64| {
+            MadeOf::words(format!(
+                "a dependent load, working set {} in a {} {name}",
+                bytes(ws),
+                bytes(c.bytes)
+            ))
+        };
         let crossing = format!("load from {name}");
         match ws {
-            Some(ws) => rows.push(t(&crossing, made(ws), Source::new("memory/chase", Take::Point { n: ws }))),
+            Some(ws) => rows.push(t(
+                &crossing,
+                made(ws),
+                Source::new("memory/chase", Take::Point { n: ws }),
+            )),
             None => cannot.push((
-                t(&crossing, made(c.bytes / 2), Source::new("memory/chase", Take::Point { n: 0 })),
-                format!("not measured: this preset's chase stops at {}", bytes(cfg.memory_top)),
+                t(
+                    &crossing,
+                    made(c.bytes / 2),
+                    Source::new("memory/chase", Take::Point { n: 0 }),
+                ),
+                format!(
+                    "not measured: this preset's chase stops at {}",
+                    bytes(cfg.memory_top)
+                ),
             )),
         }
         below = c.bytes;
@@ -131,21 +213,44 @@ fn planned(cfg: &SysConfig) -> (Vec<Planned>, Vec<(Planned, String)>) {
     let top = sizes.last().copied().unwrap_or(0);
     let llc = caches.iter().map(|c| c.bytes).max().unwrap_or(0);
     let memory = |ws: u64| {
-        let beyond = if llc > 0 { format!(", {:.1}× the last-level cache", ws as f64 / llc as f64) } else { String::new() };
-        MadeOf::words(format!("a dependent load missing every cache: working set {}{beyond}", bytes(ws)))
+        let beyond = if llc > 0 {
+            format!(", {:.1}× the last-level cache", ws as f64 / llc as f64)
+        } else {
+            String::new()
+        };
+        MadeOf::words(format!(
+            "a dependent load missing every cache: working set {}{beyond}",
+            bytes(ws)
+        ))
     };
     if top > llc {
-        rows.push(t("load from memory", memory(top), Source::new("memory/chase", Take::Point { n: top })));
+        rows.push(t(
+            "load from memory",
+            memory(top),
+            Source::new("memory/chase", Take::Point { n: top }),
+        ));
     } else {
         cannot.push((
-            t("load from memory", memory(top), Source::new("memory/chase", Take::Point { n: top })),
-            format!("not measured: this preset's chase stops at {}, inside the last-level cache ({})", bytes(top), bytes(llc)),
+            t(
+                "load from memory",
+                memory(top),
+                Source::new("memory/chase", Take::Point { n: top }),
+            ),
+            format!(
+                "not measured: this preset's chase stops at {}, inside the last-level cache ({})",
+                bytes(top),
+                bytes(llc)
+            ),
         ));
     }
     rows.push(Planned::new(
         MEMCPY,
         Kind::Rate,
-        MadeOf::words(format!("memcpy between two touched buffers, {} to {}", bytes(cfg.copy_sizes[0]), bytes(*cfg.copy_sizes.last().unwrap_or(&0)))),
+        MadeOf::words(format!(
+            "memcpy between two touched buffers, {} to {}",
+            bytes(cfg.copy_sizes[0]),
+            bytes(*cfg.copy_sizes.last().unwrap_or(&0))
+        )),
         Source::new("copy/memcpy", Take::Rate { bytes: 1.0 }),
     ));
     (rows, cannot)

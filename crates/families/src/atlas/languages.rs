@@ -59,11 +59,17 @@ fn rows_of(r: Runtime) -> Vec<(String, Option<&'static str>)> {
     match r {
         Runtime::C | Runtime::Rust => vec![
             (format!("function call, direct ({r})"), Some("direct")),
-            (format!("function call through dlopen ({r})"), Some("dlopen")),
+            (
+                format!("function call through dlopen ({r})"),
+                Some("dlopen"),
+            ),
         ],
         _ => vec![
             (format!("call into C from {r}, cheapest binding"), None),
-            (format!("call into C from {r}, common binding"), Some(common(r))),
+            (
+                format!("call into C from {r}, common binding"),
+                Some(common(r)),
+            ),
         ],
     }
 }
@@ -106,7 +112,10 @@ pub fn run(ctx: &mut Ctx, sheet: &mut Sheet) {
             targets: r
                 .bindings()
                 .iter()
-                .map(|binding| FfiTarget { runtime: r, binding })
+                .map(|binding| FfiTarget {
+                    runtime: r,
+                    binding,
+                })
                 .collect(),
             engine: engine(p),
             ceiling: Ceiling {

@@ -23,8 +23,12 @@ pub fn round_trip(t: Transport) -> String {
 
 pub fn config(p: Preset) -> TransferConfig {
     TransferConfig {
-        sizes: parse_sizes(p.pick(transfer::DEFAULT_SIZES, "0,10,100,1k,10k,100k", "0,100,1000"))
-            .expect("the presets' sizes parse"),
+        sizes: parse_sizes(p.pick(
+            transfer::DEFAULT_SIZES,
+            "0,10,100,1k,10k,100k",
+            "0,100,1000",
+        ))
+        .expect("the presets' sizes parse"),
         peers: vec![Runtime::Rust],
         transports: None,
         pin: Pin::Split,
@@ -76,7 +80,12 @@ fn planned() -> Vec<Planned> {
     let b = ITEM_BYTES as f64;
     for &t in Runtime::Rust.transports() {
         let label = format!("{}/{t}", Runtime::Rust);
-        out.push(Planned::new(round_trip(t), Kind::Time, made_of(t), Source::new(&label, Take::Alpha)));
+        out.push(Planned::new(
+            round_trip(t),
+            Kind::Time,
+            made_of(t),
+            Source::new(&label, Take::Alpha),
+        ));
         out.push(Planned::new(
             format!("{t} rate (1/β)"),
             Kind::Rate,

@@ -52,20 +52,49 @@ mod tests {
     use crate::replicate::findings::Figure;
 
     fn planned(crossing: &str, kind: Kind, made_of: MadeOf) -> Planned {
-        Planned::new(crossing, kind, made_of, Source::new("x", Take::Point { n: 0 }))
+        Planned::new(
+            crossing,
+            kind,
+            made_of,
+            Source::new("x", Take::Point { n: 0 }),
+        )
     }
 
     #[test]
     fn parts_are_summed_only_when_every_one_was_measured() {
         let mut sheet = Sheet::default();
         let g = Group::Hardware;
-        sheet.measured(g, &planned("syscall", Kind::Time, MadeOf::default()), Ok(Figure::new(100.0, 90.0, 110.0)), 1);
-        sheet.measured(g, &planned("memcpy", Kind::Rate, MadeOf::default()), Ok(Figure::new(1e10, 9e9, 1.1e10)), 1);
-        let pread = planned("pread", Kind::Time, MadeOf::of("a syscall and a copy", &[(1.0, "syscall"), (4096.0, "memcpy")]));
+        sheet.measured(
+            g,
+            &planned("syscall", Kind::Time, MadeOf::default()),
+            Ok(Figure::new(100.0, 90.0, 110.0)),
+            1,
+        );
+        sheet.measured(
+            g,
+            &planned("memcpy", Kind::Rate, MadeOf::default()),
+            Ok(Figure::new(1e10, 9e9, 1.1e10)),
+            1,
+        );
+        let pread = planned(
+            "pread",
+            Kind::Time,
+            MadeOf::of(
+                "a syscall and a copy",
+                &[(1.0, "syscall"), (4096.0, "memcpy")],
+            ),
+        );
         sheet.measured(g, &pread, Ok(Figure::new(900.0, 800.0, 1000.0)), 2);
         let t = text(&sheet.rows[2], &sheet);
-        assert_eq!(t, "a syscall and a copy; from this atlas: syscall + 4096 × memcpy ≈ 510 ns");
-        let lost = planned("pipe", Kind::Time, MadeOf::of("a wake-up", &[(1.0, "wake")]));
+        assert_eq!(
+            t,
+            "a syscall and a copy; from this atlas: syscall + 4096 × memcpy ≈ 510 ns"
+        );
+        let lost = planned(
+            "pipe",
+            Kind::Time,
+            MadeOf::of("a wake-up", &[(1.0, "wake")]),
+        );
         sheet.missing(g, &lost, "not measured");
         assert_eq!(text(&sheet.rows[3], &sheet), "a wake-up");
     }

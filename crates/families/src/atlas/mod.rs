@@ -145,7 +145,10 @@ pub fn summary_line(sheet: &Sheet) -> String {
         .filter_map(|r| r.figure.as_ref().ok().map(|f| f.value))
         .collect();
     let measured = sheet.rows.iter().filter(|r| r.figure.is_ok()).count();
-    let mut s = format!("atlas: {measured} of {} crossings measured", sheet.rows.len());
+    let mut s = format!(
+        "atlas: {measured} of {} crossings measured",
+        sheet.rows.len()
+    );
     let lo = times.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = times.iter().copied().fold(0.0, f64::max);
     if !times.is_empty() {

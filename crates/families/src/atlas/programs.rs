@@ -21,12 +21,30 @@ const G: Group = Group::Programs;
 
 /// The languages, in the table's order: (key, what the start-up is made of).
 const LANGS: [(&str, &str); 6] = [
-    ("c", "posix_spawn, the dynamic loader and libc's start (gcc -O2)"),
-    ("rust", "posix_spawn, the loader, Rust's runtime set-up (rustc -O)"),
-    ("go", "posix_spawn, a static binary, Go's runtime: its heap, scheduler and threads"),
-    ("python", "posix_spawn, CPython's start: its modules imported, site run"),
-    ("node", "posix_spawn, Node's start: V8 and its snapshot, libuv's loop"),
-    ("java", "posix_spawn, the JVM's start: its heap, class loading, the interpreter"),
+    (
+        "c",
+        "posix_spawn, the dynamic loader and libc's start (gcc -O2)",
+    ),
+    (
+        "rust",
+        "posix_spawn, the loader, Rust's runtime set-up (rustc -O)",
+    ),
+    (
+        "go",
+        "posix_spawn, a static binary, Go's runtime: its heap, scheduler and threads",
+    ),
+    (
+        "python",
+        "posix_spawn, CPython's start: its modules imported, site run",
+    ),
+    (
+        "node",
+        "posix_spawn, Node's start: V8 and its snapshot, libuv's loop",
+    ),
+    (
+        "java",
+        "posix_spawn, the JVM's start: its heap, class loading, the interpreter",
+    ),
 ];
 
 /// Measured runs of each program: rounds after one warm-up round.
@@ -57,12 +75,20 @@ fn build(key: &str, dir: &Path) -> Result<String, Missing> {
     std::fs::create_dir_all(dir)
         .map_err(|e| Missing::Failed(format!("cannot create {}: {e}", dir.display())))?;
     let compile = |tool: &str, args: &[&str], install: &str| {
-        compiled(Command::new(tool).current_dir(dir).args(args).output(), tool, install)
+        compiled(
+            Command::new(tool).current_dir(dir).args(args).output(),
+            tool,
+            install,
+        )
     };
     match key {
         "c" => {
             write(dir, "null.c", "int main(void) { return 0; }\n")?;
-            compile("gcc", &["-O2", "-o", "null-c", "null.c"], Runtime::C.install_hint())?;
+            compile(
+                "gcc",
+                &["-O2", "-o", "null-c", "null.c"],
+                Runtime::C.install_hint(),
+            )?;
             Ok(quote(&dir.join("null-c")))
         }
         "rust" => {
@@ -72,7 +98,9 @@ fn build(key: &str, dir: &Path) -> Result<String, Missing> {
             Ok(quote(&dir.join("null-rust")))
         }
         "go" => {
-            let go = Runtime::Go.detect().map_err(|_| not_installed(Runtime::Go))?;
+            let go = Runtime::Go
+                .detect()
+                .map_err(|_| not_installed(Runtime::Go))?;
             write(dir, "null.go", "package main\n\nfunc main() {}\n")?;
             let mut cmd = Command::new(&go.program);
             let homeless = ["GOCACHE", "XDG_CACHE_HOME", "HOME"]
@@ -90,20 +118,38 @@ fn build(key: &str, dir: &Path) -> Result<String, Missing> {
             Ok(quote(&dir.join("null-go")))
         }
         "java" => {
-            let java = Runtime::Java.detect().map_err(|_| not_installed(Runtime::Java))?;
-            write(dir, "Null.java", "class Null {\n    public static void main(String[] args) {}\n}\n")?;
+            let java = Runtime::Java
+                .detect()
+                .map_err(|_| not_installed(Runtime::Java))?;
+            write(
+                dir,
+                "Null.java",
+                "class Null {\n    public static void main(String[] args) {}\n}\n",
+            )?;
             let javac = java.program.with_file_name("javac");
-            let out = Command::new(&javac).current_dir(dir).args(["-d", "."]).arg("Null.java").output();
+            let out = Command::new(&javac)
+                .current_dir(dir)
+                .args(["-d", "."])
+                .arg("Null.java")
+                .output();
             compiled(out, "javac", Runtime::Java.install_hint())?;
             Ok(format!("{} -cp {} Null", quote(&java.program), quote(dir)))
         }
         "python" => {
-            let py = Runtime::Python.detect().map_err(|_| not_installed(Runtime::Python))?;
+            let py = Runtime::Python
+                .detect()
+                .map_err(|_| not_installed(Runtime::Python))?;
             let src = write(dir, "null.py", "")?;
-            Ok(format!("{} {}", quote(&python_itself(py.program)), quote(&src)))
+            Ok(format!(
+                "{} {}",
+                quote(&python_itself(py.program)),
+                quote(&src)
+            ))
         }
         _ => {
-            let node = Runtime::Node.detect().map_err(|_| not_installed(Runtime::Node))?;
+            let node = Runtime::Node
+                .detect()
+                .map_err(|_| not_installed(Runtime::Node))?;
             let src = write(dir, "null.js", "")?;
             Ok(format!("{} {}", quote(&node.program), quote(&src)))
         }
@@ -176,8 +222,29 @@ pub fn run(ctx: &mut Ctx, sheet: &mut Sheet) {
 /// About how long the run takes, s: the builds (Go's and javac's the
 /// longest), then each program's runs (Java's ~50 ms a start).
 pub fn estimate(p: Preset) -> f64 {
-    let keys: Vec<&str> = LANGS.iter().map(|(k, _)| *k).filter(|k| in_preset(p, k)).collect();
-    let builds: f64 = keys.iter().map(|k| match *k { "go" => 2.0, "java" => 1.5, "rust" => 0.5, "c" => 0.2, _ => 0.0 }).sum();
-    let each: f64 = keys.iter().map(|k| match *k { "java" => 0.06, "node" => 0.05, "python" => 0.02, _ => 0.002 }).sum();
+    let keys: Vec<&str> = LANGS
+        .iter()
+        .map(|(k, _)| *k)
+        .filter(|k| in_preset(p, k))
+        .collect();
+    let builds: f64 = keys
+        .iter()
+        .map(|k| match *k {
+            "go" => 2.0,
+            "java" => 1.5,
+            "rust" => 0.5,
+            "c" => 0.2,
+            _ => 0.0,
+        })
+        .sum();
+    let each: f64 = keys
+        .iter()
+        .map(|k| match *k {
+            "java" => 0.06,
+            "node" => 0.05,
+            "python" => 0.02,
+            _ => 0.002,
+        })
+        .sum();
     builds + (runs(p) + 1) as f64 * each
 }

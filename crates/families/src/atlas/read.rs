@@ -3,8 +3,8 @@
 //! decision has them — so a row says exactly what `toll show` of that run
 //! says (one truth per run).
 
-use super::row::{Planned, Sheet, Take};
 use super::group::Group;
+use super::row::{Planned, Sheet, Take};
 use crate::replicate::findings::Figure;
 use crate::replicate::{of_summary, INTERRUPTED};
 use toll_measure::decision::Sign;
@@ -55,7 +55,12 @@ impl Stored {
             .fit
             .as_ref()
             .and_then(|f| f.decision.as_ref())
-            .ok_or_else(|| format!("no model: fewer than two sizes measured (run {})", self.run.id))?;
+            .ok_or_else(|| {
+                format!(
+                    "no model: fewer than two sizes measured (run {})",
+                    self.run.id
+                )
+            })?;
         let f = if alpha { &d.alpha } else { &d.beta };
         let name = if alpha { "α" } else { "β" };
         match f.sign {

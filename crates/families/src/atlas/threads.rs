@@ -40,7 +40,11 @@ fn rings(p: Preset) -> Vec<Target> {
 
 /// (N units spawned, N in the ring, M rounds, trials).
 fn sizes(p: Preset) -> (u64, u64, u64, u32) {
-    p.pick((10_000, 1_000, 1_000, 10), (1_000, 100, 100, 3), (50, 10, 10, 2))
+    p.pick(
+        (10_000, 1_000, 1_000, 10),
+        (1_000, 100, 100, 3),
+        (50, 10, 10, 2),
+    )
 }
 
 fn spawn_row(t: Target, n: u64) -> Planned {
@@ -50,11 +54,15 @@ fn spawn_row(t: Target, n: u64) -> Planned {
     };
     let words = match t.class() {
         UnitClass::OsThread => "clone(), a stack mapped, the thread started and left waiting",
-        UnitClass::OsProcess => "fork(): the page tables copied, the child started and left waiting",
-        UnitClass::Green => "the runtime's own unit: a small stack or heap object queued on its scheduler",
+        UnitClass::OsProcess => {
+            "fork(): the page tables copied, the child started and left waiting"
+        }
+        UnitClass::Green => {
+            "the runtime's own unit: a small stack or heap object queued on its scheduler"
+        }
     };
     Planned::new(
-        format!("spawn a {what} ({})", t.runtime),
+        format!("spawn: {what} ({})", t.runtime),
         Kind::Time,
         MadeOf::words(format!("{words}; per unit of {n}")),
         Source::new(t.label(), Take::Point { n }),
@@ -63,9 +71,11 @@ fn spawn_row(t: Target, n: u64) -> Planned {
 
 fn ring_row(t: Target, n: u64) -> Planned {
     Planned::new(
-        format!("ring hop, {} ({})", t.unit.replace('-', " "), t.runtime),
+        format!("ring hop: {} ({})", t.unit.replace('-', " "), t.runtime),
         Kind::Time,
-        MadeOf::words(format!("a token handed to the next of {n} units, and that unit woken")),
+        MadeOf::words(format!(
+            "a token handed to the next of {n} units, and that unit woken"
+        )),
         Source::new(t.label(), Take::Point { n }),
     )
 }
@@ -136,10 +146,19 @@ pub fn run(ctx: &mut Ctx, sheet: &mut Sheet) {
             rows.iter().for_each(|r| sheet.missing(G, r, why));
             continue;
         }
-        measure(ctx, sheet, UnitOp::Spawn, runtime, targets, n, trials, &rows);
+        measure(
+            ctx,
+            sheet,
+            UnitOp::Spawn,
+            runtime,
+            targets,
+            n,
+            trials,
+            &rows,
+        );
     }
     let exec = Planned::new(
-        "spawn a process by fork+exec or posix_spawn",
+        "spawn: process by fork+exec or posix_spawn",
         Kind::Time,
         MadeOf::words("a new program: fork or vfork, exec, the loader"),
         Source::new("", Take::Point { n: 0 }),
@@ -151,7 +170,16 @@ pub fn run(ctx: &mut Ctx, sheet: &mut Sheet) {
     );
     for t in rings(p) {
         let row = ring_row(t, ring_n);
-        measure(ctx, sheet, UnitOp::Ring { m }, t.runtime, vec![t], ring_n, trials, &[row]);
+        measure(
+            ctx,
+            sheet,
+            UnitOp::Ring { m },
+            t.runtime,
+            vec![t],
+            ring_n,
+            trials,
+            &[row],
+        );
     }
 }
 
