@@ -246,10 +246,13 @@ fn with_made_of(headers: &[&str], cells: Vec<Vec<String>>, made: &[String]) -> S
     out
 }
 
+/// A group's crossings, by name.
+type Named = (String, Vec<String>);
+
 /// The rows not measured, one line per reason, and the groups left out.
 fn missing(out: &mut String, config: &Value, rows: &[&Value]) {
     // Per reason, the rows of each group it holds for.
-    let mut reasons: Vec<(String, Vec<(String, Vec<String>)>)> = vec![];
+    let mut reasons: Vec<(String, Vec<Named>)> = vec![];
     for r in rows
         .iter()
         .filter(|r| r.get("figure").is_none_or(Value::is_null))
