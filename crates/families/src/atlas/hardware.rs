@@ -288,7 +288,7 @@ pub fn estimate(p: Preset) -> f64 {
     let points = sys::plan(&cfg).iter().map(|s| s.ns.len()).sum::<usize>() as f64;
     let e = &cfg.engine;
     let per = e.warmup.as_secs_f64() + f64::from(e.trials) * e.batch_time.as_secs_f64() * 1.5;
-    // The chase's cycle is built once per working set: about 10 ns a line.
-    let chase = sys::chase_sizes(cfg.memory_top).iter().sum::<u64>() as f64 / 64.0 * 10e-9;
+    // The chase's cycle is built once per working set: about 50 ns a line.
+    let chase = sys::chase_sizes(cfg.memory_top).iter().sum::<u64>() as f64 / 64.0 * 50e-9;
     points * per + chase
 }
