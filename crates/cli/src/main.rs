@@ -74,6 +74,7 @@ fn run(command: Command, db: Option<&std::path::Path>, dry: bool) -> anyhow::Res
         Command::Ffi(a) => commands::ffi::run(*a, db, dry),
         Command::Sys(a) => commands::sys::run(*a, db, dry),
         Command::Replicate(a) => commands::replicate::run(a, db, dry),
+        Command::Atlas(a) => commands::atlas::run(a, db, dry),
         Command::Runs(a) => commands::runs::list(a, db),
         Command::Show(a) => commands::runs::show(a, db),
         Command::Report(a) => commands::report::run(a, db, dry),

@@ -73,7 +73,10 @@ fn long(args: &[String]) -> bool {
     let own_file = family == "file" && !args.iter().any(|a| a == "--file");
     // `toll replicate` runs whole experiments (tests/replicate.rs runs them small).
     let replicate = family == "replicate";
+    // `toll atlas` runs every family (tests/atlas.rs runs it small).
+    let atlas = family == "atlas";
     compare
+        || atlas
         || own_file
         || replicate
         || (matches!(family, "transfer" | "spawn" | "ring") && (!sized || all))

@@ -11,6 +11,7 @@
 //! run-to-run term learns from. A family reaches its peers through
 //! `toll_peers`, measures with `toll_measure` and stores with `toll_store`.
 
+pub mod atlas;
 pub mod exec;
 pub mod far;
 pub mod ffi;

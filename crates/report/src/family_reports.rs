@@ -15,6 +15,9 @@ pub fn family_reports(run: &Run) -> Vec<(String, String)> {
             crate::replicate::render(&run.config),
         ));
     }
+    if run.family == "atlas" {
+        out.push(("atlas".to_string(), crate::atlas::render(&run.config)));
+    }
     if run.family == "ffi" {
         out.push((
             "ffi".to_string(),

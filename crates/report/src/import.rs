@@ -25,6 +25,7 @@ pub const FAMILIES: &[&str] = &[
     "rpc",
     "ffi",
     "replicate",
+    "atlas",
 ];
 
 /// How to make the file toll can import, for the end of messages.

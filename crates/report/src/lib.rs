@@ -6,10 +6,11 @@
 //! SVG plots (log or linear axes with round ticks); `toll report`'s
 //! self-contained HTML page and its Markdown twin over one models table,
 //! written whole or not at all; `toll compare`'s and `toll predict`'s answers;
-//! `toll replicate`'s table; the HTTP report in ab's labels and the http
+//! `toll replicate`'s table and `toll atlas`'s page; the HTTP report in ab's labels and the http
 //! comparison's; `toll exec`'s report and its hyperfine-shaped exports. It
 //! renders the decision stored with each series, never one of its own.
 
+pub mod atlas;
 pub mod atomic;
 pub mod decided;
 pub mod escape;

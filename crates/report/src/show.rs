@@ -62,6 +62,10 @@ pub fn render_run(run: &Run) -> String {
         let _ = writeln!(s);
         s.push_str(&crate::replicate::render(&run.config));
     }
+    if run.family == "atlas" {
+        let _ = writeln!(s);
+        s.push_str(&crate::atlas::render(&run.config));
+    }
     // `toll http compare` keeps its whole report with the first server.
     let comparison = run
         .series
@@ -107,7 +111,7 @@ pub fn render_run(run: &Run) -> String {
     // The family's own report, as its command printed it (replicate's
     // table and http compare's comparison are above).
     for (title, text) in crate::family_reports::family_reports(run) {
-        if matches!(title.as_str(), "replicate" | "comparison") {
+        if matches!(title.as_str(), "replicate" | "atlas" | "comparison") {
             continue;
         }
         let _ = writeln!(s, "\n{title}: as the command reported it");
@@ -463,7 +467,8 @@ pub fn points_table(series: &Series) -> (Table, Vec<String>) {
 /// A config key that is part of a `replicate` run's table (its rows,
 /// findings and errors), printed as the table rather than as a value.
 pub fn is_table_key(run: &Run, key: &str) -> bool {
-    run.family == "replicate" && matches!(key, "rows" | "findings" | "errors")
+    (run.family == "replicate" && matches!(key, "rows" | "findings" | "errors"))
+        || (run.family == "atlas" && matches!(key, "rows" | "groups" | "runs" | "errors"))
 }
 
 /// A config entry as a person reads it: a time's key without its `_ns`

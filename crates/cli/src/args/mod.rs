@@ -4,6 +4,7 @@
 //! once beside its help; a command's `config()` checks only what needs two
 //! flags together, and what needs the machine (toolchains, files, ports).
 
+mod atlas;
 mod exec;
 mod ffi;
 mod file;
@@ -15,6 +16,7 @@ mod sys;
 mod transfer;
 mod units;
 
+pub use atlas::AtlasArgs;
 pub use exec::{ExecArgs, MOST_RUNS};
 pub use ffi::FfiArgs;
 pub use file::FileArgs;
@@ -76,6 +78,8 @@ pub enum Command {
     Rpc(Box<RpcArgs>),
     /// Re-run the seed experiments E1–E5 as they were designed: the original figures beside this machine's, and what still holds.
     Replicate(ReplicateArgs),
+    /// Latency numbers every programmer should know, measured here: every crossing from ~1 ns to ~100 ms, each with its interval.
+    Atlas(AtlasArgs),
     /// List stored runs, newest first.
     Runs(RunsArgs),
     /// Show one stored run in full (default: the newest).

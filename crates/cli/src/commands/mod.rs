@@ -1,5 +1,6 @@
 //! One module per command family.
 
+pub mod atlas;
 pub mod board;
 pub mod compare;
 pub mod db;

@@ -16,10 +16,10 @@ use toll_families::Observer;
 use toll_measure::Summary;
 
 /// A spinner naming the series being measured; notes and warnings above it.
-struct Spinner(ProgressBar);
+pub(super) struct Spinner(pub(super) ProgressBar);
 
 impl Spinner {
-    fn new() -> Spinner {
+    pub(super) fn new() -> Spinner {
         let bar = ProgressBar::new_spinner();
         bar.set_style(
             ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")

@@ -21,6 +21,7 @@ const FAMILIES: &[&str] = &[
     "exec",
     "ffi",
     "replicate",
+    "atlas",
 ];
 const STATUSES: &[&str] = &["running", "complete", "partial", "failed"];
 

@@ -7,7 +7,7 @@
 //! some 20× slower per iteration, so it has an exec run of its own over smaller
 //! n, and its t(10^8) is the fitted line extrapolated.
 
-mod build;
+pub(crate) mod build;
 
 use super::experiment::{Ctx, Preset, INTERRUPTED};
 use super::findings::{self, Claim, Figure};

@@ -14,7 +14,7 @@ mod pairs;
 mod probes;
 mod sweep;
 
-pub use caches::{Cache, Level};
+pub use caches::{sizes as chase_sizes, Cache, Level};
 pub use config::*;
 pub use pairs::{allowed_cpus, Wake};
 

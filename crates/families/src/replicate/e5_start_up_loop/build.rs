@@ -129,25 +129,30 @@ pub fn build(lang: Lang, dir: &Path) -> Result<String, Missing> {
                 .detect()
                 .map_err(|_| not_installed("python", Runtime::Python))?;
             let src = write(dir, "loop.py", LOOP_PY)?;
-            // The interpreter itself: pyenv's shim costs ~30 ms a start.
-            let real = Command::new(&py.program)
-                .args(["-c", "import sys; print(sys.executable)"])
-                .output()
-                .ok()
-                .filter(|o| o.status.success())
-                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-                .filter(|p| !p.is_empty() && Path::new(p).is_file())
-                .map_or(py.program, Into::into);
+            let real = python_itself(py.program);
             Ok(format!("{} {} {{n}}", quote(&real), quote(&src)))
         }
     }
+}
+
+/// The interpreter itself, not a version manager's shim (pyenv's costs
+/// ~30 ms a start); `program` where it cannot say.
+pub(crate) fn python_itself(program: std::path::PathBuf) -> std::path::PathBuf {
+    Command::new(&program)
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|p| !p.is_empty() && Path::new(p).is_file())
+        .map_or(program, Into::into)
 }
 
 fn not_installed(name: &str, runtime: Runtime) -> Missing {
     Missing::NotInstalled(format!("{name} not installed: {}", runtime.install_hint()))
 }
 
-fn write(dir: &Path, name: &str, text: &str) -> Result<std::path::PathBuf, Missing> {
+pub(crate) fn write(dir: &Path, name: &str, text: &str) -> Result<std::path::PathBuf, Missing> {
     let path = dir.join(name);
     std::fs::write(&path, text)
         .map_err(|e| Missing::Failed(format!("cannot write {}: {e}", path.display())))?;
@@ -156,7 +161,7 @@ fn write(dir: &Path, name: &str, text: &str) -> Result<std::path::PathBuf, Missi
 
 /// A compiler's outcome: not found is "not installed" with `install`; a
 /// failure is its first line of complaint.
-fn compiled(
+pub(crate) fn compiled(
     out: std::io::Result<std::process::Output>,
     tool: &str,
     install: &str,
@@ -180,7 +185,7 @@ fn compiled(
 }
 
 /// A path as one word of a command `toll exec -N` splits.
-fn quote(path: &Path) -> String {
+pub(crate) fn quote(path: &Path) -> String {
     let s = path.display().to_string();
     let plain = s
         .chars()

@@ -1,0 +1,246 @@
+//! `toll atlas` as a user runs it: every group end to end at the tests'
+//! preset against a private database — each group present with its rows,
+//! every row a figure or its reason, every figure the one its family's own
+//! stored run gives for the same crossing — then SIGTERM's partial atlas,
+//! `--dry-run`, and a bad group as one line. No timing is asserted: the
+//! suite passes on a busy machine.
+
+mod common;
+use common::*;
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+use serde_json::Value;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const GROUPS: [&str; 7] = [
+    "hardware",
+    "links",
+    "threads",
+    "languages",
+    "files",
+    "programs",
+    "rpc",
+];
+
+/// The stored atlas runs, oldest first, as `toll export` gives them.
+fn atlases(s: &Scratch) -> Vec<Value> {
+    let o = s.toll(&["runs", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let list: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let mut out: Vec<Value> = list
+        .iter()
+        .filter(|r| r["family"] == "atlas")
+        .map(|r| export_json(s, &r["id"].to_string()))
+        .collect();
+    out.reverse();
+    out
+}
+
+/// (value, lo, hi) of an interval-bearing JSON figure.
+fn bounds(f: &Value, v: &str, lo: &str, hi: &str) -> (f64, f64, f64) {
+    let g = |k: &str| {
+        f[k].as_f64()
+            .unwrap_or_else(|| panic!("{k} missing in {f}"))
+    };
+    (g(v), g(lo), g(hi))
+}
+
+/// The same crossing as its family's own run has it: (value, lo, hi) in
+/// the atlas row's unit, or None for a figure the atlas derives (n½).
+fn family_figure(run: &Value, source: &Value) -> Option<(f64, f64, f64)> {
+    let label = source["series"].as_str().unwrap();
+    let series = run["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["label"] == label)
+        .unwrap_or_else(|| panic!("series {label} not in run {}", run["id"]));
+    let decided = |k: &str| {
+        let d = &series["fit"]["decision"][k];
+        let ci = d["ci"].as_array().unwrap();
+        (
+            d["value"].as_f64().unwrap(),
+            ci[0].as_f64().unwrap(),
+            ci[1].as_f64().unwrap(),
+        )
+    };
+    match source["take"].as_str().unwrap() {
+        "point" => {
+            let p = series["points"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["n"] == source["n"])
+                .expect("the row's point");
+            Some(bounds(&p["summary"], "median", "ci_low", "ci_high"))
+        }
+        "alpha" => Some(decided("alpha")),
+        "beta" => Some(decided("beta")),
+        "rate" => {
+            let b = source["bytes"].as_f64().unwrap() * 1e9;
+            let (v, lo, hi) = decided("beta");
+            Some((b / v, b / hi, b / lo))
+        }
+        _ => None,
+    }
+}
+
+/// `a` and `b` agree: each lies within the wider of the two intervals
+/// around the other.
+fn agree(a: (f64, f64, f64), b: (f64, f64, f64)) -> bool {
+    let width = (a.2 - a.1).max(b.2 - b.1).max(1e-9 * a.0.abs());
+    (a.0 - b.0).abs() <= width
+}
+
+#[test]
+fn every_group_is_present_and_each_row_agrees_with_its_family_run() {
+    let s = Scratch::new("atlas-all");
+    let tmp = s.0.to_str().unwrap();
+    let o = s.toll_env(&["atlas", "--test-preset"], &[("TMPDIR", tmp)]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "stdout: {out}\nstderr: {}", stderr(&o));
+    assert!(out.contains("toll atlas:") && out.contains("── "), "{out}");
+    let runs = atlases(&s);
+    assert_eq!(runs.len(), 1);
+    let atlas = &runs[0];
+    assert_eq!(atlas["status"], "complete", "{}", atlas["error"]);
+    let config = &atlas["config"];
+    assert_eq!(config["preset"], "test");
+    let rows = config["rows"].as_array().unwrap();
+    for g in GROUPS {
+        assert!(
+            rows.iter().any(|r| r["group"] == g),
+            "group {g} has no row: {config}"
+        );
+    }
+    let mut checked = 0;
+    for row in rows {
+        let reason = row["missing"]
+            .as_str()
+            .is_some_and(|r| !r.trim().is_empty());
+        assert!(
+            row["figure"].is_null() == reason,
+            "a row is a figure or its reason: {row}"
+        );
+        if row["figure"].is_null() {
+            continue;
+        }
+        let run_id = row["run"].as_i64().expect("a measured row names its run");
+        let run = export_json(&s, &run_id.to_string());
+        assert_eq!(run["config"]["atlas"], true, "run {run_id} is tagged");
+        let f = &row["figure"];
+        let mine = bounds(f, "value", "lo", "hi");
+        if let Some(theirs) = family_figure(&run, &row["source"]) {
+            assert!(agree(mine, theirs), "{row} against {theirs:?}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 10, "{checked} rows checked");
+    // Every family run is listed and tagged.
+    for r in config["runs"].as_array().unwrap() {
+        let run = export_json(&s, &r["run"].to_string());
+        assert_eq!(run["family"], r["family"]);
+        assert_eq!(run["config"]["atlas"], true);
+    }
+    // `toll show` prints the same atlas.
+    let id = atlas["id"].to_string();
+    let shown = s.toll(&["show", &id]);
+    assert!(shown.status.success(), "{}", stderr(&shown));
+    assert!(stdout(&shown).contains("toll atlas:"));
+    let md = s.toll(&["report", &id, "--format", "md"]);
+    assert!(md.status.success(), "{}", stderr(&md));
+}
+
+#[test]
+fn the_atlas_fits_100_columns() {
+    let s = Scratch::new("atlas-narrow");
+    let o = s.toll_fitted(&["atlas", "--test-preset", "--only", "hardware"], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.lines().all(|l| l.chars().count() <= 100), "{out}");
+    let config = &atlases(&s)[0]["config"];
+    let left: Vec<&str> = config["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["measured"] == false)
+        .map(|g| g["group"].as_str().unwrap())
+        .collect();
+    assert_eq!(left, &GROUPS[1..], "the groups left out say so");
+}
+
+#[test]
+fn sigterm_stores_a_partial_atlas_with_what_finished() {
+    let s = Scratch::new("atlas-term");
+    let child = Command::new(env!("CARGO_BIN_EXE_toll"))
+        .arg("--db")
+        .arg(s.db())
+        .args(["atlas", "--test-preset"])
+        .env(
+            "TOLL_CACHE_DIR",
+            std::env::temp_dir().join("toll-e2e-cache"),
+        )
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Stop it once its first family run is stored.
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(120) {
+        let o = s.toll(&["runs", "--json"]);
+        let n = serde_json::from_slice::<Vec<Value>>(&o.stdout).map_or(0, |l| l.len());
+        if n > 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(143), "{}", stderr(&o));
+    let runs = atlases(&s);
+    assert_eq!(runs.len(), 1, "the atlas is stored");
+    assert_eq!(runs[0]["status"], "partial");
+    let rows = runs[0]["config"]["rows"].as_array().unwrap();
+    assert!(
+        rows.iter().any(|r| r["missing"]
+            .as_str()
+            .is_some_and(|m| m.contains("interrupted"))),
+        "{rows:?}"
+    );
+}
+
+#[test]
+fn dry_run_says_each_group_and_its_time_and_measures_nothing() {
+    let s = Scratch::new("atlas-dry");
+    let o = s.toll(&["--dry-run", "atlas", "--skip", "rpc"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for g in &GROUPS[..6] {
+        assert!(out.contains(&format!("  {g} (")), "{g}: {out}");
+    }
+    assert!(
+        out.contains("rpc left out") && out.contains("in all"),
+        "{out}"
+    );
+    assert!(!s.db().exists(), "a dry run stores nothing");
+}
+
+#[test]
+fn an_unknown_group_is_one_line_and_nothing_is_measured() {
+    let s = Scratch::new("atlas-bad");
+    assert_usage_errors(
+        &s,
+        &[
+            (&["atlas", "--only", "gpu"], "unknown group `gpu` in --only"),
+            (
+                &["atlas", "--skip", "links,disk"],
+                "unknown group `disk` in --skip",
+            ),
+            (
+                &["atlas", "--only", "rpc", "--skip", "rpc"],
+                "leave no group",
+            ),
+        ],
+    );
+}

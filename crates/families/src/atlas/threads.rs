@@ -1,0 +1,195 @@
+//! The threads and processes rows: making one unit of each kind every
+//! installed runtime has (`toll spawn`: the time per unit of N made and
+//! left waiting), and a ring hop (`toll ring`). One family run per runtime,
+//! so a runtime that cannot be built loses its own rows only.
+
+use super::group::Group;
+use super::read::fill;
+use super::row::{Kind, MadeOf, Planned, Sheet, Source, Take};
+use crate::replicate::{Ctx, Preset, INTERRUPTED};
+use crate::units::{self, Target, UnitOp, UnitsConfig};
+use std::time::Duration;
+use toll_peers::{Ceiling, Runtime, UnitClass};
+
+const G: Group = Group::Threads;
+
+/// The runtimes a preset spawns in (Squeak's units are E2's: `toll
+/// replicate E2` has them).
+fn runtimes(p: Preset) -> Vec<Runtime> {
+    match p {
+        Preset::Test => vec![Runtime::Rust, Runtime::C],
+        _ => Runtime::ALL
+            .into_iter()
+            .filter(|r| *r != Runtime::Squeak)
+            .collect(),
+    }
+}
+
+/// The rings a preset measures.
+fn rings(p: Preset) -> Vec<Target> {
+    let t = |runtime, unit| Target { runtime, unit };
+    match p {
+        Preset::Test => vec![t(Runtime::Rust, "thread")],
+        _ => vec![
+            t(Runtime::Rust, "thread"),
+            t(Runtime::Go, "goroutine"),
+            t(Runtime::Erlang, "process"),
+        ],
+    }
+}
+
+/// (N units spawned, N in the ring, M rounds, trials).
+fn sizes(p: Preset) -> (u64, u64, u64, u32) {
+    p.pick(
+        (10_000, 1_000, 1_000, 10),
+        (1_000, 100, 100, 3),
+        (50, 10, 10, 2),
+    )
+}
+
+fn spawn_row(t: Target, n: u64) -> Planned {
+    let what = match (t.runtime, t.unit) {
+        (Runtime::C, "process") => "process by fork".to_string(),
+        (_, unit) => unit.replace('-', " "),
+    };
+    let words = match t.class() {
+        UnitClass::OsThread => "clone(), a stack mapped, the thread started and left waiting",
+        UnitClass::OsProcess => {
+            "fork(): the page tables copied, the child started and left waiting"
+        }
+        UnitClass::Green => {
+            "the runtime's own unit: a small stack or heap object queued on its scheduler"
+        }
+    };
+    Planned::new(
+        format!("spawn: {what} ({})", t.runtime),
+        Kind::Time,
+        MadeOf::words(format!("{words}; per unit of {n}")),
+        Source::new(t.label(), Take::Point { n }),
+    )
+}
+
+fn ring_row(t: Target, n: u64) -> Planned {
+    Planned::new(
+        format!("ring hop: {} ({})", t.unit.replace('-', " "), t.runtime),
+        Kind::Time,
+        MadeOf::words(format!(
+            "a token handed to the next of {n} units, and that unit woken"
+        )),
+        Source::new(t.label(), Take::Point { n }),
+    )
+}
+
+/// One spawn or ring run of `targets` (one runtime), its rows filled.
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    ctx: &mut Ctx,
+    sheet: &mut Sheet,
+    op: UnitOp,
+    runtime: Runtime,
+    targets: Vec<Target>,
+    n: u64,
+    trials: u32,
+    rows: &[Planned],
+) {
+    if runtime.detect().is_err() {
+        let why = format!("{runtime} not installed: {}", runtime.install_hint());
+        rows.iter().for_each(|p| sheet.missing(G, p, why.clone()));
+        return;
+    }
+    if ctx.stopped() {
+        rows.iter().for_each(|p| sheet.missing(G, p, INTERRUPTED));
+        return;
+    }
+    let cfg = UnitsConfig {
+        op,
+        ns: vec![n],
+        targets,
+        trials,
+        ceiling: Ceiling {
+            time: Duration::from_secs(60),
+            mem_kb: 4096 * 1024,
+        },
+    };
+    let what = format!("{} --runtime {runtime}", op.family());
+    let run = match units::run(&cfg, ctx.store, ctx.observer, ctx.stop) {
+        Ok(out) => {
+            sheet.runs.push((op.family().into(), out.run_id));
+            if let Some(e) = &out.error {
+                sheet.failed(&what, e);
+            }
+            Ok(out.run_id)
+        }
+        Err(e) => {
+            sheet.failed(&what, &e);
+            Err(format!("failed: {e}"))
+        }
+    };
+    fill(sheet, ctx.store, G, rows, run, ctx.stopped());
+}
+
+pub fn run(ctx: &mut Ctx, sheet: &mut Sheet) {
+    let p = ctx.preset;
+    let (n, ring_n, m, trials) = sizes(p);
+    for runtime in Runtime::ALL {
+        let targets: Vec<Target> = runtime
+            .units()
+            .iter()
+            .map(|&unit| Target { runtime, unit })
+            .collect();
+        let rows: Vec<Planned> = targets.iter().map(|&t| spawn_row(t, n)).collect();
+        if !runtimes(p).contains(&runtime) {
+            let why = match runtime {
+                Runtime::Squeak => "not in the atlas: Squeak's units are E2's (toll replicate E2)",
+                _ => "not measured: left out of the tests' preset",
+            };
+            rows.iter().for_each(|r| sheet.missing(G, r, why));
+            continue;
+        }
+        measure(
+            ctx,
+            sheet,
+            UnitOp::Spawn,
+            runtime,
+            targets,
+            n,
+            trials,
+            &rows,
+        );
+    }
+    let exec = Planned::new(
+        "spawn: process by fork+exec or posix_spawn",
+        Kind::Time,
+        MadeOf::words("a new program: fork or vfork, exec, the loader"),
+        Source::new("", Take::Point { n: 0 }),
+    );
+    sheet.missing(
+        G,
+        &exec,
+        "not measured by toll spawn yet (its C worker forks without exec): the programs group's C start-up is a posix_spawn with the program's start",
+    );
+    for t in rings(p) {
+        let row = ring_row(t, ring_n);
+        measure(
+            ctx,
+            sheet,
+            UnitOp::Ring { m },
+            t.runtime,
+            vec![t],
+            ring_n,
+            trials,
+            &[row],
+        );
+    }
+}
+
+/// About how long the runs take, s: each runtime's start, and its units.
+pub fn estimate(p: Preset) -> f64 {
+    let (n, ring_n, m, trials) = sizes(p);
+    let runtimes = runtimes(p);
+    let units: usize = runtimes.iter().map(|r| r.units().len()).sum();
+    // About 20 µs a unit made (Python's threads are slower), 1 µs a hop.
+    let spawn = units as f64 * f64::from(trials) * n as f64 * 20e-6;
+    let ring = rings(p).len() as f64 * f64::from(trials) * (ring_n * m) as f64 * 1e-6;
+    (runtimes.len() + rings(p).len()) as f64 * 0.7 + spawn + ring
+}
