@@ -62,7 +62,7 @@ pub fn run(a: AtlasArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Resul
         return Ok(ExitCode::SUCCESS);
     }
     let store = db::open(db_path)?;
-    let stop = super::http::stop_flag();
+    let stop = super::http_load::stop_flag();
     let scratch = toll_peers::scratch::path("atlas")?;
     std::fs::create_dir_all(&scratch)?;
     let mut spinner = Spinner::new();
