@@ -167,7 +167,8 @@ fn a_stored_baseline_is_compared_with() {
 
 #[test]
 fn a_parameter_fit_recovers_start_up_and_cost_per_iteration() {
-    // A synthetic program: 20 ms of start-up, then 1 ms per unit of n.
+    // A synthetic program: 20 ms of start-up, then 1 ms per unit of n (n
+    // up to 300: a span of sleeping a busy machine's noise cannot tilt).
     let s = Scratch::new("exec-fit");
     let svg = s.0.join("fit.svg");
     let o = s.toll(&[
@@ -176,10 +177,10 @@ fn a_parameter_fit_recovers_start_up_and_cost_per_iteration() {
         "4",
         "-L",
         "n",
-        "00,20,40,60",
+        "000,100,200,300",
         "--plot",
         svg.to_str().unwrap(),
-        "sleep 0.02; sleep 0.0{n}",
+        "sleep 0.02; sleep 0.{n}",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(svg.is_file());
@@ -192,8 +193,11 @@ fn a_parameter_fit_recovers_start_up_and_cost_per_iteration() {
     // sleep's own start-up and timer slack sit on top of the 20 ms: a shell
     // and two sleeps started, more on a busy machine (35 ms seen under a
     // load of 6 on 2 cores), never less than the 20 ms.
-    assert!((19e6..60e6).contains(&alpha), "α {alpha}");
-    assert!((0.9e6..1.25e6).contains(&beta), "β {beta}");
+    assert!((19e6..80e6).contains(&alpha), "α {alpha}");
+    // 1 ms per unit over 300 ms of sleeping: a busy machine's start-up
+    // noise (tens of ms, seen to pull a 60 ms span's slope to 0.82) moves
+    // it by a few percent, not by the 30% either way this allows.
+    assert!((0.7e6..1.3e6).contains(&beta), "β {beta}");
     let out = stdout(&o);
     assert!(out.contains("Start-up vs per-iteration"), "{out}");
 }
