@@ -58,8 +58,22 @@ fn two_agents_share_the_load_and_their_histograms_add_exactly() {
         text.contains("started together at a scheduled instant"),
         "{text}"
     );
-    assert!(text.contains("clock offset"), "{text}");
-    assert_eq!(text.matches(" ± ").count(), 2, "{text}");
+    assert!(
+        text.contains("clock offset") && text.contains("± ms"),
+        "{text}"
+    );
+    // Each agent's row: its offset (signed) and the offset's uncertainty.
+    let offsets = text
+        .lines()
+        .filter(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            w.len() >= 2
+                && w[w.len() - 2].starts_with(['+', '-'])
+                && w[w.len() - 2][1..].parse::<f64>().is_ok()
+                && w[w.len() - 1].parse::<f64>().is_ok()
+        })
+        .count();
+    assert_eq!(offsets, 2, "{text}");
 
     let run = export_json(&s, "last");
     assert_eq!(run["status"], "complete");

@@ -114,10 +114,9 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         threads: a.load.threads,
         raw: a.agents.raw_latencies.is_some(),
     };
+    // The machine as the load starts; said once the agents have answered,
+    // so an agent that cannot start is still the one line it is.
     let env = toll_measure::Fingerprint::capture(vec![]);
-    if let Some(w) = env.busy_warning() {
-        crate::tell!("warning: {w}");
-    }
     let stop = stop_flag();
     let bar = ProgressBar::new_spinner();
     bar.set_style(
@@ -139,6 +138,9 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
     );
     bar.finish_and_clear();
     let out = out?;
+    if let Some(w) = env.busy_warning() {
+        crate::tell!("warning: {w}");
+    }
     if let Some(path) = &a.agents.raw_latencies {
         write_raw(path, &out)?;
     }
