@@ -158,6 +158,7 @@ fn a_transfer_stored_in_postgres_reads_back_and_travels_to_sqlite_and_back() {
             std::env::temp_dir().join("toll-e2e-cache"),
         )
         .env("TOLL_HISTORY_IMPORTED", "1")
+        .env("TOLL_RUN_RECORD", "off")
         .env_remove("TOLL_DB")
         .output()
         .unwrap();

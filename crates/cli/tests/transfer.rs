@@ -338,3 +338,55 @@ fn cis_learn_run_to_run_variation_from_earlier_runs_of_the_same_series() {
     assert!(out.contains("from 2 earlier runs of this series"), "{out}");
     assert!(out.contains("(3 degrees of freedom: Student's t"), "{out}");
 }
+
+#[test]
+fn a_run_into_a_new_store_learns_from_the_machines_record_of_runs() {
+    let stores: Vec<Scratch> = ["a", "b", "c"]
+        .iter()
+        .map(|n| Scratch::new(&format!("record-{n}")))
+        .collect();
+    let record = stores[0].0.join("runs-here.jsonl");
+    let record = record.to_str().unwrap();
+    let mut args = vec![
+        "transfer",
+        "--sizes",
+        "0,1000,4000",
+        "--via",
+        "pipe",
+        "--pin",
+        "same",
+    ];
+    args.extend_from_slice(QUICK);
+    for s in &stores {
+        let o = s.toll_env(&args, &[("TOLL_RUN_RECORD", record)]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    // Each store holds one run; the third learnt from the other two.
+    let r = &export_json(&stores[2], "last")["series"][0]["fit"]["run_to_run"];
+    assert_eq!(
+        (&r["source"], &r["earlier_runs"], &r["elsewhere"]),
+        (&"history".into(), &2.into(), &2.into()),
+        "{r}"
+    );
+    let out = stdout(&stores[2].toll(&["show", "last"]));
+    assert!(
+        out.contains("2 earlier runs of this series on this machine (in other stores"),
+        "{out}"
+    );
+    // A run remembers itself only once it is complete, and never learns
+    // from itself: the first store's run had nothing to learn from.
+    let r = &export_json(&stores[0], "last")["series"][0]["fit"]["run_to_run"];
+    assert_eq!(r["source"], "floor", "{r}");
+    // Switched off, a new store learns nothing.
+    let off = Scratch::new("record-off");
+    let o = off.toll_env(&args, &[("TOLL_RUN_RECORD", "off")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = &export_json(&off, "last")["series"][0]["fit"]["run_to_run"];
+    assert_eq!(
+        (&r["source"], &r["earlier_runs"]),
+        (&"floor".into(), &0.into()),
+        "{r}"
+    );
+    // Three lines: one series of three complete runs.
+    assert_eq!(std::fs::read_to_string(record).unwrap().lines().count(), 3);
+}

@@ -64,7 +64,7 @@ impl Comparable<'_> {
 /// there are none (or the store cannot say: history is advice, never a
 /// reason to fail).
 pub fn widen(store: &Store, which: &Comparable, fit: &mut SeriesFit) {
-    let earlier: Vec<Estimate> = store
+    let fits: Vec<EarlierFit> = store
         .earlier_fits(
             which.family,
             Some(which.label),
@@ -73,12 +73,15 @@ pub fn widen(store: &Store, which: &Comparable, fit: &mut SeriesFit) {
             EARLIER_RUNS * 5,
         )
         .unwrap_or_default()
-        .iter()
+        .into_iter()
         .filter(|e| which.admits(e))
         .take(EARLIER_RUNS)
-        .map(|e| Estimate::of(&e.fit))
         .collect();
+    let earlier: Vec<Estimate> = fits.iter().map(|e| Estimate::of(&e.fit)).collect();
     run_to_run::widen(fit, &earlier, machine_share(store, which));
+    if let Some(r) = fit.run_to_run.as_mut() {
+        r.elsewhere = fits.iter().filter(|e| e.elsewhere.is_some()).count();
+    }
 }
 
 /// Conclude a fitted series: widen it by its run-to-run term, decide its

@@ -275,6 +275,7 @@ pub fn widen(fit: &mut SeriesFit, earlier: &[Estimate], machine: Option<MachineS
             (true, false) => Source::Floor,
         },
         earlier_runs: earlier.len(),
+        elsewhere: 0,
         alpha_sd: alpha.sd,
         beta_sd: beta.sd,
         df: alpha.df,

@@ -383,11 +383,20 @@ pub fn run_to_run_source(r: &RunToRun) -> String {
             m.series
         )
     });
+    let runs = match (r.earlier_runs, r.elsewhere) {
+        (k, 0) => format!("{k} earlier runs of this series on this machine"),
+        (k, e) if e == k => format!(
+            "{k} earlier runs of this series on this machine (in other stores, from toll's record of runs)"
+        ),
+        (k, e) => format!(
+            "{k} earlier runs of this series on this machine ({e} in other stores, from toll's record of runs)"
+        ),
+    };
     match (r.earlier_runs, machine) {
         (0, None) => "the floor (no earlier runs on this machine)".to_string(),
         (0, Some(m)) => format!("{m}; no earlier runs of this series"),
-        (k, None) => format!("{k} earlier runs of this series on this machine"),
-        (k, Some(m)) => format!("{k} earlier runs of this series on this machine and {m}"),
+        (_, None) => runs,
+        (_, Some(m)) => format!("{runs} and {m}"),
     }
 }
 

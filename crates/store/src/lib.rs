@@ -18,6 +18,7 @@ mod error;
 mod migrate;
 mod model;
 mod pg;
+pub mod record;
 mod rows;
 mod sqlite;
 mod store;

@@ -64,6 +64,9 @@ pub struct EarlierFit {
     /// The series' attributes (placement, unit, …).
     pub attrs: serde_json::Value,
     pub fit: SeriesFit,
+    /// The store it was measured into, when it is not this one: read from
+    /// the machine's record of runs (`crate::record`).
+    pub elsewhere: Option<String>,
 }
 
 /// One line of `toll runs`.

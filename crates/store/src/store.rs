@@ -42,7 +42,7 @@ fn point_insert(point: &Point) -> PointInsert<'_> {
     }
 }
 
-fn hostname() -> String {
+pub(crate) fn hostname() -> String {
     nix::unistd::gethostname()
         .map(|h| h.to_string_lossy().into_owned())
         .unwrap_or_default()
@@ -286,7 +286,9 @@ impl Store {
         error: Option<&str>,
     ) -> Result<(), StoreError> {
         self.db
-            .finish_run(run_id, status.as_str(), summary, error, &crate::time::now())
+            .finish_run(run_id, status.as_str(), summary, error, &crate::time::now())?;
+        crate::record::remember(self, run_id, status);
+        Ok(())
     }
 
     /// All runs, newest first.
@@ -318,10 +320,33 @@ impl Store {
             .run_identity(before_run)?
             .map(|(v, env)| (v, serde_json::from_str(&env).unwrap_or_default()));
         let imported_too = std::env::var_os("TOLL_HISTORY_IMPORTED").is_some_and(|v| v == "1");
-        for (label, config, env, attrs, fit, version, imported) in
-            self.db
-                .earlier_rows(family, label, &hostname(), before_run, limit * 2)?
-        {
+        let host = hostname();
+        let own = self
+            .db
+            .earlier_rows(family, label, &host, before_run, limit * 2)?
+            .into_iter()
+            .map(|row| (row, None));
+        // After the store's own runs, the machine's record of runs made into
+        // other stores (read only when needed).
+        let record = crate::record::path()
+            .into_iter()
+            .flat_map(|p| {
+                let me = crate::record::store_name(&self.path);
+                crate::record::read(&p, family, label, &host, &me)
+            })
+            .map(|e| {
+                let row = (
+                    e.label,
+                    e.config.to_string(),
+                    e.env.to_string(),
+                    e.attrs.to_string(),
+                    e.fit.to_string(),
+                    e.version,
+                    false,
+                );
+                (row, Some(e.store))
+            });
+        for ((label, config, env, attrs, fit, version, imported), elsewhere) in own.chain(record) {
             let env: serde_json::Value = serde_json::from_str(&env).unwrap_or_default();
             if env.get("cpu_model").and_then(|v| v.as_str()) != Some(cpu_model)
                 || (imported && !imported_too)
@@ -344,6 +369,7 @@ impl Store {
                 config,
                 attrs,
                 fit,
+                elsewhere,
             });
             if out.len() == limit {
                 break;

@@ -46,6 +46,9 @@ impl Scratch {
             "TOLL_CACHE_DIR",
             std::env::temp_dir().join("toll-e2e-cache"),
         );
+        // The machine's record of runs is this test's own: what its runs
+        // learn from is what it made.
+        c.env("TOLL_RUN_RECORD", self.0.join("runs-here.jsonl"));
         for (k, v) in env {
             c.env(k, v);
         }

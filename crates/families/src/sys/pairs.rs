@@ -129,6 +129,38 @@ impl Watch {
     }
 }
 
+/// Round trips made, untimed, before each batch's timed ones: a pair's
+/// cost climbs over its first tens of milliseconds of steady ping-pong
+/// (on a 2-vCPU VM a cross-core futex round trip measured 52 µs in fresh
+/// bursts of 200 and 70–90 µs once a pair had run for 40 ms), and the
+/// figure is the steady one, as lmbench's loops report it after their
+/// warm-up. memcpy's batches are led in the same way
+/// ([`super::probes::CopyBuffers::copy`]). `TOLL_SYS_LEAD_IN_MS` sets
+/// another length (0: none).
+pub fn lead_in() -> Duration {
+    std::env::var("TOLL_SYS_LEAD_IN_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(LEAD_IN, Duration::from_millis)
+}
+
+/// The default [`lead_in`].
+const LEAD_IN: Duration = Duration::from_millis(50);
+
+/// Make round trips (`trip` says whether one went through) for
+/// [`lead_in`]; false when one did not.
+fn led_in(mut trip: impl FnMut() -> bool) -> bool {
+    let (t, lead) = (Instant::now(), lead_in());
+    while t.elapsed() < lead {
+        for _ in 0..8 {
+            if !trip() {
+                return false;
+            }
+        }
+    }
+    true
+}
+
 /// The futex word's value once a batch is given up.
 const GAVE_UP: u32 = 3;
 
@@ -168,17 +200,29 @@ fn futex_thread(a: usize, b: usize, reps: u64) -> Result<Duration, String> {
             }
         });
         let timed = scope.spawn(|| {
+            let trip = || {
+                word.store(1, Ordering::Release);
+                futex(&word, libc::FUTEX_WAKE, 1);
+                wait_while(&word, 1);
+                !watch.given_up()
+            };
             let timed = || -> Result<Duration, String> {
+                const STOPPED: &str = "the woken thread stopped answering";
                 pin(a)?;
+                let mut done = 0;
+                if !led_in(|| {
+                    done += 1;
+                    watch.step(done);
+                    trip()
+                }) {
+                    return Err(STOPPED.into());
+                }
                 let t = Instant::now();
                 for i in 0..reps {
-                    word.store(1, Ordering::Release);
-                    futex(&word, libc::FUTEX_WAKE, 1);
-                    wait_while(&word, 1);
-                    if watch.given_up() {
-                        return Err("the woken thread stopped answering".into());
+                    if !trip() {
+                        return Err(STOPPED.into());
                     }
-                    watch.step(i + 1);
+                    watch.step(done + i + 1);
                 }
                 Ok(t.elapsed())
             };
@@ -224,11 +268,15 @@ fn ping(
     from: &std::os::fd::OwnedFd,
     reps: u64,
 ) -> Result<Duration, String> {
+    const STOPPED: &str = "the other end of the pipe stopped answering";
     pin(a)?;
+    if !led_in(|| write1(to) && read1(from)) {
+        return Err(STOPPED.into());
+    }
     let t = Instant::now();
     for _ in 0..reps {
         if !write1(to) || !read1(from) {
-            return Err("the other end of the pipe stopped answering".into());
+            return Err(STOPPED.into());
         }
     }
     Ok(t.elapsed())
@@ -358,16 +406,25 @@ fn signal_trips(
                 libc::syscall(libc::SYS_tgkill, me, tid, libc::SIGUSR2);
             }
         })?;
+        let trip = || {
+            libc::kill(pid, libc::SIGUSR1);
+            while libc::sigwaitinfo(&answer, std::ptr::null_mut()) != libc::SIGUSR2 {}
+            !watch.given_up()
+        };
+        let mut done = 0;
+        let led = led_in(|| {
+            done += 1;
+            watch.step(done);
+            trip()
+        });
         let t = Instant::now();
         let mut result = Ok(());
         for i in 0..reps {
-            libc::kill(pid, libc::SIGUSR1);
-            while libc::sigwaitinfo(&answer, std::ptr::null_mut()) != libc::SIGUSR2 {}
-            if watch.given_up() {
+            if !led || !trip() {
                 result = Err("the other process stopped answering".to_string());
                 break;
             }
-            watch.step(i + 1);
+            watch.step(done + i + 1);
         }
         let took = t.elapsed();
         reap(pid);

@@ -63,6 +63,21 @@ pub fn map_touch(pages: u64, reps: u64, touch: bool) -> Result<(Duration, u64), 
     let len = (pages.max(1) as usize)
         .checked_mul(page)
         .ok_or("a mapping that large does not fit in the address space")?;
+    // An inaccessible page mapped first: the mappings measured land beside
+    // it, never merged into (and split back out of) a neighbouring mapping
+    // of the same kind, which would add a tenth or more depending on what
+    // happened to be mapped there (the C reference does the same).
+    // SAFETY: a fresh inaccessible anonymous page, unmapped below.
+    let guard = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            page,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
     let faults = minor_faults();
     let t = Instant::now();
     for _ in 0..reps {
@@ -83,8 +98,12 @@ pub fn map_touch(pages: u64, reps: u64, touch: bool) -> Result<(Duration, u64), 
                     std::io::Error::last_os_error()
                 ));
             }
-            libc::madvise(p, len, libc::MADV_NOHUGEPAGE);
             if touch {
+                // Small pages, so that a fault is a page: only where they
+                // are touched (an madvise on an untouched mapping is a
+                // system call of its own, and splits the mapping off any
+                // neighbour it was merged with).
+                libc::madvise(p, len, libc::MADV_NOHUGEPAGE);
                 let base = p.cast::<u8>();
                 for k in 0..pages as usize {
                     std::ptr::write_volatile(base.add(k * page), 1);
@@ -93,7 +112,13 @@ pub fn map_touch(pages: u64, reps: u64, touch: bool) -> Result<(Duration, u64), 
             libc::munmap(p, len);
         }
     }
-    Ok((t.elapsed(), minor_faults().saturating_sub(faults)))
+    let took = t.elapsed();
+    let faults = minor_faults().saturating_sub(faults);
+    if guard != libc::MAP_FAILED {
+        // SAFETY: the page mapped above.
+        unsafe { libc::munmap(guard, page) };
+    }
+    Ok((took, faults))
 }
 
 /// Signals handled so far by [`on_signal`].
@@ -148,15 +173,22 @@ impl CopyBuffers {
         }
     }
 
-    /// `reps` copies of the whole source into the destination, after one
-    /// untimed: the rounds interleave sizes, and the first copy after
-    /// another size's finds this one's buffers cold in the last-level
-    /// cache — in a batch of three 32 MiB copies a third of the batch
-    /// (1.27× the time of a copy repeated back to back, as a C loop or
-    /// `bw_mem` times it). β is the steady copy's cost per byte.
-    pub fn copy(&mut self, reps: u64) -> Duration {
-        self.dst.copy_from_slice(black_box(&self.src));
-        black_box(&mut self.dst);
+    /// `reps` copies of the whole source into the destination, after
+    /// `lead` of untimed ones (at least one): the rounds interleave sizes,
+    /// and copies after another size's run slow until the caches and the
+    /// memory system have settled on this one — at 32 MiB, beside five
+    /// other sizes, one untimed copy left a batch 1.3–1.8× the time of a
+    /// copy repeated back to back (as a C loop or `bw_mem` times it); 50 ms
+    /// of them leave none. β is the steady copy's cost per byte.
+    pub fn copy(&mut self, reps: u64, lead: Duration) -> Duration {
+        let t = Instant::now();
+        loop {
+            self.dst.copy_from_slice(black_box(&self.src));
+            black_box(&mut self.dst);
+            if t.elapsed() >= lead {
+                break;
+            }
+        }
         let t = Instant::now();
         for _ in 0..reps {
             self.dst.copy_from_slice(black_box(&self.src));

@@ -62,7 +62,7 @@ fn batch(
         Probe::Copy => Ok(copies
             .entry(n)
             .or_insert_with(|| CopyBuffers::new(n as usize))
-            .copy(reps)),
+            .copy(reps, pairs::lead_in())),
         Probe::Memory | Probe::Unavailable(_) => Err("measured elsewhere".into()),
     }
 }

@@ -55,7 +55,15 @@ pub struct RunToRun {
     pub alpha_ci_within: (f64, f64),
     /// β's 95% CI from this run alone.
     pub beta_ci_within: (f64, f64),
+    /// How many of the earlier runs were made into other stores, read from
+    /// the machine's record of runs (0: all from this store).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub elsewhere: usize,
     /// The machine's share it drew on, when the store had one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine: Option<MachineShare>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
