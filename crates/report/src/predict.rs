@@ -99,7 +99,12 @@ pub fn pick<'r>(run: &'r Run, family: &str, sel: &Selector) -> Result<&'r Series
             wanted: family.into(),
         });
     }
-    let hits: Vec<&Series> = run.series.iter().filter(|s| sel.matches(s)).collect();
+    let mut hits: Vec<&Series> = run.series.iter().filter(|s| sel.matches(s)).collect();
+    // Among several, only those with a model can answer (`toll sys`'s
+    // one-point figures and its chase have none).
+    if hits.len() > 1 && hits.iter().any(|s| s.fit.is_some()) {
+        hits.retain(|s| s.fit.is_some());
+    }
     let labels = |v: &[&Series]| {
         v.iter()
             .map(|s| s.label.as_str())

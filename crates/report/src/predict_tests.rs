@@ -193,3 +193,25 @@ fn a_selector_that_picks_none_or_many_says_which_there_are() {
     };
     assert_eq!(pick(&r, "transfer", &by_label).unwrap().label, "rust/tcp");
 }
+
+#[test]
+fn among_many_only_the_series_with_a_model_are_offered() {
+    // `toll sys` without --series: one-point figures beside fitted ones.
+    let r = run(vec![
+        series("syscall", "getppid", None),
+        series("fault", "touch", Some(fit(None))),
+        series("copy", "memcpy", Some(fit(None))),
+    ]);
+    let e = pick(&r, "transfer", &Selector::default()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "no selector matches fault/touch, copy/memcpy in run 7: pick one with --series LABEL"
+    );
+    // One with a model among them answers.
+    let r = run(vec![
+        series("syscall", "getppid", None),
+        series("copy", "memcpy", Some(fit(None))),
+    ]);
+    let s = pick(&r, "transfer", &Selector::default()).unwrap();
+    assert_eq!(s.label, "copy/memcpy");
+}
