@@ -9,12 +9,14 @@ use std::path::PathBuf;
 
 #[derive(Debug, Args)]
 pub struct FfiArgs {
-    /// Runtimes, comma-separated: rust, c, python (the ones with bindings so
-    /// far), or all; one this machine lacks is a row saying what to install.
+    /// Runtimes, comma-separated: rust, c, python, go, java, node, erlang,
+    /// haskell, or all; one this machine lacks is a row saying what to
+    /// install.
     #[arg(long, default_value = "all", value_name = "LIST")]
     pub runtime: String,
     /// Bindings, comma-separated: direct, dlopen (rust, c); ctypes, cffi, ext
-    /// (python). Default: every binding of the runtimes chosen.
+    /// (python); cgo (go); jni, ffm (java); napi (node); nif (erlang); safe,
+    /// unsafe (haskell). Default: every binding of the runtimes chosen.
     #[arg(long, value_name = "LIST")]
     pub binding: Option<String>,
     /// Bytes passed per call: a list and/or ranges (0, 1Ki, 4096:65536:4096);

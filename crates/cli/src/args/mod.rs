@@ -152,6 +152,38 @@ mod tests {
         }
     }
 
+    /// `toll ffi --help` names every runtime with bindings and every binding.
+    #[test]
+    fn ffi_help_names_every_runtime_and_binding() {
+        let mut cli = Cli::command();
+        let cmd = cli.find_subcommand_mut("ffi").unwrap();
+        let help = |flag: &str| {
+            cmd.get_arguments()
+                .find(|a| a.get_id() == flag)
+                .and_then(|a| a.get_help())
+                .unwrap()
+                .to_string()
+        };
+        let (runtimes, bindings) = (help("runtime"), help("binding"));
+        let words = |h: &str, w: &str| h.split([',', ' ', ':', '(', ')', ';']).any(|x| x == w);
+        for r in Runtime::ALL
+            .into_iter()
+            .filter(|r| !r.bindings().is_empty())
+        {
+            assert!(
+                words(&runtimes, r.name()),
+                "--runtime does not name {r}: {runtimes}"
+            );
+            for b in r.bindings() {
+                assert!(
+                    words(&bindings, b.name),
+                    "--binding does not name {r}'s {}: {bindings}",
+                    b.name
+                );
+            }
+        }
+    }
+
     /// A range in a flag's help ("(1 to 1024)") is the range its parser
     /// keeps: both ends taken, one past either refused.
     #[test]
