@@ -1,12 +1,15 @@
 %% `ffi` (spec/wire.md) for toll's Erlang worker: reps calls into
 %% workers/ffi/toll_ffi.c through a NIF, toll_ffi_nif.so, which toll builds
-%% from workers/ffi/toll_ffi_nif.c and leaves in $TOLL_FFI_DIR. null/0 and
-%% sum/1 are the NIF's; the Erlang bodies below only stand in until it loads.
+%% from workers/ffi/toll_ffi_nif.c and leaves in $TOLL_FFI_DIR: binding nif on
+%% a normal scheduler (sum/1), nif-dirty on a dirty CPU scheduler
+%% (sum_dirty/1, where the runtime has them). null/0, sum/1 and sum_dirty/1
+%% are the NIF's; the Erlang bodies below only stand in until it loads.
 -module(toll_ffi).
--export([bindings/0, run/1, pattern/2, null/0, sum/1]).
+-export([bindings/0, run/1, pattern/2, null/0, sum/1, sum_dirty/1]).
 
 null() -> erlang:nif_error(not_loaded).
 sum(_) -> erlang:nif_error(not_loaded).
+sum_dirty(_) -> erlang:nif_error(not_loaded).
 
 %% Loads the NIF (once: OTP refuses a second load, which means it is there).
 load() ->
@@ -24,8 +27,15 @@ load() ->
 %% The bindings this worker can call now.
 bindings() ->
     case os:getenv("TOLL_FFI_DIR") =/= false andalso load() =:= ok of
-        true -> [<<"nif">>];
+        true -> [<<"nif">> | [<<"nif-dirty">> || dirty()]];
         false -> []
+    end.
+
+%% Whether this runtime has dirty CPU schedulers (an emulator built without
+%% them answers 0 or fails the question).
+dirty() ->
+    try erlang:system_info(dirty_cpu_schedulers) > 0
+    catch _:_ -> false
     end.
 
 %% Byte i = (seed + 131·i) mod 256 (spec/wire.md): the 256-byte period, repeated.
@@ -39,26 +49,39 @@ run(Cmd) ->
     Whole = lists:all(fun(V) -> is_integer(V) andalso V >= 0 end, [N, Reps, Seed]),
     if
         not Whole; Reps < 1 -> refuse(<<"`ffi` needs whole numbers n, reps (at least 1) and seed">>);
-        Binding =/= <<"nif">> ->
-            refuse(iolist_to_binary(["no binding ", name(Binding), ": the erlang worker has nif"]));
-        true ->
-            case load() of
-                {error, Why} -> refuse(<<"nif: ", Why/binary>>);
-                ok -> calls(N, Reps, Seed)
-            end
+        Binding =/= <<"nif">>, Binding =/= <<"nif-dirty">> ->
+            refuse(iolist_to_binary(["no binding ", name(Binding), ": the erlang worker has nif, nif-dirty"]));
+        Binding =:= <<"nif-dirty">> ->
+            case dirty() of
+                false -> refuse(<<"nif-dirty: this runtime has no dirty CPU schedulers">>);
+                true -> loaded(Binding, N, Reps, Seed)
+            end;
+        true -> loaded(Binding, N, Reps, Seed)
     end.
 
-calls(N, Reps, Seed) ->
+loaded(Binding, N, Reps, Seed) ->
+    case load() of
+        {error, Why} -> refuse(<<Binding/binary, ": ", Why/binary>>);
+        ok -> calls(Binding, N, Reps, Seed)
+    end.
+
+calls(Binding, N, Reps, Seed) ->
     Buf = pattern(N, Seed),
     T0 = erlang:monotonic_time(nanosecond),
     %% One call shape at every n, 0 included (a sum of no bytes).
-    Sum = sum_loop(Reps, Buf, 0),
+    Sum = case Binding of
+              <<"nif">> -> sum_loop(Reps, Buf, 0);
+              <<"nif-dirty">> -> dirty_loop(Reps, Buf, 0)
+          end,
     Ns = erlang:monotonic_time(nanosecond) - T0,
-    [{ok, true}, {event, <<"done">>}, {binding, <<"nif">>}, {n, N}, {reps, Reps}, {ns, Ns}, {sum, Sum}].
+    [{ok, true}, {event, <<"done">>}, {binding, Binding}, {n, N}, {reps, Reps}, {ns, Ns}, {sum, Sum}].
 
-%% The loop does nothing but call.
+%% The loops do nothing but call.
 sum_loop(0, _, Last) -> Last;
 sum_loop(R, Buf, _) -> sum_loop(R - 1, Buf, sum(Buf)).
+
+dirty_loop(0, _, Last) -> Last;
+dirty_loop(R, Buf, _) -> dirty_loop(R - 1, Buf, sum_dirty(Buf)).
 
 name(B) when is_binary(B) -> B;
 name(Other) -> io_lib:format("~p", [Other]).

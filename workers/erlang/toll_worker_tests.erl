@@ -186,7 +186,7 @@ ffi(Vectors) ->
     Dir = filename:join(os:getenv("TMPDIR", "/tmp"), "toll-ffi-erlang-" ++ os:getpid()),
     ok = filelib:ensure_dir(filename:join(Dir, "x")),
     Src = "workers/ffi/",
-    [<<"no binding jni: the erlang worker has nif">>] =
+    [<<"no binding jni: the erlang worker has nif, nif-dirty">>] =
         [E || {error, E} <- toll_ffi:run(#{<<"binding">> => <<"jni">>, <<"n">> => 0, <<"reps">> => 1, <<"seed">> => 0})],
     case filelib:is_file(filename:join(Include, "erl_nif.h")) of
         false -> io:format("erlang ffi: 1 skipped (no erl_nif.h: apt-get install erlang-dev)~n");
@@ -197,14 +197,16 @@ ffi(Vectors) ->
                 [Cc, Include, Src, Dir, Src, Src]))),
             true = lists:suffix("built\n", Out),
             true = os:putenv("TOLL_FFI_DIR", Dir),
-            [<<"nif">>] = toll_ffi:bindings(),
+            [<<"nif">>, <<"nif-dirty">>] = toll_ffi:bindings(),
             Rows = rows(Vectors, "ffi.tsv"),
             true = length(Rows) >= 8,
             lists:foreach(
-              fun([Name, N, Seed, Sum]) ->
-                      A = maps:from_list(toll_ffi:run(#{<<"binding">> => <<"nif">>, <<"n">> => binary_to_integer(N),
+              fun({Binding, [Name, N, Seed, Sum]}) ->
+                      A = maps:from_list(toll_ffi:run(#{<<"binding">> => Binding, <<"n">> => binary_to_integer(N),
                                                         <<"reps">> => 3, <<"seed">> => binary_to_integer(Seed)})),
-                      {Name, true, true} = {Name, maps:get(sum, A) =:= binary_to_integer(Sum), maps:get(ns, A) > 0}
-              end, Rows)
+                      {Name, Binding, true, true, Binding} =
+                          {Name, Binding, maps:get(sum, A) =:= binary_to_integer(Sum), maps:get(ns, A) > 0,
+                           maps:get(binding, A)}
+              end, [{B, R} || B <- [<<"nif">>, <<"nif-dirty">>], R <- Rows])
     end,
     os:cmd("rm -rf " ++ Dir).

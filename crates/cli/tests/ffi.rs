@@ -77,6 +77,7 @@ fn every_binding_here_is_measured_stored_and_each_series_has_a_fit_or_says_why_n
             "java/jni",
             "java/ffm",
             "erlang/nif",
+            "erlang/nif-dirty",
             "haskell/safe",
             "haskell/unsafe",
         ]
@@ -255,7 +256,7 @@ fn bad_input_is_one_line_before_anything_is_measured() {
         &[
             (
                 &["ffi", "--binding", "jna"],
-                "unknown binding `jna`: known bindings are cffi, cgo, ctypes, direct, dlopen, ext, ffm, jni, napi, nif, safe, unsafe",
+                "unknown binding `jna`: known bindings are cffi, cgo, ctypes, direct, dlopen, ext, ffm, jni, napi, nif, nif-dirty, safe, unsafe",
             ),
             (
                 &["ffi", "--runtime", "python", "--binding", "dlopen"],

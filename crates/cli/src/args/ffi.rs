@@ -15,8 +15,9 @@ pub struct FfiArgs {
     #[arg(long, default_value = "all", value_name = "LIST")]
     pub runtime: String,
     /// Bindings, comma-separated: direct, dlopen (rust, c); ctypes, cffi, ext
-    /// (python); cgo (go); jni, ffm (java); napi (node); nif (erlang); safe,
-    /// unsafe (haskell). Default: every binding of the runtimes chosen.
+    /// (python); cgo (go); jni, ffm (java); napi (node); nif, nif-dirty
+    /// (erlang); safe, unsafe (haskell). Default: every binding of the
+    /// runtimes chosen.
     #[arg(long, value_name = "LIST")]
     pub binding: Option<String>,
     /// Bytes passed per call: a list and/or ranges (0, 1Ki, 4096:65536:4096);

@@ -122,14 +122,24 @@ pub(super) const NODE: [Binding; 1] = [Binding {
     )
 }];
 
-pub(super) const ERLANG: [Binding; 1] = [Binding {
-    install: "apt-get install erlang-dev (erl_nif.h)",
-    ..binding(
-        "nif",
-        "a NIF toll builds from workers/ffi/toll_ffi_nif.c, on a normal scheduler, passed a binary",
-        "an Erlang binary",
-    )
-}];
+pub(super) const ERLANG: [Binding; 2] = [
+    Binding {
+        install: "apt-get install erlang-dev (erl_nif.h)",
+        ..binding(
+            "nif",
+            "a NIF toll builds from workers/ffi/toll_ffi_nif.c, on a normal scheduler, passed a binary",
+            "an Erlang binary",
+        )
+    },
+    Binding {
+        install: "apt-get install erlang-dev (erl_nif.h)",
+        ..binding(
+            "nif-dirty",
+            "the same NIF on a dirty CPU scheduler (ERL_NIF_DIRTY_JOB_CPU_BOUND): the process moves to a dirty scheduler thread and back each call",
+            "an Erlang binary",
+        )
+    },
+];
 
 pub(super) const HASKELL: [Binding; 2] = [
     binding(

@@ -77,6 +77,7 @@ pub(super) fn build(
         }
         Glue::Nif => {
             if let Err(why) = erlang_nif(cc, &launch.program, dir, note) {
+                unbuilt.push(("nif-dirty", why.clone()));
                 unbuilt.push(("nif", why));
             }
         }
