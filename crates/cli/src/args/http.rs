@@ -259,6 +259,12 @@ pub struct LoadArgs {
     /// makes io_uring the default where it applies and the kernel has it.
     #[arg(long, value_enum, value_name = "API")]
     pub io: Option<IoArg>,
+    /// Connect to this unix socket instead of the URL's host, the URL's
+    /// path and Host header kept (curl's --unix-socket); http:// only, on
+    /// HTTP/1.1 or h2c. In compare, N=PATH sends only the Nth URL through
+    /// it (repeatable); a bare PATH sends every URL.
+    #[arg(long, value_name = "PATH")]
+    pub unix_socket: Vec<String>,
 }
 
 /// --io's values.

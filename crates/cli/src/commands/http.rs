@@ -22,7 +22,7 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         return super::http_agents::run(a, db_path, dry_run);
     }
     let url = a.url.as_deref().expect("clap requires the URL");
-    let mut cfg = config(url, &a.load)?;
+    let mut cfg = config(url, &a.load, true)?;
     let plot = plot_target(&a.plot)?;
     if let (Some(_), Some(n)) = (&plot, cfg.requests) {
         if n < FEWEST_TO_PLOT {
@@ -43,7 +43,7 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
         http::preflight(&mut cfg)?;
         crate::say!(
             "would load {} with {} connection(s) on {} thread(s){}; the server answers",
-            cfg.target.url,
+            cfg.target.shown(),
             cfg.concurrency,
             cfg.threads.clamp(1, cfg.concurrency.max(1)),
             match (cfg.requests, cfg.time_limit) {
@@ -85,7 +85,7 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
     let title = format!(
         "This is toll http {}, benchmarking {}",
         env!("CARGO_PKG_VERSION"),
-        cfg.target.url
+        cfg.target.shown()
     );
     print_run(
         &store,

@@ -80,7 +80,7 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
             "--min-agents and --raw-latencies apply to load agents: add --remote HOST or --remote-cmd CMD",
         ));
     }
-    let cfg = config(url, &a.load)?;
+    let cfg = config(url, &a.load, false)?;
     let k = launchers.len();
     enough_connections(k, &cfg)?;
     // Each agent's shard of the schedule is at least one arrival a second.
@@ -153,7 +153,7 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
     let title = format!(
         "This is toll http {}, benchmarking {} from {} load agent(s)",
         env!("CARGO_PKG_VERSION"),
-        cfg.target.url,
+        cfg.target.shown(),
         out.agents.len()
     );
     let text = format!(

@@ -24,6 +24,7 @@ use super::coalesce::Coalesce;
 use super::event_loop::{Counter, LoopPlan};
 use super::request::Template;
 use super::schedule::{Schedule, Send};
+use super::sock::TokioStream;
 use super::stamp;
 use super::stats::{Answered, Stats};
 use super::tls::{self, TlsSetup};
@@ -39,7 +40,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::TcpStream;
 use tokio::sync::Mutex;
 
 /// What one loop of hyper clients is to do.
@@ -357,10 +357,9 @@ impl Shared {
 
     /// A new connection: TCP, then TLS if https, then the HTTP handshake.
     async fn connect(&self) -> Result<Sender, ()> {
-        let tcp = TcpStream::connect(self.plan.common.addr)
+        let tcp = TokioStream::connect(&self.plan.common.addr)
             .await
             .map_err(drop)?;
-        let _ = tcp.set_nodelay(true);
         let arrival = Arrival::default();
         let io = Counted {
             fd: tcp.as_raw_fd(),

@@ -25,7 +25,7 @@ use super::schedule::{Schedule, Send};
 use super::stamp;
 use super::stats::{Answered, Stats};
 use super::timer::{self, Timer};
-use mio::net::TcpStream;
+use super::sock::MioStream;
 use mio::{Events, Interest, Poll, Token};
 use std::io::{ErrorKind, Write};
 use std::os::fd::AsRawFd;
@@ -46,7 +46,7 @@ enum Phase {
 }
 
 struct Conn {
-    stream: Option<TcpStream>,
+    stream: Option<MioStream>,
     phase: Phase,
     written: usize,
     parser: Parser,
@@ -325,11 +325,11 @@ impl Loop<'_> {
         c.reused = false;
         c.started = now;
         c.lowat = 1;
-        match TcpStream::connect(self.plan.addr) {
+        match MioStream::connect(&self.plan.addr) {
             Ok(mut s) => {
                 stamp::enable(s.as_raw_fd());
                 if self.plan.request.len() > ONE_SEGMENT {
-                    let _ = s.set_nodelay(true);
+                    s.set_nodelay();
                 }
                 // Readable only: the request is written at once (on loopback
                 // the handshake is done when connect returns), and

@@ -3,7 +3,7 @@
 //! reports progress on.
 
 use super::stats::{IntervalSink, RawSink, Stats};
-use std::net::SocketAddr;
+use super::sock::Endpoint;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -17,7 +17,8 @@ pub struct Counter(pub AtomicU64);
 /// What one loop is to do.
 #[derive(Debug, Clone)]
 pub struct LoopPlan {
-    pub addr: SocketAddr,
+    /// Where every connection goes.
+    pub addr: Endpoint,
     pub request: Arc<[u8]>,
     pub connections: usize,
     /// This loop's share of -n; None: until the deadline.

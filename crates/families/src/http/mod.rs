@@ -18,6 +18,7 @@ mod lowat;
 pub mod request;
 pub mod response;
 pub mod schedule;
+pub mod sock;
 pub mod stamp;
 pub mod stats;
 pub mod target;
@@ -55,6 +56,20 @@ use toll_store::{NewRun, Point, PointStatus, RunStatus, Store};
 /// that accepted: `localhost` may resolve to ::1 first while the server
 /// listens on 127.0.0.1 only.
 pub fn preflight(cfg: &mut HttpConfig) -> Result<(), HttpError> {
+    if let Some(path) = cfg.target.unix.clone() {
+        let mut sock =
+            std::os::unix::net::UnixStream::connect(&path).map_err(|e| HttpError::Connect {
+                addr: format!("unix:{}", path.display()),
+                why: e.to_string(),
+            })?;
+        if cfg.http2 {
+            h2c_check(&mut sock, cfg.timeout).map_err(|why| HttpError::NoH2c {
+                addr: format!("unix:{}", path.display()),
+                why,
+            })?;
+        }
+        return Ok(());
+    }
     let (addr, mut sock) = connect_first(&cfg.target.addrs, cfg.timeout)?;
     cfg.target.prefer(addr);
     if cfg.target.tls {
@@ -96,9 +111,11 @@ fn connect_first(
 
 /// Send HTTP/2's connection preface and an empty SETTINGS frame; an h2c
 /// server answers with a SETTINGS frame (type 4) on stream 0.
-fn h2c_check(sock: &mut std::net::TcpStream, timeout: Duration) -> Result<(), String> {
-    use std::io::{Read, Write};
-    let _ = sock.set_read_timeout(Some(timeout));
+fn h2c_check<S>(sock: &mut S, timeout: Duration) -> Result<(), String>
+where
+    S: std::io::Read + std::io::Write + ReadTimeout,
+{
+    sock.read_timeout(timeout);
     let mut hello = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
     hello.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 0, 0]);
     sock.write_all(&hello).map_err(|e| e.to_string())?;
@@ -114,6 +131,23 @@ fn h2c_check(sock: &mut std::net::TcpStream, timeout: Duration) -> Result<(), St
             Err("it closed the connection".into())
         }
         Err(e) => Err(e.to_string()),
+    }
+}
+
+/// A blocking socket whose reads can be bounded in time.
+trait ReadTimeout {
+    fn read_timeout(&self, d: Duration);
+}
+
+impl ReadTimeout for std::net::TcpStream {
+    fn read_timeout(&self, d: Duration) {
+        let _ = self.set_read_timeout(Some(d));
+    }
+}
+
+impl ReadTimeout for std::os::unix::net::UnixStream {
+    fn read_timeout(&self, d: Duration) {
+        let _ = self.set_read_timeout(Some(d));
     }
 }
 
@@ -168,6 +202,7 @@ pub fn load_part(
     // A plain HTTP/1.1 closed loop may run on io_uring (--io, and the
     // kernel having what it needs); --rate and --spin keep to epoll.
     let uring = !hyper
+        && cfg.target.unix.is_none()
         && cfg.rate.is_none()
         && cfg.spin.is_zero()
         && match cfg.io {
@@ -208,7 +243,7 @@ pub fn load_part(
             .map(|r| RateShare::of(r, cfg.concurrency, first, part.shard));
         first += conns[t] as u32;
         let plan = LoopPlan {
-            addr: cfg.target.addrs[0],
+            addr: cfg.target.endpoint(),
             request: request.clone(),
             connections: conns[t] as usize,
             requests: reqs.as_ref().map(|r| r[t]),
@@ -380,6 +415,7 @@ pub fn store_run_with(
         .unwrap_or_else(|| Fingerprint::capture(vec![]));
     let mut config = json!({
             "url": cfg.target.url, "method": cfg.spec.method(), "concurrency": cfg.concurrency,
+            "unix_socket": cfg.target.unix.as_ref().map(|p| p.display().to_string()),
             "requests": cfg.requests, "time_limit_ns": cfg.time_limit.map(ns),
             "threads": rep.threads, "keep_alive": cfg.spec.keep_alive,
             "timeout_ns": ns(cfg.timeout), "rate": cfg.rate,
@@ -397,7 +433,7 @@ pub fn store_run_with(
         env,
         tool_version: env!("CARGO_PKG_VERSION").into(),
     })?;
-    let label = format!("{} {}", cfg.spec.method(), cfg.target.url);
+    let label = format!("{} {}", cfg.spec.method(), cfg.target.shown());
     let series = store.add_series(
         run_id,
         &label,
