@@ -73,7 +73,19 @@ pub fn enough_connections(k: usize, cfg: &HttpConfig) -> anyhow::Result<()> {
 
 /// `toll http URL` with agents.
 pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
-    let url = a.url.as_deref().expect("clap requires the URL");
+    if a.urls_file.is_some() || a.pick.is_some() || a.seed.is_some() {
+        return Err(usage(
+            "--urls is not sent to load agents: run it from this machine (drop --remote/--remote-cmd), or give one URL",
+        ));
+    }
+    if a.warmup.is_some() {
+        return Err(usage(
+            "--warmup is not sent to load agents: warm the server with a first run from them, or run from this machine",
+        ));
+    }
+    let Some(url) = a.url.as_deref() else {
+        return Err(usage("give the URL to load"));
+    };
     let launchers = launchers(&a.agents)?;
     if launchers.is_empty() {
         return Err(usage(

@@ -3,13 +3,14 @@
 //! printed or JSON run and the `--plot` target and picture. A leaf: it
 //! imports none of the commands that use it.
 
-use crate::args::{IoArg, LoadArgs, LoadPlotArgs};
+use crate::args::{IoArg, LoadArgs, LoadPlotArgs, PickArg};
 use crate::usage::usage;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 use toll_families::http::request::RequestSpec;
+use toll_families::http::urls::{self, Pick, UrlLine, UrlSet};
 use toll_families::http::{self, HttpConfig, HttpError, Target};
 use toll_report::plot::{LoadCharts, Scale};
 
@@ -166,6 +167,7 @@ pub fn config_via(url: &str, a: &LoadArgs, unix: Option<&Path>) -> anyhow::Resul
         spin,
         coalesce,
         io,
+        urls: None,
     })
 }
 
@@ -287,4 +289,61 @@ pub fn draw(
         .map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", path.display()))?;
     eprintln!("plot written to {}", path.display());
     Ok(())
+}
+
+/// `--urls FILE` (with `--pick` and `--seed`): the file read and parsed,
+/// every line's URL on one server; a bad line is one error naming its
+/// number. None without --urls (then --pick and --seed are refused).
+pub fn url_lines(
+    file: Option<&Path>,
+    pick: Option<PickArg>,
+    seed: Option<u64>,
+) -> anyhow::Result<Option<(Vec<UrlLine>, Pick)>> {
+    let Some(file) = file else {
+        if pick.is_some() || seed.is_some() {
+            return Err(usage(
+                "--pick and --seed choose among the lines of a URL file: add --urls FILE",
+            ));
+        }
+        return Ok(None);
+    };
+    let pick = match (pick, seed) {
+        (Some(PickArg::Random), seed) => Pick::Random(seed.unwrap_or(1)),
+        (_, Some(_)) => {
+            return Err(usage(
+                "--seed orders --pick random: add --pick random, or drop --seed",
+            ))
+        }
+        (_, None) => Pick::RoundRobin,
+    };
+    let shown = file.display();
+    let text = std::fs::read_to_string(file).map_err(|e| {
+        usage(format!(
+            "--urls {shown}: cannot read it ({e}): give a file of requests, one a line"
+        ))
+    })?;
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let lines = urls::parse(&text, dir).map_err(|e| usage(format!("--urls {shown}: {e}")))?;
+    if lines.is_empty() {
+        return Err(usage(format!(
+            "--urls {shown} has no request: write one a line, `[METHOD] URL [@BODYFILE]`"
+        )));
+    }
+    Ok(Some((lines, pick)))
+}
+
+/// The load's config from a URL file's `lines`: its first line's server,
+/// every line's request.
+pub fn config_of_lines(
+    file: &Path,
+    lines: Vec<UrlLine>,
+    pick: Pick,
+    a: &LoadArgs,
+) -> anyhow::Result<HttpConfig> {
+    let mut cfg = config(&lines[0].url, a, true)?;
+    let set = UrlSet::new(lines, &cfg.spec, pick)
+        .map_err(|e| usage(format!("--urls {}: {e}", file.display())))?;
+    cfg.spec = set.entries[0].2.clone();
+    cfg.urls = Some(set);
+    Ok(cfg)
 }

@@ -73,6 +73,7 @@ impl FarSide {
             spin: load.spin,
             coalesce: load.coalesce,
             io: http::Io::from_env(),
+            urls: None,
         };
         http::preflight(&mut cfg).map_err(|e| e.to_string())?;
         self.ready = Some(cfg);
