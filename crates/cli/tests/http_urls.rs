@@ -136,6 +136,38 @@ fn each_lines_count_is_what_nginx_logged_for_its_path() {
 }
 
 #[test]
+fn h2c_lines_are_counted_as_nginx_logged_them() {
+    let s = Scratch::new("http-urls-h2c");
+    let n = nginx::start(&s, &["http2"]);
+    let file = url_file(&s, n.port());
+    let o = s.toll(&[
+        "http",
+        "--urls",
+        &file,
+        "-n",
+        "400",
+        "-c",
+        "4",
+        "-k",
+        "--http2",
+        "--streams",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("Complete requests:      400"), "{text}");
+    assert!(text.contains("Failed requests:        0"), "{text}");
+    let run = export_json(&s, "last");
+    let rows = rows(&run["series"][0]["points"][0]["extra"]["report"]);
+    let logged = by_path(&n);
+    assert_eq!(rows.len(), 4);
+    for (path, requests, _) in &rows {
+        assert!(*requests > 0, "{path}: every line is sent");
+        assert_eq!(logged.get(path), Some(requests), "{path}");
+    }
+}
+
+#[test]
 fn the_warm_up_is_sent_and_not_measured() {
     let s = Scratch::new("http-warmup");
     let n = nginx::start(&s, &[""]);
@@ -237,6 +269,10 @@ fn url_file_and_warm_up_mistakes_are_one_line_before_any_load() {
             (
                 &["http", "--warmup", "0s", "http://127.0.0.1:9/"],
                 "--warmup",
+            ),
+            (
+                &["http", "--urls", &good, "--io", "io_uring"],
+                "drop it to load a URL file",
             ),
         ],
     );

@@ -340,6 +340,11 @@ pub fn config_of_lines(
     pick: Pick,
     a: &LoadArgs,
 ) -> anyhow::Result<HttpConfig> {
+    if a.io == Some(IoArg::IoUring) {
+        return Err(usage(
+            "--io io_uring sends one request over and over: drop it to load a URL file (on epoll)",
+        ));
+    }
     let mut cfg = config(&lines[0].url, a, true)?;
     let set = UrlSet::new(lines, &cfg.spec, pick)
         .map_err(|e| usage(format!("--urls {}: {e}", file.display())))?;
