@@ -476,3 +476,47 @@ fn a_directory_db_a_png_plot_and_an_export_file_are_each_said() {
     let run: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(run["family"], "transfer");
 }
+
+/// `toll http`'s targets (issue 51): a unix socket or a URL file that is
+/// not there or cannot be read, a URL file line that does not parse (named
+/// by its number), a socket with https, a URL beside --urls: one line each,
+/// before any load, and nothing stored.
+#[test]
+fn http_targets_that_cannot_be_loaded_are_named_before_any_load() {
+    let s = Scratch::new("bad-http-targets");
+    let dir = s.0.join("in");
+    std::fs::create_dir_all(&dir).unwrap();
+    let urls = dir.join("urls.txt");
+    std::fs::write(&urls, "http://127.0.0.1:9/\n\nhttp://127.0.0.1:9/a b c\n").unwrap();
+    let (urls, dir) = (urls.to_str().unwrap(), dir.to_str().unwrap());
+    let missing = s.0.join("gone");
+    let missing = missing.to_str().unwrap();
+    assert_usage_errors(
+        &s,
+        &[
+            (
+                &["http", "--unix-socket", missing, "http://localhost/"],
+                "no such socket",
+            ),
+            (
+                &["http", "--unix-socket", dir, "http://localhost/"],
+                "is not a socket",
+            ),
+            (
+                &["http", "--unix-socket", dir, "https://localhost/"],
+                "give an http:// URL",
+            ),
+            (&["http", "--urls", missing], "cannot read it"),
+            (&["http", "--urls", dir], "cannot read it"),
+            (&["http", "--urls", urls], "line 3"),
+            (
+                &["http", "--urls", urls, "http://127.0.0.1:9/"],
+                "both name what to load",
+            ),
+            (
+                &["http", "--warmup", "soon", "http://127.0.0.1:9/"],
+                "--warmup `soon`",
+            ),
+        ],
+    );
+}

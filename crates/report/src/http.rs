@@ -2,6 +2,7 @@
 //! figures compare directly with an ab run; plus what ab lacks (99.9 and
 //! 99.99 percentiles, the spread of the rate, constant-rate figures).
 
+use crate::http_urls::UrlRow;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
@@ -40,6 +41,16 @@ pub struct SendLag {
     pub p50: f64,
     pub p99: f64,
     pub max: f64,
+}
+
+/// `--warmup`: the load sent before the measured one, and not measured.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Warmup {
+    pub time_ns: u64,
+    /// Requests answered in it.
+    pub requests: u64,
+    /// Requests that failed in it.
+    pub failed: u64,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -101,6 +112,14 @@ pub struct HttpReport {
     /// None for runs stored before it was kept, or from agents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stamped_answers: Option<u64>,
+    /// --urls: a row per line of the URL file, and how lines were picked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_url: Vec<UrlRow>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pick: Option<String>,
+    /// --warmup: the load sent before this one, not measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<Warmup>,
 }
 
 impl HttpReport {
@@ -155,6 +174,15 @@ pub fn render(r: &HttpReport) -> String {
     let _ = writeln!(w, "Document Path:          {}", r.document_path);
     let _ = writeln!(w, "Document Length:        {} bytes", r.document_length);
     let _ = writeln!(w);
+    if let Some(wu) = &r.warmup {
+        let _ = writeln!(
+            w,
+            "Warm-up:                {:.3} seconds, {} requests answered ({} failed), not measured",
+            wu.time_ns as f64 / 1e9,
+            wu.requests,
+            wu.failed
+        );
+    }
     let _ = writeln!(w, "Concurrency Level:      {}", r.concurrency_level);
     let _ = writeln!(w, "Event loops (threads):  {}", r.threads);
     let _ = writeln!(
@@ -301,6 +329,11 @@ pub fn render(r: &HttpReport) -> String {
             "Uncorrected (from the actual send; hides the wait a stalled server caused)",
             u,
         );
+    }
+    if !r.per_url.is_empty() {
+        let _ = writeln!(w);
+        let pick = r.pick.as_deref().unwrap_or("round robin");
+        w.push_str(&crate::http_urls::render(&r.per_url, pick));
     }
     if r.partial {
         let _ = writeln!(w);

@@ -24,6 +24,7 @@ pub mod html;
 pub mod http;
 pub mod http_agents;
 pub mod http_compare;
+pub mod http_urls;
 pub mod import;
 pub mod legend;
 pub mod markdown;

@@ -31,10 +31,29 @@ pub struct HttpArgs {
     #[command(subcommand)]
     pub command: Option<HttpCommand>,
     /// The URL to load, e.g. http://127.0.0.1:8080/hello.html
-    #[arg(value_name = "URL", required = true)]
+    #[arg(value_name = "URL", required_unless_present = "urls_file")]
     pub url: Option<String>,
     #[command(flatten)]
     pub load: LoadArgs,
+    /// Requests from a file instead of one URL, one a line: `[METHOD] URL
+    /// [@BODYFILE]` (`#` comments and blank lines skipped; a body file
+    /// relative to the URL file's directory), every URL on one server.
+    /// Each line's figures are reported beside the whole run's.
+    #[arg(long = "urls", value_name = "FILE")]
+    pub urls_file: Option<PathBuf>,
+    /// How --urls picks each request's line: round-robin (the file's
+    /// order, the default) or random (seeded by --seed).
+    #[arg(long, value_enum, value_name = "ORDER")]
+    pub pick: Option<PickArg>,
+    /// The seed of --pick random (default 1): the same seed, threads and
+    /// connections give the same order.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Load the server this long first, at the same concurrency (and
+    /// rate), without measuring it: e.g. 5s for a JIT-compiled server.
+    /// Said on stderr and stored with the run.
+    #[arg(long, value_name = "TIME", value_parser = time_in(SHORTEST, LONGEST_RUN))]
+    pub warmup: Option<Duration>,
     #[command(flatten)]
     pub agents: AgentArgs,
     /// Print the stored run as JSON instead of the report.
@@ -259,6 +278,19 @@ pub struct LoadArgs {
     /// makes io_uring the default where it applies and the kernel has it.
     #[arg(long, value_enum, value_name = "API")]
     pub io: Option<IoArg>,
+    /// Connect to this unix socket instead of the URL's host, the URL's
+    /// path and Host header kept (curl's --unix-socket); http:// only, on
+    /// HTTP/1.1 or h2c. In compare, N=PATH sends only the Nth URL through
+    /// it (repeatable); a bare PATH sends every URL.
+    #[arg(long, value_name = "PATH")]
+    pub unix_socket: Vec<String>,
+}
+
+/// --pick's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PickArg {
+    RoundRobin,
+    Random,
 }
 
 /// --io's values.

@@ -20,7 +20,9 @@ pub use atlas::AtlasArgs;
 pub use exec::{ExecArgs, MOST_RUNS};
 pub use ffi::FfiArgs;
 pub use file::FileArgs;
-pub use http::{AgentArgs, CompareArgs, HttpArgs, HttpCommand, IoArg, LoadArgs, LoadPlotArgs};
+pub use http::{
+    AgentArgs, CompareArgs, HttpArgs, HttpCommand, IoArg, LoadArgs, LoadPlotArgs, PickArg,
+};
 pub use results::{
     BoardArgs, BoardCommand, ExportArgs, ImportArgs, PredictArgs, PushArgs, ReplicateArgs,
     ReportArgs, RmArgs, RunCompareArgs, RunsArgs, ShowArgs, TokenCommand,

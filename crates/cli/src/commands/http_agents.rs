@@ -73,14 +73,26 @@ pub fn enough_connections(k: usize, cfg: &HttpConfig) -> anyhow::Result<()> {
 
 /// `toll http URL` with agents.
 pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
-    let url = a.url.as_deref().expect("clap requires the URL");
+    if a.urls_file.is_some() || a.pick.is_some() || a.seed.is_some() {
+        return Err(usage(
+            "--urls is not sent to load agents: run it from this machine (drop --remote/--remote-cmd), or give one URL",
+        ));
+    }
+    if a.warmup.is_some() {
+        return Err(usage(
+            "--warmup is not sent to load agents: warm the server with a first run from them, or run from this machine",
+        ));
+    }
+    let Some(url) = a.url.as_deref() else {
+        return Err(usage("give the URL to load"));
+    };
     let launchers = launchers(&a.agents)?;
     if launchers.is_empty() {
         return Err(usage(
             "--min-agents and --raw-latencies apply to load agents: add --remote HOST or --remote-cmd CMD",
         ));
     }
-    let cfg = config(url, &a.load)?;
+    let cfg = config(url, &a.load, false)?;
     let k = launchers.len();
     enough_connections(k, &cfg)?;
     // Each agent's shard of the schedule is at least one arrival a second.
@@ -153,7 +165,7 @@ pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result
     let title = format!(
         "This is toll http {}, benchmarking {} from {} load agent(s)",
         env!("CARGO_PKG_VERSION"),
-        cfg.target.url,
+        cfg.target.shown(),
         out.agents.len()
     );
     let text = format!(

@@ -8,11 +8,11 @@
 
 use super::db;
 use super::http_agents;
-use super::http_load::{config, draw, plot_target, print_run, stop_flag};
+use super::http_load::{config_via, draw, plot_target, print_run, stop_flag, unix_socket};
 use crate::args::CompareArgs;
 use crate::usage::usage;
 use indicatif::{ProgressBar, ProgressStyle};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -48,9 +48,46 @@ fn agents(a: &CompareArgs) -> anyhow::Result<Vec<String>> {
     }
 }
 
+/// Each URL's `--unix-socket` (None: TCP): `N=PATH` for the Nth URL, or
+/// one bare PATH for all.
+fn sockets(given: &[String], urls: usize) -> anyhow::Result<Vec<Option<PathBuf>>> {
+    let mut out = vec![None; urls];
+    for text in given {
+        let indexed = text
+            .split_once('=')
+            .filter(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        match indexed {
+            None if given.len() == 1 => {
+                let p = PathBuf::from(text);
+                out.iter_mut().for_each(|o| *o = Some(p.clone()));
+            }
+            None => {
+                return Err(usage(format!(
+                    "--unix-socket {text}: with several sockets, name each URL's as N=PATH (e.g. 2={text} for the second URL)"
+                )))
+            }
+            Some((n, path)) => {
+                let i = n.parse::<usize>().ok().filter(|i| (1..=urls).contains(i));
+                let Some(i) = i else {
+                    return Err(usage(format!(
+                        "--unix-socket {text}: there is no URL {n}; give N from 1 to {urls}"
+                    )));
+                };
+                if out[i - 1].is_some() {
+                    return Err(usage(format!(
+                        "--unix-socket {text}: URL {i} already has a socket: give one per URL"
+                    )));
+                }
+                out[i - 1] = Some(PathBuf::from(path));
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// The rules from the flags, and one validated load per URL whose length is
 /// a round.
-fn validate(a: &mut CompareArgs) -> anyhow::Result<(Rules, Vec<HttpConfig>)> {
+fn validate(a: &mut CompareArgs, here: bool) -> anyhow::Result<(Rules, Vec<HttpConfig>)> {
     let round = a.round;
     let (min_rounds, max_rounds) = (a.min_rounds, a.max_rounds);
     if max_rounds < min_rounds {
@@ -87,8 +124,13 @@ fn validate(a: &mut CompareArgs) -> anyhow::Result<(Rules, Vec<HttpConfig>)> {
     }
     l.duration = Some(round);
     let mut cfgs = Vec::new();
-    for url in &a.urls {
-        let mut cfg = config(url, l)?;
+    let sockets = sockets(&l.unix_socket, a.urls.len())?;
+    for (url, unix) in a.urls.iter().zip(&sockets) {
+        let mut cfg = config_via(url, l, unix.as_deref())?;
+        // Checked here unless the socket is on the agents' hosts.
+        if let (Some(p), true) = (unix, here) {
+            unix_socket(p)?;
+        }
         cfg.time_limit = Some(round);
         cfg.requests = None;
         cfgs.push(cfg);
@@ -167,11 +209,11 @@ fn describe(cmp: &Comparison, phase: Phase, server: usize) -> String {
 
 pub fn run(mut a: CompareArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
     let launchers = agents(&a)?;
-    let (rules, mut cfgs) = validate(&mut a)?;
+    let (rules, mut cfgs) = validate(&mut a, launchers.is_empty())?;
     let plot = plot_target(&a.plot)?;
     if launchers.is_empty() {
         for cfg in &mut cfgs {
-            http::preflight(cfg).map_err(|e| anyhow::anyhow!("{}: {e}", cfg.target.url))?;
+            http::preflight(cfg).map_err(|e| anyhow::anyhow!("{}: {e}", cfg.target.shown()))?;
         }
     } else {
         // The agents check each server when they prepare each round.
@@ -181,7 +223,7 @@ pub fn run(mut a: CompareArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow:
         if let Some(p) = db_path {
             db::check_name(p)?;
         }
-        let urls: Vec<&str> = cfgs.iter().map(|c| c.target.url.as_str()).collect();
+        let urls: Vec<String> = cfgs.iter().map(|c| c.target.shown()).collect();
         match launchers.len() {
             0 => crate::say!(
                 "would compare {} in alternating rounds; every server answers",
@@ -243,7 +285,7 @@ pub fn run(mut a: CompareArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow:
         Ok(r) => r,
         Err(failed) => {
             bar.finish_and_clear();
-            let msg = format!("{}: {}", cfgs[failed.server].target.url, failed.error);
+            let msg = format!("{}: {}", cfgs[failed.server].target.shown(), failed.error);
             store.finish_run(run_id, RunStatus::Failed, &msg, Some(&msg))?;
             return Err(anyhow::anyhow!(msg));
         }

@@ -3,13 +3,14 @@
 //! printed or JSON run and the `--plot` target and picture. A leaf: it
 //! imports none of the commands that use it.
 
-use crate::args::{IoArg, LoadArgs, LoadPlotArgs};
+use crate::args::{IoArg, LoadArgs, LoadPlotArgs, PickArg};
 use crate::usage::usage;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 use toll_families::http::request::RequestSpec;
+use toll_families::http::urls::{self, Pick, UrlLine, UrlSet};
 use toll_families::http::{self, HttpConfig, HttpError, Target};
 use toll_report::plot::{LoadCharts, Scale};
 
@@ -22,9 +23,45 @@ const DEFAULT_COALESCE: Duration = Duration::from_micros(100);
 const LAG_WARNING_MS: f64 = 1.0;
 
 /// The validated load against `url`, from the flags `toll http` and `toll
-/// http compare` share.
-pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
-    let target = Target::resolve(url).map_err(|e| match e {
+/// http compare` share; `--unix-socket`, once at most, is its socket,
+/// checked here unless it is on the load agents' hosts (`here` false).
+pub fn config(url: &str, a: &LoadArgs, here: bool) -> anyhow::Result<HttpConfig> {
+    let unix = match a.unix_socket.as_slice() {
+        [] => None,
+        [one] => Some(PathBuf::from(one)),
+        [..] => return Err(usage(
+            "--unix-socket is given more than once: toll http loads one server, through one socket",
+        )),
+    };
+    let cfg = config_via(url, a, unix.as_deref())?;
+    if let (Some(p), true) = (&unix, here) {
+        unix_socket(p)?;
+    }
+    Ok(cfg)
+}
+
+/// `--unix-socket PATH` checked before anything is sent: a socket that is
+/// there (a missing path or a file that is not a socket is one line).
+pub fn unix_socket(path: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let text = path.display();
+    match std::fs::metadata(path) {
+        Ok(m) if m.file_type().is_socket() => Ok(()),
+        Ok(_) => Err(usage(format!(
+            "--unix-socket {text} is not a socket: give the path the server listens on"
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(usage(format!(
+            "--unix-socket {text}: no such socket: start the server listening there, or give the path it listens on"
+        ))),
+        Err(e) => Err(usage(format!(
+            "--unix-socket {text}: cannot reach it ({e}): give a socket you may open"
+        ))),
+    }
+}
+
+/// [`config`], its connections to the unix socket `unix` when given.
+pub fn config_via(url: &str, a: &LoadArgs, unix: Option<&Path>) -> anyhow::Result<HttpConfig> {
+    let target = Target::resolve_via(url, unix).map_err(|e| match e {
         HttpError::BadUrl { .. } | HttpError::Unsupported(_) => usage(e.to_string()),
         other => other.into(),
     })?;
@@ -72,35 +109,39 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
         ));
     }
     let coalesce = coalesce(a, rate.is_some(), spin)?;
-    let io = match a.io {
-        None => match std::env::var("TOLL_HTTP_IO").as_deref() {
-            Ok("io_uring" | "epoll" | "") | Err(std::env::VarError::NotPresent) => {
-                http::Io::from_env()
-            }
-            Ok(other) => {
-                return Err(usage(format!(
-                    "TOLL_HTTP_IO={other}: give io_uring or epoll, or unset it"
-                )))
-            }
-            Err(_) => {
+    let io =
+        match a.io {
+            None => match std::env::var("TOLL_HTTP_IO").as_deref() {
+                Ok("io_uring" | "epoll" | "") | Err(std::env::VarError::NotPresent) => {
+                    http::Io::from_env()
+                }
+                Ok(other) => {
+                    return Err(usage(format!(
+                        "TOLL_HTTP_IO={other}: give io_uring or epoll, or unset it"
+                    )))
+                }
+                Err(_) => {
+                    return Err(usage(
+                        "TOLL_HTTP_IO is not valid text: give io_uring or epoll",
+                    ))
+                }
+            },
+            Some(IoArg::Epoll) => http::Io::Epoll,
+            Some(IoArg::IoUring) if target.tls || a.http2 => {
                 return Err(usage(
-                    "TOLL_HTTP_IO is not valid text: give io_uring or epoll",
+                    "--io io_uring is for plain HTTP/1.1 (http:// without --http2): drop it",
                 ))
             }
-        },
-        Some(IoArg::Epoll) => http::Io::Epoll,
-        Some(IoArg::IoUring) if target.tls || a.http2 => {
-            return Err(usage(
-                "--io io_uring is for plain HTTP/1.1 (http:// without --http2): drop it",
-            ))
-        }
-        Some(IoArg::IoUring) if rate.is_some() || !spin.is_zero() => {
-            return Err(usage(
-                "--io io_uring runs a closed loop (without --rate or --spin): drop one of them",
-            ))
-        }
-        Some(IoArg::IoUring) => http::Io::IoUring,
-    };
+            Some(IoArg::IoUring) if unix.is_some() => return Err(usage(
+                "--io io_uring connects over TCP: drop it to load through --unix-socket (on epoll)",
+            )),
+            Some(IoArg::IoUring) if rate.is_some() || !spin.is_zero() => {
+                return Err(usage(
+                    "--io io_uring runs a closed loop (without --rate or --spin): drop one of them",
+                ))
+            }
+            Some(IoArg::IoUring) => http::Io::IoUring,
+        };
     if a.content_type.is_some() && body.is_none() {
         return Err(usage("-T sets the body's type: give the body with -p FILE"));
     }
@@ -126,6 +167,7 @@ pub fn config(url: &str, a: &LoadArgs) -> anyhow::Result<HttpConfig> {
         spin,
         coalesce,
         io,
+        urls: None,
     })
 }
 
@@ -247,4 +289,66 @@ pub fn draw(
         .map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", path.display()))?;
     eprintln!("plot written to {}", path.display());
     Ok(())
+}
+
+/// `--urls FILE` (with `--pick` and `--seed`): the file read and parsed,
+/// every line's URL on one server; a bad line is one error naming its
+/// number. None without --urls (then --pick and --seed are refused).
+pub fn url_lines(
+    file: Option<&Path>,
+    pick: Option<PickArg>,
+    seed: Option<u64>,
+) -> anyhow::Result<Option<(Vec<UrlLine>, Pick)>> {
+    let Some(file) = file else {
+        if pick.is_some() || seed.is_some() {
+            return Err(usage(
+                "--pick and --seed choose among the lines of a URL file: add --urls FILE",
+            ));
+        }
+        return Ok(None);
+    };
+    let pick = match (pick, seed) {
+        (Some(PickArg::Random), seed) => Pick::Random(seed.unwrap_or(1)),
+        (_, Some(_)) => {
+            return Err(usage(
+                "--seed orders --pick random: add --pick random, or drop --seed",
+            ))
+        }
+        (_, None) => Pick::RoundRobin,
+    };
+    let shown = file.display();
+    let text = std::fs::read_to_string(file).map_err(|e| {
+        usage(format!(
+            "--urls {shown}: cannot read it ({e}): give a file of requests, one a line"
+        ))
+    })?;
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let lines = urls::parse(&text, dir).map_err(|e| usage(format!("--urls {shown}: {e}")))?;
+    if lines.is_empty() {
+        return Err(usage(format!(
+            "--urls {shown} has no request: write one a line, `[METHOD] URL [@BODYFILE]`"
+        )));
+    }
+    Ok(Some((lines, pick)))
+}
+
+/// The load's config from a URL file's `lines`: its first line's server,
+/// every line's request.
+pub fn config_of_lines(
+    file: &Path,
+    lines: Vec<UrlLine>,
+    pick: Pick,
+    a: &LoadArgs,
+) -> anyhow::Result<HttpConfig> {
+    if a.io == Some(IoArg::IoUring) {
+        return Err(usage(
+            "--io io_uring sends one request over and over: drop it to load a URL file (on epoll)",
+        ));
+    }
+    let mut cfg = config(&lines[0].url, a, true)?;
+    let set = UrlSet::new(lines, &cfg.spec, pick)
+        .map_err(|e| usage(format!("--urls {}: {e}", file.display())))?;
+    cfg.spec = set.entries[0].2.clone();
+    cfg.urls = Some(set);
+    Ok(cfg)
 }

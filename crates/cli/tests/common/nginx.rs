@@ -4,6 +4,11 @@
 //! (e.g. "", "http2", "ssl http2"). TLS servers use a self-signed
 //! certificate made with openssl. Killed when dropped. [`start_in`] runs it
 //! elsewhere: on another address, through a command such as `ip netns exec`.
+//! A `listens` entry starting [`UNIX`] (e.g. "unix", "unix http2") listens
+//! on a unix socket in the scratch directory instead of a port
+//! ([`Nginx::socket`]). Every server logs the
+//! requests under `/logged/` (Host header and path, a line each) to
+//! `logged.log` ([`Nginx::logged`]), answering `logged PATH`.
 
 use super::Scratch;
 use std::net::{TcpListener, TcpStream};
@@ -13,14 +18,33 @@ use std::time::{Duration, Instant};
 
 pub struct Nginx {
     child: Child,
-    /// One port per server asked for, in order.
+    /// One port per server asked for, in order (0 for the unix socket's).
     pub ports: Vec<u16>,
+    dir: PathBuf,
 }
+
+/// A `listens` entry: this server listens on [`Nginx::socket`].
+pub const UNIX: &str = "unix";
 
 impl Nginx {
     /// The port of the first server.
     pub fn port(&self) -> u16 {
         self.ports[0]
+    }
+
+    /// The unix socket of the server started with [`UNIX`].
+    pub fn socket(&self) -> PathBuf {
+        self.dir.join("nginx.sock")
+    }
+
+    /// The requests logged under `/logged/` so far, as (Host, path).
+    pub fn logged(&self) -> Vec<(String, String)> {
+        std::fs::read_to_string(self.dir.join("logged.log"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.split_once(' '))
+            .map(|(h, p)| (h.to_string(), p.to_string()))
+            .collect()
     }
 }
 
@@ -125,18 +149,28 @@ fn try_start(
 ) -> Option<Nginx> {
     let pid_file = s.0.join("nginx.pid");
     let _ = std::fs::remove_file(&pid_file);
-    let ports: Vec<u16> = listens.iter().map(|_| free_port()).collect();
+    let socket = s.0.join("nginx.sock");
+    let _ = std::fs::remove_file(&socket);
+    let ports: Vec<u16> = listens
+        .iter()
+        .map(|l| if l.starts_with(UNIX) { 0 } else { free_port() })
+        .collect();
     let servers: String = listens
         .iter()
         .zip(&ports)
         .map(|(l, port)| {
+            let listen = if let Some(rest) = l.strip_prefix(UNIX) {
+                format!("unix:{}{rest}", socket.display())
+            } else {
+                format!("{}:{port} {l}", place.host)
+            };
             format!(
-                "server {{ listen {host}:{port} {l}; root {root}; {tls}\n\
+                "server {{ listen {listen}; root {root}; {tls}\n\
                    location = /teapot {{ return 418 'short and stout'; }}\n\
+                   location /logged/ {{ access_log {d}/logged.log logged; return 200 'logged $uri'; }}\n\
                    location = /counted {{ access_log {d}/counted.log; return 200 'counted'; }} }}\n",
                 root = root.display(),
                 d = s.0.display(),
-                host = place.host
             )
         })
         .collect();
@@ -149,7 +183,7 @@ fn try_start(
              events {{ worker_connections 1024; }}\n\
              http {{ access_log off; client_body_temp_path {d}; proxy_temp_path {d};\n\
                fastcgi_temp_path {d}; uwsgi_temp_path {d}; scgi_temp_path {d};\n\
-               keepalive_requests 100000;\n{servers} }}\n",
+               keepalive_requests 100000; log_format logged '$host $uri';\n{servers} }}\n",
             d = s.0.display(),
         ),
     )
@@ -171,7 +205,11 @@ fn try_start(
         .stderr(Stdio::null())
         .spawn()
         .expect("start nginx");
-    let mut nginx = Nginx { child, ports };
+    let mut nginx = Nginx {
+        child,
+        ports,
+        dir: s.0.clone(),
+    };
     let deadline = Instant::now() + Duration::from_secs(10);
     while !pid_file.exists() {
         if let Ok(Some(_)) = nginx.child.try_wait() {
@@ -181,7 +219,15 @@ fn try_start(
         std::thread::sleep(Duration::from_millis(20));
     }
     let ports = nginx.ports.clone();
-    for port in &ports {
+    let unix = listens.iter().any(|l| l.starts_with(UNIX));
+    while unix && std::os::unix::net::UnixStream::connect(&socket).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "nginx did not listen on {socket:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for port in ports.iter().filter(|p| **p != 0) {
         while TcpStream::connect((place.host, *port)).is_err() {
             assert!(
                 Instant::now() < deadline,

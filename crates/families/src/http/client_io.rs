@@ -4,6 +4,7 @@
 //! runtime's park hooks (`coalesce`).
 
 use super::coalesce::Coalesce;
+use super::sock::TokioStream;
 use super::stamp;
 use std::cell::Cell;
 use std::io;
@@ -13,7 +14,6 @@ use std::rc::Rc;
 use std::task::{Context, Poll};
 use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
-use tokio::net::TcpStream;
 
 /// When what the connection's last read took arrived, by the kernel's
 /// stamp (None where the kernel does not stamp).
@@ -68,7 +68,7 @@ impl Naps {
 /// A socket that counts the bytes read from it (ab's Total transferred)
 /// and keeps the kernel's arrival stamp of its last read.
 pub struct Counted {
-    pub inner: TcpStream,
+    pub inner: TokioStream,
     pub fd: RawFd,
     /// The kernel stamps what arrives (SO_TIMESTAMPNS took).
     pub stamped: bool,

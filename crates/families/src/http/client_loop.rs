@@ -24,9 +24,11 @@ use super::coalesce::Coalesce;
 use super::event_loop::{Counter, LoopPlan};
 use super::request::Template;
 use super::schedule::{Schedule, Send};
+use super::sock::TokioStream;
 use super::stamp;
 use super::stats::{Answered, Stats};
 use super::tls::{self, TlsSetup};
+use super::urls::Picker;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1;
@@ -39,7 +41,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::TcpStream;
 use tokio::sync::Mutex;
 
 /// What one loop of hyper clients is to do.
@@ -47,7 +48,8 @@ use tokio::sync::Mutex;
 pub struct ClientPlan {
     /// `connections` counts clients (requests in flight), not connections.
     pub common: LoopPlan,
-    pub template: Arc<Template>,
+    /// The request (with a URL file, each line's, in its order).
+    pub templates: Arc<[Template]>,
     pub tls: Option<TlsSetup>,
     pub http2: bool,
     /// Clients per HTTP/2 connection.
@@ -76,6 +78,7 @@ pub fn run(plan: &ClientPlan, stop: &AtomicBool, progress: &Counter) -> io::Resu
         stats: RefCell::new(plan.common.stats()),
         issued: Cell::new(0),
         read_bytes: Rc::new(Cell::new(0)),
+        picker: RefCell::new(plan.common.picker()),
     });
     let local = tokio::task::LocalSet::new();
     let clients = plan.common.connections;
@@ -189,6 +192,8 @@ struct Shared {
     issued: Cell<u64>,
     /// Bytes read from the sockets (TLS records as sent, for https).
     read_bytes: Rc<Cell<u64>>,
+    /// With a URL file: which line each request sends.
+    picker: RefCell<Option<Picker>>,
 }
 
 /// How one request ended.
@@ -239,11 +244,13 @@ impl Shared {
     /// One request with its -s timeout, retried once on a stale connection.
     async fn request(&self, slot: &Slot, send: Send) {
         let connecting = Cell::new(false);
+        let url = self.picker.borrow_mut().as_mut().map_or(0, |p| p.pick());
+        let t = &self.plan.templates[url];
         let attempt = async {
-            let mut outcome = self.attempt(slot, send, &connecting).await;
+            let mut outcome = self.attempt(slot, send, &connecting, t).await;
             if matches!(outcome, Outcome::Stale) {
                 self.stats.borrow_mut().reconnects += 1;
-                outcome = self.attempt(slot, send, &connecting).await;
+                outcome = self.attempt(slot, send, &connecting, t).await;
             }
             outcome
         };
@@ -255,12 +262,19 @@ impl Shared {
                 Ok(Outcome::Done((a, stamped))) => {
                     let latency = a.end.saturating_duration_since(a.intended);
                     self.naps.lock().answered(latency, stamped);
-                    st.record(a, self.plan.common.variable_length);
+                    st.record_url(url, a, self.plan.common.variable_length);
                 }
-                Ok(Outcome::ConnectFailed) => st.fail_connect += 1,
-                Ok(Outcome::Stale | Outcome::ReceiveFailed) => st.fail_receive += 1,
+                Ok(Outcome::ConnectFailed) => {
+                    st.fail_connect += 1;
+                    st.url_failed(url);
+                }
+                Ok(Outcome::Stale | Outcome::ReceiveFailed) => {
+                    st.fail_receive += 1;
+                    st.url_failed(url);
+                }
                 Err(_) => {
                     st.timeouts += 1;
+                    st.url_failed(url);
                     if connecting.get() {
                         st.fail_connect += 1;
                     } else {
@@ -275,7 +289,13 @@ impl Shared {
         }
     }
 
-    async fn attempt(&self, slot: &Slot, send: Send, connecting: &Cell<bool>) -> Outcome {
+    async fn attempt(
+        &self,
+        slot: &Slot,
+        send: Send,
+        connecting: &Cell<bool>,
+        t: &Template,
+    ) -> Outcome {
         let started = Instant::now();
         let mut connected = started;
         let (sender, fresh) = {
@@ -309,11 +329,13 @@ impl Shared {
         // one is this request's own handle, used up by it.
         let (answer, back, arrival) = match sender {
             Sender::H1(mut s, at) => {
-                let a = self.exchange_h1(&mut s, want_server, (&at, written)).await;
+                let a = self
+                    .exchange_h1(&mut s, t, want_server, (&at, written))
+                    .await;
                 (a, Some(s), at)
             }
             Sender::H2(s, _, at) => {
-                let a = self.exchange_h2(s, want_server, (&at, written)).await;
+                let a = self.exchange_h2(s, t, want_server, (&at, written)).await;
                 (a, None, at)
             }
         };
@@ -357,10 +379,9 @@ impl Shared {
 
     /// A new connection: TCP, then TLS if https, then the HTTP handshake.
     async fn connect(&self) -> Result<Sender, ()> {
-        let tcp = TcpStream::connect(self.plan.common.addr)
+        let tcp = TokioStream::connect(&self.plan.common.addr)
             .await
             .map_err(drop)?;
-        let _ = tcp.set_nodelay(true);
         let arrival = Arrival::default();
         let io = Counted {
             fd: tcp.as_raw_fd(),
@@ -427,14 +448,12 @@ impl Shared {
     async fn exchange_h1(
         &self,
         s: &mut http1::SendRequest<Full<Bytes>>,
+        t: &Template,
         want_server: bool,
         since: Since<'_>,
     ) -> Result<Answer, Lost> {
         s.ready().await.map_err(|_| Lost::Send)?;
-        let response = s
-            .send_request(self.plan.template.request())
-            .await
-            .map_err(|_| Lost::Send)?;
+        let response = s.send_request(t.request()).await.map_err(|_| Lost::Send)?;
         let (head, mut body) = response.into_parts();
         let mut answer = Answer::head(&head, want_server, since);
         while let Some(frame) = body.frame().await {
@@ -449,11 +468,12 @@ impl Shared {
     async fn exchange_h2(
         &self,
         s: h2::client::SendRequest<Bytes>,
+        t: &Template,
         want_server: bool,
         since: Since<'_>,
     ) -> Result<Answer, Lost> {
         let mut ready = s.ready().await.map_err(|_| Lost::Send)?;
-        let (head, body) = self.plan.template.h2_request();
+        let (head, body) = t.h2_request();
         let (response, mut out) = ready
             .send_request(head, body.is_empty())
             .map_err(|_| Lost::Send)?;

@@ -337,7 +337,7 @@ pub fn figures(
                 });
             ServerFigures {
                 label: label(s),
-                url: cfg.target.url.clone(),
+                url: cfg.target.shown(),
                 warmup_rounds: cmp.warmup_rates(s).len(),
                 stable: cmp.is_stable(s),
                 rounds: rates.len(),
@@ -382,6 +382,7 @@ pub fn begin_run(
     let first = &cfgs[0];
     let mut config = json!({
             "urls": cfgs.iter().map(|c| c.target.url.clone()).collect::<Vec<_>>(),
+            "unix_sockets": cfgs.iter().map(|c| c.target.unix.as_ref().map(|p| p.display().to_string())).collect::<Vec<_>>(),
             "method": first.spec.method(), "concurrency": first.concurrency,
             "keep_alive": first.spec.keep_alive, "threads": first.threads,
             "timeout_ns": ns(first.timeout), "http2": first.http2,
@@ -401,7 +402,7 @@ pub fn begin_run(
     })?;
     let mut series = Vec::new();
     for (s, cfg) in cfgs.iter().enumerate() {
-        let name = format!("{} {} {}", label(s), cfg.spec.method(), cfg.target.url);
+        let name = format!("{} {} {}", label(s), cfg.spec.method(), cfg.target.shown());
         series.push(store.add_series(
             run_id,
             &name,

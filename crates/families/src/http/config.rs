@@ -4,6 +4,7 @@
 use super::request::RequestSpec;
 use super::stats::Stats;
 use super::target::Target;
+use super::urls::UrlSet;
 use std::time::Duration;
 use toll_measure::Sample;
 
@@ -36,6 +37,9 @@ pub struct HttpConfig {
     pub coalesce: Duration,
     /// --io: which system interface a plain HTTP/1.1 closed loop uses.
     pub io: Io,
+    /// --urls: the requests of a URL file (`target` and `spec` are its
+    /// first line's); None: the one URL.
+    pub urls: Option<UrlSet>,
 }
 
 /// --io: how a plain HTTP/1.1 closed loop talks to the kernel.

@@ -18,61 +18,21 @@
 //! epoll's millisecond timeout would send a request due sooner late.
 
 use super::coalesce::Coalesce;
+use super::event_conn::{Conn, Phase};
 pub use super::loop_plan::{Counter, LoopPlan, RateShare};
 use super::lowat::{set_lowat, wake_after};
-use super::response::{feed_carried, Parser, Response};
-use super::schedule::{Schedule, Send};
+use super::response::{feed_carried, Response};
+use super::schedule::Schedule;
+use super::sock::MioStream;
 use super::stamp;
 use super::stats::{Answered, Stats};
 use super::timer::{self, Timer};
-use mio::net::TcpStream;
+use super::urls::Picker;
 use mio::{Events, Interest, Poll, Token};
 use std::io::{ErrorKind, Write};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    /// Constant rate: waiting for the next intended send.
-    Waiting,
-    /// A connect failed at once (out of sockets): the next request waits a
-    /// millisecond instead of spinning.
-    Backoff,
-    Connecting,
-    Writing,
-    Reading,
-    Finished,
-}
-
-struct Conn {
-    stream: Option<TcpStream>,
-    phase: Phase,
-    written: usize,
-    parser: Parser,
-    /// Bytes read but not yet consumed by the parser.
-    carry: Vec<u8>,
-    /// The socket's SO_RCVLOWAT as last set.
-    lowat: usize,
-    /// Registered for writability too (after a write that would block).
-    writable: bool,
-    /// Start of this request (of its connect on a new connection).
-    started: Instant,
-    /// Constant rate: when this request should have started.
-    intended: Instant,
-    /// Constant rate: how late toll itself sent this request.
-    lag: Duration,
-    /// Constant rate: this connection's slots.
-    schedule: Option<Schedule>,
-    connected: Instant,
-    written_at: Instant,
-    first_byte: Option<Instant>,
-    /// This request is on a connection that served one before.
-    reused: bool,
-    retried: bool,
-    deadline: Instant,
-    backoff_until: Instant,
-}
 
 /// The loop's read buffer.
 const READ_BUF: usize = 256 * 1024;
@@ -102,6 +62,7 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::R
                 .unwrap_or_default(),
             plan.connections,
         ),
+        picker: plan.picker(),
     };
     if !plan.coalesce.is_zero() || plan.rate.is_some() {
         // Naps of microseconds and sends on their slots: without this a
@@ -115,29 +76,7 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::R
     };
     let now = Instant::now();
     for k in 0..plan.connections {
-        let schedule = plan
-            .rate
-            .map(|r| Schedule::new(r.first_slot(plan.start, k), r.interval));
-        lp.conns.push(Conn {
-            stream: None,
-            phase: Phase::Waiting,
-            written: 0,
-            parser: Parser::new(plan.no_body),
-            carry: Vec::new(),
-            lowat: 1,
-            writable: false,
-            started: now,
-            intended: now,
-            lag: Duration::ZERO,
-            schedule,
-            connected: now,
-            written_at: now,
-            first_byte: None,
-            reused: false,
-            retried: false,
-            deadline: now,
-            backoff_until: now,
-        });
+        lp.conns.push(Conn::new(plan, k, now));
     }
     for k in 0..plan.connections {
         lp.start_next(&mut poll, k, now);
@@ -248,14 +187,6 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> std::io::R
     Ok(lp.stats)
 }
 
-impl Conn {
-    /// Constant rate: the request about to go out is this one.
-    fn scheduled(&mut self, send: Send) {
-        self.intended = send.intended;
-        self.lag = send.lag;
-    }
-}
-
 struct Loop<'a> {
     plan: &'a LoopPlan,
     stats: Stats,
@@ -267,6 +198,8 @@ struct Loop<'a> {
     /// Where every read of this loop lands.
     scratch: Box<[u8]>,
     coalesce: Coalesce,
+    /// With a URL file: which line each request sends.
+    picker: Option<Picker>,
 }
 
 impl Loop<'_> {
@@ -310,6 +243,7 @@ impl Loop<'_> {
         c.first_byte = None;
         c.retried = false;
         c.deadline = now + timeout;
+        c.pick(self.plan, self.picker.as_mut());
         c.parser.reset(want_server);
         if c.stream.is_some() {
             c.reused = true;
@@ -325,11 +259,11 @@ impl Loop<'_> {
         c.reused = false;
         c.started = now;
         c.lowat = 1;
-        match TcpStream::connect(self.plan.addr) {
+        match MioStream::connect(&self.plan.addr) {
             Ok(mut s) => {
                 stamp::enable(s.as_raw_fd());
-                if self.plan.request.len() > ONE_SEGMENT {
-                    let _ = s.set_nodelay(true);
+                if c.request.len() > ONE_SEGMENT {
+                    s.set_nodelay();
                 }
                 // Readable only: the request is written at once (on loopback
                 // the handshake is done when connect returns), and
@@ -340,6 +274,7 @@ impl Loop<'_> {
                     .is_err()
                 {
                     self.stats.fail_exception += 1;
+                    self.stats.url_failed(c.url);
                     c.phase = Phase::Backoff;
                     c.backoff_until = now + Duration::from_millis(1);
                     self.backoffs += 1;
@@ -352,6 +287,7 @@ impl Loop<'_> {
             }
             Err(_) => {
                 self.stats.fail_connect += 1;
+                self.stats.url_failed(c.url);
                 c.phase = Phase::Backoff;
                 c.backoff_until = now + Duration::from_millis(1);
                 self.backoffs += 1;
@@ -382,7 +318,7 @@ impl Loop<'_> {
         let now = Instant::now();
         let c = &mut self.conns[k];
         let Some(s) = c.stream.as_mut() else { return };
-        let request = self.plan.request.clone();
+        let request = c.request.clone();
         loop {
             match s.write(&request) {
                 Ok(n) => {
@@ -400,6 +336,7 @@ impl Loop<'_> {
                 Err(_) if !event => return,
                 Err(_) => {
                     self.stats.fail_connect += 1;
+                    self.stats.url_failed(c.url);
                     self.close(poll, k);
                     self.start_next(poll, k, now);
                     return;
@@ -409,7 +346,7 @@ impl Loop<'_> {
     }
 
     fn write(&mut self, poll: &mut Poll, k: usize) {
-        let request = self.plan.request.clone();
+        let request = self.conns[k].request.clone();
         loop {
             let c = &mut self.conns[k];
             if c.written == request.len() {
@@ -435,7 +372,7 @@ impl Loop<'_> {
     /// Some of the request went out: when all of it has, wait for the answer.
     fn wrote(&mut self, poll: &mut Poll, k: usize) {
         let c = &mut self.conns[k];
-        if c.written < self.plan.request.len() {
+        if c.written < c.request.len() {
             self.write(poll, k);
             return;
         }
@@ -524,6 +461,7 @@ impl Loop<'_> {
 
     fn receive_failed(&mut self, poll: &mut Poll, k: usize) {
         self.stats.fail_receive += 1;
+        self.stats.url_failed(self.conns[k].url);
         self.close(poll, k);
         self.start_next(poll, k, Instant::now());
     }
@@ -534,7 +472,8 @@ impl Loop<'_> {
         let keep = self.plan.keep_alive && !r.close;
         self.coalesce
             .answered(now.saturating_duration_since(c.intended), now != read_at);
-        self.stats.record(
+        self.stats.record_url(
+            c.url,
             Answered {
                 status: r.status,
                 body_len: r.body_len,
@@ -568,6 +507,7 @@ impl Loop<'_> {
             let busy = matches!(c.phase, Phase::Connecting | Phase::Writing | Phase::Reading);
             if busy && c.deadline <= now {
                 self.stats.timeouts += 1;
+                self.stats.url_failed(c.url);
                 if c.phase == Phase::Connecting {
                     self.stats.fail_connect += 1;
                 } else {

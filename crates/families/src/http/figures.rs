@@ -2,9 +2,11 @@
 //! view of an http run renders.
 
 use super::config::{HttpConfig, LoadOutcome};
+use super::urls::Pick;
 use hdrhistogram::Histogram;
 use toll_measure::Summary;
 use toll_report::http::{Failures, HttpReport, RateSpread, SendLag, TimeRow};
+use toll_report::http_urls::UrlRow;
 
 fn row(h: &Histogram<u64>) -> TimeRow {
     let ms = |ns: f64| ns / 1e6;
@@ -113,5 +115,41 @@ pub fn report(cfg: &HttpConfig, out: &LoadOutcome) -> HttpReport {
         generator_cpu_s: out.generator_cpu.map(|d| d.as_secs_f64()),
         io: out.io.map(str::to_string),
         stamped_answers: Some(s.stamped),
+        per_url: per_url(cfg, out),
+        pick: cfg.urls.as_ref().map(|u| match u.pick {
+            Pick::RoundRobin => "round robin".to_string(),
+            Pick::Random(seed) => format!("random, seed {seed}"),
+        }),
+        warmup: None,
     }
+}
+
+/// --urls: a row per line of the file, from its own counts.
+fn per_url(cfg: &HttpConfig, out: &LoadOutcome) -> Vec<UrlRow> {
+    let Some(set) = &cfg.urls else {
+        return Vec::new();
+    };
+    let secs = out.elapsed.as_secs_f64().max(1e-9);
+    let ms = |h: &Histogram<u64>, q: f64| {
+        if h.is_empty() {
+            0.0
+        } else {
+            h.value_at_quantile(q) as f64 / 1e6
+        }
+    };
+    set.entries
+        .iter()
+        .zip(&out.stats.per_url)
+        .map(|((line, _, spec), u)| UrlRow {
+            line: line.line,
+            method: spec.method().to_string(),
+            url: line.url.clone(),
+            requests: u.complete,
+            rate: u.complete as f64 / secs,
+            p50_ms: ms(&u.total, 0.5),
+            p99_ms: ms(&u.total, 0.99),
+            failed: u.failed,
+            non_2xx: u.non_2xx,
+        })
+        .collect()
 }

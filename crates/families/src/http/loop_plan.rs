@@ -2,8 +2,9 @@
 //! of the connections, requests and rate, its limits; and the counter it
 //! reports progress on.
 
+use super::sock::Endpoint;
 use super::stats::{IntervalSink, RawSink, Stats};
-use std::net::SocketAddr;
+use super::urls::{Pick, Picker};
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -17,7 +18,8 @@ pub struct Counter(pub AtomicU64);
 /// What one loop is to do.
 #[derive(Debug, Clone)]
 pub struct LoopPlan {
-    pub addr: SocketAddr,
+    /// Where every connection goes.
+    pub addr: Endpoint,
     pub request: Arc<[u8]>,
     pub connections: usize,
     /// This loop's share of -n; None: until the deadline.
@@ -40,6 +42,22 @@ pub struct LoopPlan {
     pub interval: Option<IntervalSink>,
     /// Where each answer's latency is also kept raw, when asked to check.
     pub raw: Option<RawSink>,
+    /// --urls: every line's request, and how each request picks one.
+    pub mix: Option<Mix>,
+}
+
+/// A URL file's requests as one loop sends them.
+#[derive(Debug, Clone)]
+pub struct Mix {
+    /// Each line's request bytes (HTTP/1.1), in the file's order.
+    pub requests: Arc<[Arc<[u8]>]>,
+    /// Each line's request is a HEAD (its answer has no body).
+    pub no_body: Arc<[bool]>,
+    pub lines: usize,
+    pub pick: Pick,
+    /// This loop's number, and its first connection's among the run's.
+    pub index: u64,
+    pub first: usize,
 }
 
 impl LoopPlan {
@@ -48,6 +66,14 @@ impl LoopPlan {
         Stats::new(self.rate.is_some())
             .with_interval(self.interval.clone())
             .with_raw(self.raw.clone())
+            .with_urls(self.mix.as_ref().map_or(0, |m| m.lines))
+    }
+
+    /// With a URL file, this loop's choice of each request's line.
+    pub fn picker(&self) -> Option<Picker> {
+        self.mix
+            .as_ref()
+            .map(|m| Picker::new(m.lines, m.pick, m.index, m.first))
     }
 }
 

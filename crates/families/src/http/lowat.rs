@@ -3,7 +3,6 @@
 //! `LOWAT_MAX`) has arrived, so the loop is woken once per `LOWAT_MAX`
 //! bytes instead of once per segment.
 
-use mio::net::TcpStream;
 use nix::libc;
 use nix::{getsockopt_impl, setsockopt_impl, sockopt_impl};
 
@@ -33,6 +32,6 @@ pub fn wake_after(left: Option<u64>) -> usize {
 }
 
 /// Set the socket's SO_RCVLOWAT; true when it took.
-pub fn set_lowat(s: &TcpStream, bytes: usize) -> bool {
+pub fn set_lowat(s: &impl std::os::fd::AsFd, bytes: usize) -> bool {
     nix::sys::socket::setsockopt(s, RcvLowat, &bytes).is_ok()
 }

@@ -11,6 +11,7 @@ pub mod coalesce;
 pub mod compare;
 pub mod compare_rounds;
 mod config;
+mod event_conn;
 pub mod event_loop;
 mod figures;
 pub mod loop_plan;
@@ -18,25 +19,29 @@ mod lowat;
 pub mod request;
 pub mod response;
 pub mod schedule;
+pub mod sock;
 pub mod stamp;
 pub mod stats;
+mod stored;
 pub mod target;
 pub mod timer;
 pub mod tls;
 pub mod uring_loop;
 mod uring_ops;
+pub mod urls;
 
 mod error;
 pub use config::{HttpConfig, Io, LoadOutcome};
 pub use error::HttpError;
 pub use figures::report;
+pub use stored::{latency_end, store_run, store_run_with, Added};
 
 use client_loop::ClientPlan;
 use event_loop::{Counter, LoopPlan, RateShare};
 use hdrhistogram::Histogram;
+use loop_plan::Mix;
 pub use loop_plan::{Part, Shard};
 use request::Template;
-use serde_json::json;
 use stats::Stats;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,10 +49,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 pub use target::Target;
 use tls::TlsSetup;
-use toll_measure::duration_ns::ns;
-use toll_measure::{Fingerprint, Sample, Summary};
-use toll_report::http::HttpReport;
-use toll_store::{NewRun, Point, PointStatus, RunStatus, Store};
+use toll_measure::Sample;
 
 /// Connect once before the run, so a refused port, a dead host, an untrusted
 /// certificate or a server without HTTP/2 is one clear error instead of a
@@ -55,6 +57,20 @@ use toll_store::{NewRun, Point, PointStatus, RunStatus, Store};
 /// that accepted: `localhost` may resolve to ::1 first while the server
 /// listens on 127.0.0.1 only.
 pub fn preflight(cfg: &mut HttpConfig) -> Result<(), HttpError> {
+    if let Some(path) = cfg.target.unix.clone() {
+        let mut sock =
+            std::os::unix::net::UnixStream::connect(&path).map_err(|e| HttpError::Connect {
+                addr: format!("unix:{}", path.display()),
+                why: e.to_string(),
+            })?;
+        if cfg.http2 {
+            h2c_check(&mut sock, cfg.timeout).map_err(|why| HttpError::NoH2c {
+                addr: format!("unix:{}", path.display()),
+                why,
+            })?;
+        }
+        return Ok(());
+    }
     let (addr, mut sock) = connect_first(&cfg.target.addrs, cfg.timeout)?;
     cfg.target.prefer(addr);
     if cfg.target.tls {
@@ -96,9 +112,11 @@ fn connect_first(
 
 /// Send HTTP/2's connection preface and an empty SETTINGS frame; an h2c
 /// server answers with a SETTINGS frame (type 4) on stream 0.
-fn h2c_check(sock: &mut std::net::TcpStream, timeout: Duration) -> Result<(), String> {
-    use std::io::{Read, Write};
-    let _ = sock.set_read_timeout(Some(timeout));
+fn h2c_check<S>(sock: &mut S, timeout: Duration) -> Result<(), String>
+where
+    S: std::io::Read + std::io::Write + ReadTimeout,
+{
+    sock.read_timeout(timeout);
     let mut hello = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
     hello.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 0, 0]);
     sock.write_all(&hello).map_err(|e| e.to_string())?;
@@ -114,6 +132,23 @@ fn h2c_check(sock: &mut std::net::TcpStream, timeout: Duration) -> Result<(), St
             Err("it closed the connection".into())
         }
         Err(e) => Err(e.to_string()),
+    }
+}
+
+/// A blocking socket whose reads can be bounded in time.
+trait ReadTimeout {
+    fn read_timeout(&self, d: Duration);
+}
+
+impl ReadTimeout for std::net::TcpStream {
+    fn read_timeout(&self, d: Duration) {
+        let _ = self.set_read_timeout(Some(d));
+    }
+}
+
+impl ReadTimeout for std::os::unix::net::UnixStream {
+    fn read_timeout(&self, d: Duration) {
+        let _ = self.set_read_timeout(Some(d));
     }
 }
 
@@ -152,14 +187,34 @@ pub fn load_part(
     // HTTP/2 and TLS go through client_loop (tokio); plain HTTP/1.1
     // through the mio loop.
     let hyper = cfg.http2 || cfg.target.tls;
-    let template = if hyper {
-        Some(Arc::new(
-            Template::new(&cfg.target, &cfg.spec, cfg.http2)
-                .map_err(|e| HttpError::Unsupported(e.to_string()))?,
-        ))
+    let lines: Vec<(&Target, &request::RequestSpec)> = match &cfg.urls {
+        Some(set) => set.entries.iter().map(|(_, t, s)| (t, s)).collect(),
+        None => vec![(&cfg.target, &cfg.spec)],
+    };
+    let templates: Option<Arc<[Template]>> = if hyper {
+        let t: Result<Vec<Template>, _> = lines
+            .iter()
+            .map(|(t, s)| Template::new(t, s, cfg.http2))
+            .collect();
+        Some(t.map_err(|e| HttpError::Unsupported(e.to_string()))?.into())
     } else {
         None
     };
+    let mix = cfg.urls.as_ref().map(|set| {
+        let requests: Vec<Arc<[u8]>> = lines
+            .iter()
+            .map(|(t, s)| request::serialise(t, s).into())
+            .collect();
+        let no_body: Vec<bool> = lines.iter().map(|(_, s)| s.expects_no_body()).collect();
+        Mix {
+            requests: requests.into(),
+            no_body: no_body.into(),
+            lines: lines.len(),
+            pick: set.pick,
+            index: 0,
+            first: 0,
+        }
+    });
     let tls = if cfg.target.tls {
         Some(TlsSetup::new(&cfg.target, cfg.http2, cfg.insecure)?)
     } else {
@@ -168,6 +223,8 @@ pub fn load_part(
     // A plain HTTP/1.1 closed loop may run on io_uring (--io, and the
     // kernel having what it needs); --rate and --spin keep to epoll.
     let uring = !hyper
+        && cfg.target.unix.is_none()
+        && cfg.urls.is_none()
         && cfg.rate.is_none()
         && cfg.spin.is_zero()
         && match cfg.io {
@@ -208,7 +265,7 @@ pub fn load_part(
             .map(|r| RateShare::of(r, cfg.concurrency, first, part.shard));
         first += conns[t] as u32;
         let plan = LoopPlan {
-            addr: cfg.target.addrs[0],
+            addr: cfg.target.endpoint(),
             request: request.clone(),
             connections: conns[t] as usize,
             requests: reqs.as_ref().map(|r| r[t]),
@@ -223,10 +280,15 @@ pub fn load_part(
             coalesce: cfg.coalesce,
             interval: sinks.get(t).cloned(),
             raw: part.raw.clone(),
+            mix: mix.clone().map(|m| Mix {
+                index: t as u64,
+                first: first as usize - conns[t] as usize,
+                ..m
+            }),
         };
-        let client = template.as_ref().map(|template| ClientPlan {
+        let client = templates.as_ref().map(|templates| ClientPlan {
             common: plan.clone(),
-            template: template.clone(),
+            templates: templates.clone(),
             tls: tls.clone(),
             http2: cfg.http2,
             streams: cfg.streams,
@@ -317,160 +379,6 @@ pub fn load_part(
         generator_cpu: Some(Duration::from_nanos(cpu)),
         io: Some(io),
     })
-}
-
-/// Store the run: one series (the URL), one point whose samples are the
-/// 1-second intervals (ns per request) and whose extra is the whole report,
-/// the latency histogram's recorded buckets and the requests completed in
-/// each 100 ms (`per_interval`: the rate over time; runs stored before it
-/// have only the samples).
-pub fn store_run(
-    store: &Store,
-    cfg: &HttpConfig,
-    out: &LoadOutcome,
-    rep: &HttpReport,
-    env: Option<Fingerprint>,
-) -> Result<i64, HttpError> {
-    let added = Added {
-        env,
-        ..Added::default()
-    };
-    store_run_with(store, cfg, out, rep, &added)
-}
-
-/// Where a stored run's latencies end, as the series says it: at the
-/// kernel's arrival stamp of each answer's last bytes (`kernel-stamp`), at
-/// the client's clock when it read them (`client-read`), or some of each
-/// (`mixed`); None where not known (agents).
-pub fn latency_end(rep: &HttpReport) -> Option<&'static str> {
-    rep.stamped_share().map(|s| {
-        if s >= 0.995 {
-            "kernel-stamp"
-        } else if s <= 0.005 {
-            "client-read"
-        } else {
-            "mixed"
-        }
-    })
-}
-
-/// What a run from load agents adds to the stored run: keys of its config
-/// and of its point's extra, and why it is partial (an agent lost).
-#[derive(Debug, Default)]
-pub struct Added {
-    pub config: serde_json::Map<String, serde_json::Value>,
-    pub extra: serde_json::Map<String, serde_json::Value>,
-    pub partial: Option<String>,
-    /// The machine as it was before the load (and whether others kept it
-    /// busy then); None: taken when the run is stored.
-    pub env: Option<Fingerprint>,
-}
-
-/// [`store_run`], with what `added` adds.
-pub fn store_run_with(
-    store: &Store,
-    cfg: &HttpConfig,
-    out: &LoadOutcome,
-    rep: &HttpReport,
-    added: &Added,
-) -> Result<i64, HttpError> {
-    let env = added
-        .env
-        .clone()
-        .unwrap_or_else(|| Fingerprint::capture(vec![]));
-    let mut config = json!({
-            "url": cfg.target.url, "method": cfg.spec.method(), "concurrency": cfg.concurrency,
-            "requests": cfg.requests, "time_limit_ns": cfg.time_limit.map(ns),
-            "threads": rep.threads, "keep_alive": cfg.spec.keep_alive,
-            "timeout_ns": ns(cfg.timeout), "rate": cfg.rate,
-            "variable_length": cfg.variable_length, "http2": cfg.http2,
-            "streams": cfg.streams, "insecure": cfg.insecure,
-            "spin_ns": ns(cfg.spin), "coalesce_ns": ns(cfg.coalesce),
-    });
-    config
-        .as_object_mut()
-        .expect("an object")
-        .extend(added.config.clone());
-    let run_id = store.begin_run(&NewRun {
-        family: "http".into(),
-        config,
-        env,
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-    })?;
-    let label = format!("{} {}", cfg.spec.method(), cfg.target.url);
-    let series = store.add_series(
-        run_id,
-        &label,
-        &json!({"url": cfg.target.url, "concurrency": cfg.concurrency, "keep_alive": cfg.spec.keep_alive, "per": "request",
-                "latency_end": latency_end(rep)}),
-    )?;
-    let per_request: Vec<f64> = out
-        .intervals
-        .iter()
-        .filter(|i| i.iters > 0)
-        .map(|i| i.per_op_ns())
-        .collect();
-    let buckets: Vec<[u64; 2]> = out
-        .stats
-        .total
-        .iter_recorded()
-        .map(|v| [v.value_iterated_to(), v.count_at_value()])
-        .collect();
-    let ok = out.stats.complete > 0;
-    store.add_point(
-        series,
-        &Point {
-            n: out.stats.complete,
-            status: if ok {
-                PointStatus::Ok
-            } else {
-                PointStatus::Failed
-            },
-            error: (!ok).then(|| "no request completed".to_string()),
-            summary: (!per_request.is_empty()).then(|| Summary::of(&per_request)),
-            samples: out.intervals.clone(),
-            extra: Some({
-                let mut extra = json!({
-                    "report": rep, "latency_ns_histogram": buckets,
-                    "per_interval": {
-                        "ends_ns": out.fine.iter().map(|f| ns(f.0)).collect::<Vec<_>>(),
-                        "requests": out.fine.iter().map(|f| f.1).collect::<Vec<_>>(),
-                    },
-                });
-                let map = extra.as_object_mut().expect("an object");
-                map.extend(added.extra.clone());
-                extra
-            }),
-        },
-    )?;
-    let status = match (ok, out.interrupted || added.partial.is_some()) {
-        (false, _) => RunStatus::Failed,
-        (true, true) => RunStatus::Partial,
-        (true, false) => RunStatus::Complete,
-    };
-    let summary = format!(
-        "{} {:.0} req/s, p50 {:.3} ms, p99 {:.3} ms, {} failed",
-        cfg.target.url,
-        rep.requests_per_second,
-        rep.percentiles.first().map_or(0.0, |p| p.1),
-        rep.percentiles
-            .iter()
-            .find(|p| p.0 == 99.0)
-            .map_or(0.0, |p| p.1),
-        rep.failed_requests
-    );
-    let error = match status {
-        RunStatus::Partial => Some(
-            added
-                .partial
-                .as_deref()
-                .unwrap_or("interrupted by the user"),
-        ),
-        RunStatus::Failed => Some("no request completed"),
-        _ => None,
-    };
-    store.finish_run(run_id, status, &summary, error)?;
-    Ok(run_id)
 }
 
 #[cfg(test)]

@@ -73,6 +73,11 @@ impl Parser {
         }
     }
 
+    /// Whether the next response answers a HEAD (a URL file's line may).
+    pub fn set_no_body(&mut self, no_body: bool) {
+        self.no_body = no_body;
+    }
+
     /// Start on the next response; the Server header is read only while
     /// `want_server` is set (the first response).
     pub fn reset(&mut self, want_server: bool) {

@@ -88,6 +88,44 @@ pub struct Stats {
     pub interval: Option<IntervalSink>,
     /// Where each answer's Total is also kept, raw, when asked to check.
     pub raw: Option<RawSink>,
+    /// --urls: each line's own counts, in the file's order (empty: one URL).
+    pub per_url: Vec<UrlStats>,
+}
+
+/// One URL's counts in a run from a URL file: its latencies (ab's Total),
+/// answers, failures and non-2xx answers, and its own document length (a
+/// Length failure is an answer of another length than its URL's first).
+#[derive(Debug, Clone)]
+pub struct UrlStats {
+    pub total: Histogram<u64>,
+    pub complete: u64,
+    pub failed: u64,
+    pub non_2xx: u64,
+    pub doc_len: Option<u64>,
+}
+
+impl UrlStats {
+    fn new() -> UrlStats {
+        UrlStats {
+            total: histogram(),
+            complete: 0,
+            failed: 0,
+            non_2xx: 0,
+            doc_len: None,
+        }
+    }
+
+    fn merge(&mut self, o: &UrlStats) {
+        self.total
+            .add(&o.total)
+            .expect("histograms of the same bounds merge");
+        self.complete += o.complete;
+        self.failed += o.failed;
+        self.non_2xx += o.non_2xx;
+        if self.doc_len.is_none() {
+            self.doc_len = o.doc_len;
+        }
+    }
 }
 
 /// One answered request, as either engine saw it.
@@ -145,6 +183,24 @@ impl Stats {
             tls: None,
             interval: None,
             raw: None,
+            per_url: Vec::new(),
+        }
+    }
+
+    /// The same, counting each of `urls` URLs apart too (none below 2).
+    pub fn with_urls(mut self, urls: usize) -> Stats {
+        self.per_url = if urls >= 2 {
+            (0..urls).map(|_| UrlStats::new()).collect()
+        } else {
+            Vec::new()
+        };
+        self
+    }
+
+    /// A request to URL `url` failed (counted under its kind by the caller).
+    pub fn url_failed(&mut self, url: usize) {
+        if let Some(u) = self.per_url.get_mut(url) {
+            u.failed += 1;
         }
     }
 
@@ -164,16 +220,31 @@ impl Stats {
     /// document length, and a later one of another length is a Length
     /// failure unless `variable_length` (ab's -l).
     pub fn record(&mut self, a: Answered, variable_length: bool) {
+        self.record_url(0, a, variable_length)
+    }
+
+    /// [`record`](Stats::record) of an answer from URL `url` of a URL
+    /// file, whose length is checked against that URL's first answer.
+    pub fn record_url(&mut self, url: usize, a: Answered, variable_length: bool) {
         self.body_bytes += a.body_len;
-        match self.doc_len {
-            None => {
-                self.doc_len = Some(a.body_len);
-                self.server = a.server;
-            }
-            Some(len) if len != a.body_len && !variable_length => self.fail_length += 1,
-            Some(_) => {}
+        if self.doc_len.is_none() {
+            self.doc_len = Some(a.body_len);
+            self.server = a.server;
         }
-        if !(200..300).contains(&a.status) {
+        let non_2xx = !(200..300).contains(&a.status);
+        let expected = match self.per_url.get_mut(url) {
+            Some(u) => {
+                u.complete += 1;
+                u.non_2xx += u64::from(non_2xx);
+                *u.doc_len.get_or_insert(a.body_len)
+            }
+            None => self.doc_len.unwrap_or(a.body_len),
+        };
+        if expected != a.body_len && !variable_length {
+            self.fail_length += 1;
+            self.url_failed(url);
+        }
+        if non_2xx {
             *self.non_2xx.entry(a.status).or_default() += 1;
         }
         self.complete += 1;
@@ -189,6 +260,9 @@ impl Stats {
         };
         let total = ns(a.end - a.intended.min(a.started));
         let _ = self.total.record(total);
+        if let Some(u) = self.per_url.get_mut(url) {
+            let _ = u.total.record(total);
+        }
         if let Some(sink) = &self.interval {
             let _ = sink.lock().unwrap_or_else(|e| e.into_inner()).record(total);
         }
@@ -247,6 +321,12 @@ impl Stats {
         }
         if self.tls.is_none() {
             self.tls.clone_from(&o.tls);
+        }
+        if self.per_url.len() < o.per_url.len() {
+            self.per_url.resize_with(o.per_url.len(), UrlStats::new);
+        }
+        for (a, b) in self.per_url.iter_mut().zip(&o.per_url) {
+            a.merge(b);
         }
     }
 }

@@ -2,7 +2,10 @@
 //! before the run so a bad name is one clear error, not a run of failures.
 
 use super::error::HttpError;
+use super::sock::Endpoint;
 use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::Path;
+use std::sync::Arc;
 
 /// Where the requests go.
 #[derive(Debug, Clone)]
@@ -18,8 +21,11 @@ pub struct Target {
     /// The Host header: host, plus the port when it is not 80.
     pub host_header: String,
     /// Every address the host resolved to; requests use the first (after
-    /// the preflight, the first that accepted).
+    /// the preflight, the first that accepted). Empty with `unix`.
     pub addrs: Vec<SocketAddr>,
+    /// --unix-socket: every connection goes to this socket instead, the
+    /// URL's path and Host header kept (curl's meaning).
+    pub unix: Option<Arc<Path>>,
 }
 
 impl Target {
@@ -28,6 +34,39 @@ impl Target {
         if let Some(i) = self.addrs.iter().position(|a| *a == addr) {
             self.addrs[..=i].rotate_right(1);
         }
+    }
+
+    /// Where the run's connections go: the socket, or the first address.
+    pub fn endpoint(&self) -> Endpoint {
+        match &self.unix {
+            Some(p) => Endpoint::Unix(p.clone()),
+            None => Endpoint::Tcp(self.addrs[0]),
+        }
+    }
+
+    /// The URL as a report names it: with the socket it goes through.
+    pub fn shown(&self) -> String {
+        match &self.unix {
+            Some(p) => format!("{} via unix:{}", self.url, p.display()),
+            None => self.url.clone(),
+        }
+    }
+
+    /// Parse `url`; its connections go to the unix socket `unix` when
+    /// given (plain http:// only), else to its host, resolved.
+    pub fn resolve_via(url: &str, unix: Option<&Path>) -> Result<Target, HttpError> {
+        let Some(path) = unix else {
+            return Target::resolve(url);
+        };
+        let mut target = Target::parse(url)?;
+        if target.tls {
+            return Err(HttpError::Unsupported(format!(
+                "--unix-socket {} with {url}: toll speaks plain HTTP over a unix socket; give an http:// URL",
+                path.display()
+            )));
+        }
+        target.unix = Some(Arc::from(path));
+        Ok(target)
     }
 
     /// Parse `url` and resolve its host.
@@ -106,6 +145,7 @@ impl Target {
             path,
             host_header,
             addrs: Vec::new(),
+            unix: None,
         })
     }
 }

@@ -110,6 +110,10 @@ struct Loop<'a> {
 /// Run one loop to its end; its counts.
 pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> io::Result<Stats> {
     let n = plan.connections;
+    // --unix-socket runs on epoll (load_part never picks this loop for it).
+    let super::sock::Endpoint::Tcp(addr) = plan.addr else {
+        return Err(io::Error::other("the io_uring loop connects over TCP only"));
+    };
     let entries = ((n * 8).next_power_of_two() as u32).clamp(64, 32768);
     let ring = ops::ring(entries)?;
     ring.submitter().register_files_sparse(n.max(1) as u32)?;
@@ -127,8 +131,8 @@ pub fn run(plan: &LoopPlan, stop: &AtomicBool, progress: &Counter) -> io::Result
             Some(plan.coalesce).filter(|_| n >= 2).unwrap_or_default(),
             n,
         ),
-        addr: ops::sockaddr(plan.addr),
-        domain: match plan.addr {
+        addr: ops::sockaddr(addr),
+        domain: match addr {
             SocketAddr::V4(_) => libc::AF_INET,
             SocketAddr::V6(_) => libc::AF_INET6,
         },

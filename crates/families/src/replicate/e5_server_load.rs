@@ -51,6 +51,7 @@ pub fn config(url: &str, requests: Option<u64>) -> Result<HttpConfig, String> {
         spin: Duration::ZERO,
         coalesce: Duration::from_micros(10),
         io: http::Io::from_env(),
+        urls: None,
     };
     http::preflight(&mut cfg).map_err(|e| format!("failed: {e}"))?;
     Ok(cfg)

@@ -51,7 +51,11 @@ impl FarSide {
 
     fn ready(&mut self, cmd: &Value) -> Result<Value, String> {
         let load = FarLoad::from_json(&cmd["load"])?;
-        let target = Target::resolve(&load.url).map_err(|e| e.to_string())?;
+        let target = Target::resolve_via(
+            &load.url,
+            load.unix_socket.as_deref().map(std::path::Path::new),
+        )
+        .map_err(|e| e.to_string())?;
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
         let mut cfg = HttpConfig {
             target,
@@ -69,6 +73,7 @@ impl FarSide {
             spin: load.spin,
             coalesce: load.coalesce,
             io: http::Io::from_env(),
+            urls: None,
         };
         http::preflight(&mut cfg).map_err(|e| e.to_string())?;
         self.ready = Some(cfg);

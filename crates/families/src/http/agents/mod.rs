@@ -110,6 +110,7 @@ pub struct AgentsOutcome {
 fn far_load(cfg: &HttpConfig, plan: &AgentsPlan) -> FarLoad {
     FarLoad {
         url: cfg.target.url.clone(),
+        unix_socket: cfg.target.unix.as_ref().map(|p| p.display().to_string()),
         spec: cfg.spec.clone(),
         time_limit: cfg.time_limit,
         threads: plan.threads,

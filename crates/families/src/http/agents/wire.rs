@@ -27,6 +27,8 @@ pub const SECOND: &str = "http-second";
 #[derive(Debug, Clone, PartialEq)]
 pub struct FarLoad {
     pub url: String,
+    /// --unix-socket: the socket's path on the agent's host.
+    pub unix_socket: Option<String>,
     pub spec: RequestSpec,
     pub time_limit: Option<Duration>,
     /// --threads when given; None: the agent's own cores.
@@ -57,7 +59,7 @@ fn secs(ns: u64) -> Duration {
 impl FarLoad {
     pub fn to_json(&self) -> Value {
         json!({
-            "url": self.url, "method": self.spec.method, "headers": self.spec.headers,
+            "url": self.url, "unix_socket": self.unix_socket, "method": self.spec.method, "headers": self.spec.headers,
             "body": self.spec.body.as_ref().map(|b| B64.encode(b)),
             "content_type": self.spec.content_type, "keep_alive": self.spec.keep_alive,
             "time_limit_ns": self.time_limit.map(ns), "threads": self.threads,
@@ -79,6 +81,7 @@ impl FarLoad {
             .map_err(|e| format!("headers: {e}"))?;
         Ok(FarLoad {
             url: text("url").ok_or("the load has no `url`")?,
+            unix_socket: text("unix_socket"),
             spec: RequestSpec {
                 method: text("method"),
                 headers,
@@ -285,6 +288,7 @@ mod tests {
     fn a_load_survives_the_wire() {
         let load = FarLoad {
             url: "http://127.0.0.1:8080/".into(),
+            unix_socket: Some("/run/app.sock".into()),
             spec: RequestSpec {
                 method: Some("PUT".into()),
                 headers: vec![("X-A".into(), "b".into())],
