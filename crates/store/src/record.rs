@@ -17,7 +17,6 @@
 //! record that cannot be read or written changes nothing but the width.
 
 use crate::model::{Run, RunStatus};
-use crate::Store;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::io::Write;
@@ -71,25 +70,12 @@ fn compact(env: &Value) -> Value {
     Value::Object(out)
 }
 
-/// Write a finished run's fitted series to the record, when they belong
-/// there.
-pub(crate) fn remember(store: &Store, run_id: i64, status: RunStatus) {
-    let Some(path) = path() else {
-        return;
-    };
-    let imported = !matches!(store.run_origin(run_id), Ok(None));
-    if !admits(status, imported) {
-        return;
+/// Write a complete run's fitted series, measured on `host` into the store
+/// at `store`, to the record (nothing when it is switched off).
+pub(crate) fn remember(run: &Run, host: &str, store: &Path) {
+    if let Some(path) = path() {
+        append(&path, &entries(run, host, &store_name(store)));
     }
-    let Ok(outline) = store.load_outline(run_id) else {
-        return;
-    };
-    let entries = entries(
-        &outline.run,
-        &crate::store::hostname(),
-        &store_name(store.path()),
-    );
-    append(&path, &entries);
 }
 
 /// Whether a run's fits belong in the record: complete and measured here,

@@ -42,7 +42,7 @@ fn point_insert(point: &Point) -> PointInsert<'_> {
     }
 }
 
-pub(crate) fn hostname() -> String {
+fn hostname() -> String {
     nix::unistd::gethostname()
         .map(|h| h.to_string_lossy().into_owned())
         .unwrap_or_default()
@@ -287,7 +287,14 @@ impl Store {
     ) -> Result<(), StoreError> {
         self.db
             .finish_run(run_id, status.as_str(), summary, error, &crate::time::now())?;
-        crate::record::remember(self, run_id, status);
+        // The machine's record of runs (`crate::record`), read by runs into
+        // other stores.
+        let imported = !matches!(self.run_origin(run_id), Ok(None));
+        if crate::record::admits(status, imported) {
+            if let Ok(o) = self.load_outline(run_id) {
+                crate::record::remember(&o.run, &hostname(), &self.path);
+            }
+        }
         Ok(())
     }
 
