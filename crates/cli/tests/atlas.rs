@@ -244,3 +244,147 @@ fn an_unknown_group_is_one_line_and_nothing_is_measured() {
         ],
     );
 }
+
+/// Chromium on the PATH, which the build found (`cfg(toll_chromium)`).
+fn chromium() -> std::path::PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    ["chromium", "chromium-browser"]
+        .iter()
+        .find_map(|name| {
+            std::env::split_paths(&path)
+                .map(|d| d.join(name))
+                .find(|p| p.is_file())
+        })
+        .expect("built with chromium (cfg toll_chromium) but none on the PATH now: apt-get install chromium")
+}
+
+/// The page's texts in one `<svg>`, each trimmed, in order.
+fn svg_texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| t.split_once('>')?.1.split_once("</text>"))
+        .map(|(t, _)| t.trim().to_string())
+        .collect()
+}
+
+#[test]
+#[cfg_attr(
+    not(toll_chromium),
+    ignore = "needs chromium to render the page: apt-get install chromium"
+)]
+fn the_atlas_page_is_one_log_picture_that_fits_1280_px_in_chromium() {
+    let browser = chromium();
+    let s = Scratch::new("atlas-page");
+    let tmp = s.0.to_str().unwrap();
+    let page = s.0.join("atlas.html");
+    let o = s.toll_env(
+        &[
+            "atlas",
+            "--test-preset",
+            "--only",
+            "hardware,programs",
+            "--html",
+            page.to_str().unwrap(),
+        ],
+        &[("TMPDIR", tmp)],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let atlas = &atlases(&s)[0];
+    // `toll report ATLAS --html FILE` writes the same page.
+    let again = s.0.join("again.html");
+    let id = atlas["id"].to_string();
+    let o = s.toll(&["report", &id, "--html", again.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(html, std::fs::read_to_string(&again).unwrap());
+    assert!(!html.contains("<script") && !html.contains("src=\"http"));
+    // The figures themselves span at least five orders of magnitude.
+    let times: Vec<f64> = atlas["config"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["unit"] == "ns")
+        .filter_map(|r| r["figure"]["value"].as_f64())
+        .collect();
+    let (lo, hi) = times
+        .iter()
+        .fold((f64::MAX, 0f64), |(a, b), &t| (a.min(t), b.max(t)));
+    assert!((hi / lo).log10() >= 5.0, "{lo} ns to {hi} ns");
+    // The quoted figures, each source named; the environment panel.
+    for want in [
+        "Main memory reference",
+        "Dean/Norvig 2012",
+        "napkin-math",
+        "This machine",
+        "system (hypervisor)",
+        "container",
+        "smt",
+        "governor",
+    ] {
+        assert!(html.contains(want), "`{want}` not on the page");
+    }
+    // Rendered at 1280 px: a probe (added to a copy, the page has no
+    // script) reads the layout's widths and the picture's size.
+    let probe = s.0.join("probe.html");
+    std::fs::write(
+        &probe,
+        html.replace(
+            "</body>",
+            "<script>var d=document.documentElement;var f=document.querySelectorAll('figure.atlas svg');\
+             document.body.setAttribute('data-probe',d.scrollWidth+' '+d.clientWidth+' '+f.length+' '+\
+             (f.length?Math.round(f[0].getBoundingClientRect().width):0));</script></body>",
+        ),
+    )
+    .unwrap();
+    let o = Command::new("timeout")
+        .arg("120")
+        .arg(&browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1280,2000",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", s.0.join("profile").display()))
+        .arg(format!("file://{}", probe.display()))
+        .output()
+        .expect("run chromium");
+    assert!(o.status.success(), "chromium: {}", stderr(&o));
+    let dom = stdout(&o);
+    let numbers: Vec<f64> = dom
+        .split_once("data-probe=\"")
+        .and_then(|(_, r)| r.split_once('"'))
+        .map(|(p, _)| p.split(' ').filter_map(|n| n.parse().ok()).collect())
+        .unwrap_or_else(|| panic!("no probe in the DOM: {dom}"));
+    let [scroll, client, pictures, drawn] = numbers[..] else {
+        panic!("probe: {numbers:?}")
+    };
+    assert!(
+        client > 1000.0 && client <= 1280.0,
+        "a 1280 px window: {client}"
+    );
+    assert!(scroll <= client, "horizontal overflow: {scroll} > {client}");
+    assert_eq!(pictures, 1.0, "one picture");
+    assert!(
+        drawn > 600.0 && drawn <= client,
+        "the picture drawn {drawn} px wide"
+    );
+    // Its one axis: every decade from 1 ns to 1 s.
+    let svg = dom
+        .split_once("<figure class=\"atlas\">")
+        .and_then(|(_, r)| r.split_once("</figure>"))
+        .map(|(f, _)| f)
+        .expect("the picture in the DOM");
+    let texts = svg_texts(svg);
+    for tick in [
+        "1 ns", "10 ns", "100 ns", "1 µs", "10 µs", "100 µs", "1 ms", "10 ms", "100 ms", "1 s",
+    ] {
+        assert!(texts.iter().any(|t| t == tick), "tick {tick}: {texts:?}");
+    }
+    assert!(texts.iter().any(|t| t == "syscall (getppid)"), "{texts:?}");
+}
