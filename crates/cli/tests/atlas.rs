@@ -388,3 +388,75 @@ fn the_atlas_page_is_one_log_picture_that_fits_1280_px_in_chromium() {
     }
     assert!(texts.iter().any(|t| t == "syscall (getppid)"), "{texts:?}");
 }
+
+#[test]
+fn two_atlases_compare_crossing_by_crossing_and_another_family_is_refused() {
+    let s = Scratch::new("atlas-compare");
+    let tmp = s.0.to_str().unwrap();
+    for _ in 0..2 {
+        let o = s.toll_env(
+            &["atlas", "--test-preset", "--only", "hardware"],
+            &[("TMPDIR", tmp)],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let runs = atlases(&s);
+    let (a, b) = (runs[0]["id"].to_string(), runs[1]["id"].to_string());
+    let o = s.toll(&["compare", &a, &b]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains(&format!("toll compare: atlas {a} (A: ")) && out.contains("B ÷ A"),
+        "{out}"
+    );
+    assert!(out.contains("syscall (getppid)"), "{out}");
+    let o = s.toll(&["compare", &a, &b, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let crossings = c["crossings"].as_array().unwrap();
+    let measured_in_a = runs[0]["config"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| !r["figure"].is_null())
+        .count();
+    assert_eq!(
+        crossings.len() + c["only_a"].as_array().unwrap().len(),
+        measured_in_a,
+        "every crossing A measured is compared or named"
+    );
+    let order = ["slower", "same", "faster", "unjudged"];
+    let mut last = 0;
+    for x in crossings {
+        let r = x["ratio"].as_array().unwrap();
+        let (v, lo, hi) = (
+            r[0].as_f64().unwrap(),
+            r[1].as_f64().unwrap(),
+            r[2].as_f64().unwrap(),
+        );
+        assert!(lo <= v && v <= hi && lo > 0.0, "{x}");
+        let at = order.iter().position(|o| *o == x["call"]).unwrap();
+        assert!(at >= last, "sorted by call: {x}");
+        last = at;
+        match x["call"].as_str().unwrap() {
+            "slower" => assert!(lo > 1.0, "{x}"),
+            "faster" => assert!(hi < 1.0, "{x}"),
+            "same" => assert!(lo <= 1.0 && hi >= 1.0, "{x}"),
+            _ => assert!(x["level"].is_null() || x["unit"] == "B", "{x}"),
+        }
+        // B's time ÷ A's (a rate: A's ÷ B's, its time per byte).
+        let (fa, fb) = (
+            x["a"]["value"].as_f64().unwrap(),
+            x["b"]["value"].as_f64().unwrap(),
+        );
+        let want = if x["unit"] == "B/s" { fa / fb } else { fb / fa };
+        assert!((v - want).abs() <= 1e-9 * want, "{x}");
+    }
+    // An atlas against a run of another family: one line, exit 2.
+    let sys = runs[0]["config"]["runs"][0]["run"].to_string();
+    let o = s.toll(&["compare", &a, &sys]);
+    assert_one_line_error(&o, "compare two runs of one family");
+    assert_eq!(o.status.code(), Some(2));
+    let o = s.toll(&["compare", &a, &b, "--html", "x.html"]);
+    assert_one_line_error(&o, "--html is for two runs of one family");
+}
