@@ -22,6 +22,7 @@ pub mod hardware;
 pub mod languages;
 pub mod links;
 pub mod made_of;
+pub mod nginx;
 pub mod programs;
 pub mod read;
 pub mod row;
