@@ -65,9 +65,11 @@ fn text<'a>(v: &'a Value, k: &str) -> &'a str {
     v.get(k).and_then(Value::as_str).unwrap_or("")
 }
 
-/// (value, lo, hi, level) of a stored figure; lo and hi None without an
-/// interval.
-fn parts(f: &Value) -> Option<(f64, Option<(f64, f64)>, f64)> {
+/// A stored figure's value, its interval (None without one) and its level.
+type Parts = (f64, Option<(f64, f64)>, f64);
+
+/// (value, interval, level) of a stored figure.
+fn parts(f: &Value) -> Option<Parts> {
     let g = |k: &str| f.get(k).and_then(Value::as_f64);
     let v = g("value").filter(|v| *v > 0.0)?;
     let interval = match (g("lo"), g("hi")) {

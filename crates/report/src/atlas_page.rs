@@ -62,9 +62,12 @@ fn rows(run: &Run) -> Vec<&Value> {
         .collect()
 }
 
+/// (value, lo, hi).
+type Interval = (f64, f64, f64);
+
 /// A measured row's (value, lo, hi) in its base unit; an interval it
 /// cannot have is the value alone.
-fn figure(row: &Value) -> Option<(f64, f64, f64)> {
+fn figure(row: &Value) -> Option<Interval> {
     let f = row.get("figure").filter(|f| !f.is_null())?;
     let v = f.get("value").and_then(Value::as_f64)?;
     if f.get("no_interval").is_some_and(|w| !w.is_null()) {
@@ -179,7 +182,7 @@ fn ns(v: f64) -> String {
 /// this machine's and their ratio.
 fn quotes(h: &mut String, run: &Run) {
     let rows = rows(run);
-    let found: Vec<(&Quote, Option<(f64, f64, f64)>)> = atlas_quotes::QUOTES
+    let found: Vec<(&Quote, Option<Interval>)> = atlas_quotes::QUOTES
         .iter()
         .filter_map(|q| {
             let r = rows.iter().find(|r| text(r, "crossing") == q.crossing)?;
