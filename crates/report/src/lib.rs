@@ -12,6 +12,7 @@
 
 pub mod atlas;
 pub mod atlas_compare;
+pub mod atlas_machines;
 pub mod atlas_page;
 pub mod atlas_quotes;
 pub mod atomic;
