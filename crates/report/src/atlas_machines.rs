@@ -192,7 +192,11 @@ mod tests {
         let h = render(&[&a, &b], &|id| format!("/runs/{id}"));
         assert!(h.contains("<svg") && h.contains("href=\"/runs/8\""));
         assert!(h.contains("laptop — ") && h.contains("vm — "));
-        let row = h.split("<tr>").skip(1).find(|r| r.contains("syscall")).unwrap();
+        let row = h
+            .split("<tr>")
+            .skip(1)
+            .find(|r| r.contains("syscall"))
+            .unwrap();
         assert!(row.contains("100 ns") && row.contains("400 ns"), "{row}");
         assert!(h.contains("4.00 GB/s"));
         assert!(render(&[], &|_| String::new()).contains("No atlas"));
