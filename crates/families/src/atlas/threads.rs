@@ -172,6 +172,12 @@ pub fn run(ctx: &mut Ctx, sheet: &mut Sheet) {
     }
 }
 
+/// How many family runs the group makes: a spawn run per runtime, a ring
+/// run per ring.
+pub fn family_runs(p: Preset) -> usize {
+    runtimes(p).len() + rings(p).len()
+}
+
 /// About how long the runs take, s: each runtime's start, and its units.
 pub fn estimate(p: Preset) -> f64 {
     let (n, ring_n, m, trials) = sizes(p);
