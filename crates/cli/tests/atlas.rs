@@ -241,6 +241,10 @@ fn an_unknown_group_is_one_line_and_nothing_is_measured() {
                 &["atlas", "--only", "rpc", "--skip", "rpc"],
                 "leave no group",
             ),
+            (
+                &["atlas", "--html", "/no/such/dir/atlas.html"],
+                "--html /no/such/dir/atlas.html: cannot write in /no/such/dir",
+            ),
         ],
     );
 }
