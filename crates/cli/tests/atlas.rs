@@ -137,6 +137,26 @@ fn every_group_is_present_and_each_row_agrees_with_its_family_run() {
         }
     }
     assert!(checked > 10, "{checked} rows checked");
+    // The rows toll added for issue 50's list: the C program by fork+exec,
+    // nginx at one connection (where nginx is here), the knee's reason.
+    let row = |c: &str| {
+        rows.iter()
+            .find(|r| r["crossing"] == c)
+            .unwrap_or_else(|| panic!("no row {c}"))
+    };
+    assert!(
+        row("start-up of a program that does nothing (c), by fork+exec")["figure"]["value"]
+            .as_f64()
+            .is_some_and(|v| v > 0.0)
+    );
+    let nginx = row("HTTP request to a local nginx, one keep-alive connection");
+    if std::path::Path::new("/usr/sbin/nginx").exists() {
+        assert!(nginx["figure"]["value"].as_f64().is_some(), "{nginx}");
+    } else {
+        eprintln!("nginx is not installed here: its row's figure is not checked");
+    }
+    let knee = row("HTTP requests a second from a local nginx, at its rate's knee");
+    assert!(knee["missing"].as_str().unwrap().contains("needs --sweep"));
     // Every family run is listed and tagged.
     for r in config["runs"].as_array().unwrap() {
         let run = export_json(&s, &r["run"].to_string());
@@ -463,4 +483,31 @@ fn two_atlases_compare_crossing_by_crossing_and_another_family_is_refused() {
     assert_eq!(o.status.code(), Some(2));
     let o = s.toll(&["compare", &a, &b, "--html", "x.html"]);
     assert_one_line_error(&o, "--html is for two runs of one family");
+}
+
+#[test]
+fn without_nginx_its_row_says_how_to_install_it() {
+    let s = Scratch::new("atlas-no-nginx");
+    let tmp = s.0.to_str().unwrap();
+    let o = s.toll_env(
+        &["atlas", "--test-preset", "--only", "rpc"],
+        &[("TMPDIR", tmp), ("TOLL_NGINX", "/no/such/nginx")],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let atlas = &atlases(&s)[0];
+    assert_eq!(atlas["status"], "complete", "{}", atlas["error"]);
+    let rows = atlas["config"]["rows"].as_array().unwrap();
+    let nginx = rows
+        .iter()
+        .find(|r| r["crossing"] == "HTTP request to a local nginx, one keep-alive connection")
+        .expect("nginx's row");
+    let why = nginx["missing"].as_str().unwrap_or_default();
+    assert!(
+        why.starts_with("nginx not installed: ") && why.contains("install nginx"),
+        "{nginx}"
+    );
+    // The rest of the group is measured.
+    assert!(rows
+        .iter()
+        .any(|r| r["crossing"] == "null RPC, gRPC" && r["figure"]["value"].is_number()));
 }
