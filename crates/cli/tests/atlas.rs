@@ -434,6 +434,8 @@ fn two_atlases_compare_crossing_by_crossing_and_another_family_is_refused() {
         "{out}"
     );
     assert!(out.contains("syscall (getppid)"), "{out}");
+    // One machine, one toll, one preset: nothing differs but the time.
+    assert!(out.contains("the same machine, toll and preset"), "{out}");
     let o = s.toll(&["compare", &a, &b, "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let c: Value = serde_json::from_slice(&o.stdout).unwrap();

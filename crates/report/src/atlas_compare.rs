@@ -13,6 +13,7 @@
 //! ÷ B's), so every ratio reads the same way: above 1, B takes longer.
 
 use crate::atlas::cells;
+use crate::runs_compare::{machine_differences, Difference};
 use crate::table::{sig3, wrap, Table};
 use serde::Serialize;
 use serde_json::Value;
@@ -59,6 +60,9 @@ pub struct AtlasComparison {
     pub only_a: Vec<String>,
     pub only_b: Vec<String>,
     pub neither: Vec<String>,
+    /// What differs between the two machines (hypervisor, mitigations,
+    /// SMT, …) and the presets: where a ratio may come from.
+    pub differences: Vec<Difference>,
 }
 
 fn text<'a>(v: &'a Value, k: &str) -> &'a str {
@@ -95,6 +99,17 @@ fn measured(r: &Value) -> Option<&Value> {
 }
 
 impl AtlasComparison {
+    /// Two stored atlases: their rows ([`AtlasComparison::of`]) and what
+    /// differs between their machines (the family runs' configs aside).
+    pub fn of_runs(a: &toll_store::Run, b: &toll_store::Run, threshold: f64) -> AtlasComparison {
+        let mut c = AtlasComparison::of((a.id, &a.config), (b.id, &b.config), threshold);
+        c.differences = machine_differences(a, b)
+            .into_iter()
+            .filter(|d| !d.what.starts_with("config ") || d.what == "config preset")
+            .collect();
+        c
+    }
+
     /// A's and B's rows matched by crossing; `threshold`: the smallest
     /// change that counts (0.05 for 5%).
     pub fn of(a: (i64, &Value), b: (i64, &Value), threshold: f64) -> AtlasComparison {
@@ -106,6 +121,7 @@ impl AtlasComparison {
             only_a: vec![],
             only_b: vec![],
             neither: vec![],
+            differences: vec![],
         };
         for x in &ra {
             let name = text(x, "crossing");
@@ -225,6 +241,15 @@ pub fn render(c: &AtlasComparison, machines: (&str, &str)) -> String {
         }
     }
     out.push_str(&t.render());
+    if c.differences.is_empty() {
+        out.push_str("the same machine, toll and preset\n");
+    } else {
+        out.push_str("where they differ (A → B):\n");
+        for d in &c.differences {
+            out.push_str(&wrap(&format!("  {}: {} → {}", d.what, d.a, d.b)));
+            out.push('\n');
+        }
+    }
     for (words, names) in [
         ("measured in A only", &c.only_a),
         ("measured in B only", &c.only_b),

@@ -103,7 +103,7 @@ fn atlas(
         )));
     }
     use toll_report::atlas_compare::{render, AtlasComparison};
-    let c = AtlasComparison::of((a.id, &a.config), (b.id, &b.config), args.threshold);
+    let c = AtlasComparison::of_runs(a, b, args.threshold);
     let mut out = crate::screen::output(args.json);
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&c)?)?;
