@@ -3,13 +3,15 @@
 //! machines side by side — each host's newest atlas a column, each
 //! crossing a row, one log picture with a colour per machine.
 
-use super::{ok, runs, token, toll, toll_env, Board};
+use super::{chromium, headless_at, ok, runs, token, toll, toll_env, Board};
 use crate::common::Scratch;
 use serde_json::Value;
 
-#[test]
-fn pushed_atlases_are_shown_machine_by_machine() {
-    let s = Scratch::new("board-atlas");
+/// Two atlases of two machines pushed to a fresh board (this machine's
+/// newest, and its older one as `laptop-e2e`'s): the scratch, the board,
+/// the runs it lists.
+fn two_machines(name: &str) -> (Scratch, Board, Vec<Value>) {
+    let s = Scratch::new(name);
     let here = s.0.join("here.db");
     let here = here.to_str().unwrap();
     let tmp = s.0.to_str().unwrap();
@@ -62,6 +64,12 @@ fn pushed_atlases_are_shown_machine_by_machine() {
     }
     let pushed: Vec<Value> = runs(&board);
     assert_eq!(pushed.len(), 2, "{pushed:?}");
+    (s, board, pushed)
+}
+
+#[test]
+fn pushed_atlases_are_shown_machine_by_machine() {
+    let (_s, board, pushed) = two_machines("board-atlas");
     // A pushed atlas's own page: the picture and its environment.
     let id = pushed[0]["id"].as_i64().unwrap();
     let (status, page) = board.get(&format!("/runs/{id}"));
@@ -100,4 +108,38 @@ fn pushed_atlases_are_shown_machine_by_machine() {
         2,
         "a figure per machine: {row}"
     );
+}
+
+#[test]
+#[cfg_attr(
+    not(toll_chromium),
+    ignore = "needs chromium to render the pages: apt-get install chromium"
+)]
+fn the_atlas_page_fits_1280_px_in_chromium() {
+    let browser = chromium();
+    let (s, board, _) = two_machines("board-atlas-chromium");
+    let (_, page) = board.get("/atlas");
+    // The board forbids scripts: a copy with a probe that reads the
+    // layout's widths (the page's own styles are inline).
+    let probe = s.0.join("atlas-probe.html");
+    std::fs::write(
+        &probe,
+        page.replace(
+            "</body>",
+            "<script>var d=document.documentElement;\
+             document.body.setAttribute('data-probe',d.scrollWidth+' '+d.clientWidth+' '+\
+             document.querySelectorAll('figure svg').length);</script></body>",
+        ),
+    )
+    .unwrap();
+    let url = format!("file://{}", probe.display());
+    let dom = headless_at(&browser, &s, "1280,1500", &["--dump-dom"], &url);
+    let n: Vec<f64> = dom
+        .split_once("data-probe=\"")
+        .and_then(|(_, r)| r.split_once('"'))
+        .map(|(p, _)| p.split(' ').filter_map(|x| x.parse().ok()).collect())
+        .unwrap_or_else(|| panic!("no probe: {dom}"));
+    assert_eq!(n.len(), 3, "{n:?}");
+    assert!(n[0] <= n[1], "horizontal overflow: {} > {}", n[0], n[1]);
+    assert_eq!(n[2], 1.0, "one picture");
 }
