@@ -24,8 +24,9 @@ td.when { white-space: nowrap; }
 "#;
 
 /// The pages in the bar, by path and name.
-const PAGES: [(&str, &str); 5] = [
+const PAGES: [(&str, &str); 6] = [
     ("/machines", "Machines"),
+    ("/atlas", "Atlas"),
     ("/trend", "Trend"),
     ("/runs", "Runs"),
     ("/compare", "Compare"),

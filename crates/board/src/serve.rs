@@ -103,6 +103,7 @@ fn router(board: Arc<Board>) -> Router {
         .route("/trend", get(trend))
         .route("/compare", get(compare))
         .route("/seeds", get(seeds))
+        .route("/atlas", get(atlas))
         .route("/api/runs", get(api_list).post(api_submit))
         .route("/api/runs/{id}", get(api_get))
         .fallback(|| async { page_error(404, "no such page: start at /machines or /runs") })
@@ -195,6 +196,10 @@ async fn compare(State(b): Shared, q: Result<Query<Pair>, QueryRejection>) -> Re
         Err(r) => return page_error(400, &bad_query(&r)),
     };
     html(move || pages::compare::render(&b, &q)).await
+}
+
+async fn atlas(State(b): Shared) -> Response {
+    html(move || pages::atlas::render(&b)).await
 }
 
 async fn seeds(State(b): Shared) -> Response {

@@ -5,6 +5,9 @@
 //! as a status and one line, with nothing written. The same on SQLite and
 //! on the real PostgreSQL the store's tests start.
 
+/// Atlases pushed and laid side by side (issue 50).
+#[path = "board/atlas.rs"]
+mod atlas;
 /// What bounds the board (issue 34): timeouts, a share of connections per
 /// address, a run pushed again, a push's reply.
 #[path = "board/bounds.rs"]

@@ -70,6 +70,21 @@ fn sleep_reads_like_hyperfine() {
 }
 
 #[test]
+fn a_program_is_started_by_posix_spawn_or_by_fork_and_exec_as_asked() {
+    let s = Scratch::new("exec-launch");
+    for (how, run) in [("posix-spawn", "1"), ("fork-exec", "2")] {
+        let o = s.toll(&["exec", "-N", "--runs", "3", "--launch", how, "true"]);
+        assert!(o.status.success(), "{how}: {}", stderr(&o));
+        let stored = export_json(&s, run);
+        assert_eq!(stored["config"]["launch"], how);
+        let median = stored["series"][0]["points"][0]["summary"]["median"]
+            .as_f64()
+            .unwrap();
+        assert!(median > 0.0, "{how}: {median}");
+    }
+}
+
+#[test]
 fn commands_interleave_and_compare_with_a_verdict() {
     let s = Scratch::new("exec-compare");
     let md = s.0.join("t.md");
@@ -393,6 +408,10 @@ fn bad_input_is_one_line_and_keeps_the_runs_so_far() {
             (
                 &["exec", "--order", "zigzag", "true"],
                 "valid orders are alternate, shuffle",
+            ),
+            (
+                &["exec", "--launch", "clone", "true"],
+                "unknown launch `clone`: valid ones are posix-spawn, fork-exec",
             ),
             (&["exec", "--pin", "4095", "true"], "no such CPU here"),
             (

@@ -62,7 +62,7 @@ pub fn band(ns: f64) -> String {
 }
 
 /// A stored figure's (value cell, interval cell) in the row's unit.
-fn cells(f: &Value, unit: &str) -> Option<(String, String)> {
+pub fn cells(f: &Value, unit: &str) -> Option<(String, String)> {
     let g = |k: &str| f.get(k).and_then(Value::as_f64);
     let value = g("value")?;
     let (k, u) = match unit {

@@ -9,6 +9,7 @@
 //! written by hand rather than through a template engine, so that one
 //! function is the whole of its defence.
 
+use crate::atlas_page;
 use crate::family_reports::family_reports;
 use crate::models::{legend, models_table};
 use crate::plot::{is_load, Chart, FfiCharts, LoadCharts, Scale, SysCharts};
@@ -84,6 +85,7 @@ pub fn render_with(runs: &[Run], behind: &[Run], scale: Scale, version: &str) ->
         .filter(|r| replicate_page::is_replicate(r))
         .collect();
     let title = match runs {
+        [r] if atlas_page::is_atlas(r) => format!("toll atlas — run {}", r.id),
         [r] if experiments.is_empty() => format!("toll report — run {} ({})", r.id, r.family),
         _ if experiments.len() == runs.len() => "toll replicate".to_string(),
         _ => format!("toll report — runs {}", ids.join(", ")),
@@ -103,6 +105,8 @@ pub fn render_with(runs: &[Run], behind: &[Run], scale: Scale, version: &str) ->
     );
     if !experiments.is_empty() {
         replicate_page::header(&mut h, &title, &experiments);
+    } else if runs.iter().all(atlas_page::is_atlas) && !runs.is_empty() {
+        atlas_page::header(&mut h, &title);
     } else if !runs.is_empty() && runs.iter().all(|r| is_load(&r.family)) {
         // A load is not a sweep over n: no t(n) to head it.
         let _ = writeln!(
@@ -164,6 +168,8 @@ pub fn run_section(h: &mut String, run: &Run, scale: Scale) {
     if replicate_page::is_replicate(run) {
         replicate_page::section(h, run, &[], scale);
         return;
+    } else if atlas_page::is_atlas(run) {
+        return atlas_page::section(h, run);
     }
     let _ = write!(
         h,

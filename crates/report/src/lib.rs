@@ -11,6 +11,10 @@
 //! renders the decision stored with each series, never one of its own.
 
 pub mod atlas;
+pub mod atlas_compare;
+pub mod atlas_machines;
+pub mod atlas_page;
+pub mod atlas_quotes;
 pub mod atomic;
 pub mod decided;
 pub mod escape;

@@ -3,6 +3,7 @@
 
 /// The trend page's part that says which runs are measured alike.
 mod alike;
+pub mod atlas;
 pub mod compare;
 pub mod machines;
 pub mod run;

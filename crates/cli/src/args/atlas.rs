@@ -1,6 +1,7 @@
 //! `toll atlas`'s flags.
 
 use clap::Args;
+use std::path::PathBuf;
 
 #[derive(Debug, Args)]
 pub struct AtlasArgs {
@@ -21,4 +22,9 @@ pub struct AtlasArgs {
     /// Print the stored atlas as JSON on stdout instead of its table.
     #[arg(long)]
     pub json: bool,
+    /// Also write the atlas as one self-contained page (the page `toll
+    /// report` makes of it: one log picture, quoted figures beside this
+    /// machine's), a partial atlas too; checked before measuring.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }

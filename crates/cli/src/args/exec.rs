@@ -6,7 +6,7 @@ use crate::usage::usage;
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
-use toll_families::exec::{Order, Output};
+use toll_families::exec::{Launch, Order, Output};
 
 /// The most runs of one command.
 pub const MOST_RUNS: u64 = 1_000_000;
@@ -89,6 +89,10 @@ pub struct ExecArgs {
     /// The order of each round: alternate (A B, B A, …) or shuffle.
     #[arg(long, value_name = "ORDER", default_value = "alternate", value_parser = checked(order))]
     pub order: Order,
+    /// How each program is started: posix-spawn (default, as a shell and
+    /// hyperfine do) or fork-exec (toll forks, the child execs).
+    #[arg(long, value_name = "HOW", default_value = "posix-spawn", value_parser = checked(launch))]
+    pub launch: Launch,
     /// Names for the commands in the report, in order.
     #[arg(short = 'n', long = "command-name", value_name = "NAME")]
     pub command_names: Vec<String>,
@@ -127,6 +131,17 @@ fn output(flag: &str, text: &str) -> anyhow::Result<Output> {
         }
         file => Output::File(file.into()),
     })
+}
+
+/// --launch: posix-spawn or fork-exec.
+fn launch(_flag: &str, text: &str) -> anyhow::Result<Launch> {
+    match text {
+        "posix-spawn" => Ok(Launch::PosixSpawn),
+        "fork-exec" => Ok(Launch::ForkExec),
+        l => Err(usage(format!(
+            "unknown launch `{l}`: valid ones are posix-spawn, fork-exec"
+        ))),
+    }
 }
 
 /// --order: alternate or shuffle.

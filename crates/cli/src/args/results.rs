@@ -62,8 +62,9 @@ pub struct ReportArgs {
     /// Run ids, or `last` (default: the newest run).
     #[arg(value_name = "RUN")]
     pub runs: Vec<String>,
-    /// Write to this file (whole or not at all) instead of stdout.
-    #[arg(short, long, value_name = "FILE")]
+    /// Write to this file (whole or not at all) instead of stdout
+    /// (`--html FILE` is the same).
+    #[arg(short, long, value_name = "FILE", alias = "html")]
     pub output: Option<PathBuf>,
     /// html (one self-contained page, plots inline) or md (GitHub Markdown,
     /// no plots). Default: md for an -o FILE.md, html otherwise.

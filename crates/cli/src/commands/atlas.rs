@@ -35,6 +35,9 @@ pub fn run(a: AtlasArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Resul
         (true, false) => Preset::Full,
         (false, false) => Preset::Quick,
     };
+    if let Some(page) = &a.html {
+        super::report::check_writable(page, "--html")?;
+    }
     if dry_run {
         if let Some(p) = db_path {
             db::check_name(p)?;
@@ -59,6 +62,9 @@ pub fn run(a: AtlasArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Resul
             "about {} of measuring in all (more where a worker is built on first use)",
             duration(total)
         );
+        if let Some(page) = &a.html {
+            crate::say!("would write the atlas as one page to {}", page.display());
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let store = db::open(db_path)?;
@@ -111,6 +117,13 @@ pub fn run(a: AtlasArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Resul
     match printed {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
         _ => drop(out),
+    }
+    if let Some(page) = &a.html {
+        super::report::write_html(&store, std::slice::from_ref(&run), page)?;
+        crate::tell!(
+            "the page to look at: {} (`toll report {id} -o FILE` writes it again)",
+            page.display()
+        );
     }
     if stop.load(std::sync::atomic::Ordering::Relaxed) {
         crate::tell!("interrupted: what was measured is stored, the atlas as partial (run {id})");

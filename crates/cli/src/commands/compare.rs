@@ -29,6 +29,9 @@ pub fn run(args: RunCompareArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> 
     let store = db::open_for_reading(db)?;
     let a = store.load_run(db::run_id(&store, Some(&args.a))?)?;
     let b = store.load_run(db::run_id(&store, Some(&args.b))?)?;
+    if a.family == "atlas" && b.family == "atlas" {
+        return atlas(&args, &a, &b);
+    }
     let c = RunComparison::of(&a, &b, rules).map_err(|e| usage(e.to_string()))?;
     if let Some(w) = runs_compare::cross_machine_warning(&c) {
         crate::tell!("warning: {w}");
@@ -67,4 +70,46 @@ pub fn run(args: RunCompareArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> 
         }
         _ => Ok(ExitCode::SUCCESS),
     }
+}
+
+/// The machine an atlas was measured on, in a few words.
+fn machine(run: &toll_store::Run) -> String {
+    let e = &run.env;
+    format!(
+        "{}, {}{}",
+        e.hostname,
+        e.cpu_model,
+        e.virtualization
+            .as_deref()
+            .map(|v| format!(" under {v}"))
+            .unwrap_or_default()
+    )
+}
+
+/// Two atlases: every crossing's ratio with its interval, sorted.
+fn atlas(
+    args: &RunCompareArgs,
+    a: &toll_store::Run,
+    b: &toll_store::Run,
+) -> anyhow::Result<ExitCode> {
+    let refused = [
+        (args.html.is_some(), "--html"),
+        (args.fail_on.is_some(), "--fail-on"),
+        (args.mixed_latency, "--mixed-latency"),
+    ];
+    if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
+        return Err(usage(format!(
+            "{flag} is for two runs of one family: two atlases compare as a table (--json for JSON, --threshold for the smallest change that counts)"
+        )));
+    }
+    use toll_report::atlas_compare::{render, AtlasComparison};
+    let c = AtlasComparison::of_runs(a, b, args.threshold);
+    let mut out = crate::screen::output(args.json);
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&c)?)?;
+    } else {
+        write!(out, "{}", render(&c, (&machine(a), &machine(b))))?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }

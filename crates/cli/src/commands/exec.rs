@@ -93,6 +93,7 @@ fn config(a: &ExecArgs) -> anyhow::Result<ExecConfig> {
         output: a.output.clone(),
         pin: a.pin,
         order: a.order,
+        launch: a.launch,
     })
 }
 

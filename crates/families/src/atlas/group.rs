@@ -50,7 +50,7 @@ impl Group {
             Group::Languages => "toll ffi",
             Group::Files => "toll file",
             Group::Programs => "toll exec",
-            Group::Rpc => "toll rpc",
+            Group::Rpc => "toll rpc, toll http",
         }
     }
 
@@ -70,8 +70,8 @@ impl Group {
                 "a null call into C from every installed runtime: its cheapest binding and its common one; a function call direct and through dlopen"
             }
             Group::Files => "a 4 KiB read at random by pread and from an mmap, warm and cold",
-            Group::Programs => "start-up of a program that does nothing: C, Rust, Go, Python, Node, Java",
-            Group::Rpc => "a null call over raw TCP frames, HTTP/1.1 and gRPC (nginx's rows: not yet)",
+            Group::Programs => "start-up of a program that does nothing: C, Rust, Go, Python, Node, Java; the C one by fork+exec too",
+            Group::Rpc => "a null call over raw TCP frames, HTTP/1.1 and gRPC; one request at a time to a local nginx",
         }
     }
 }

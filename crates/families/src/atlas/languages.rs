@@ -166,6 +166,11 @@ pub fn run(ctx: &mut Ctx, sheet: &mut Sheet) {
 }
 
 /// About how long the runs take, s: each runtime's start, and its bindings.
+/// How many family runs the group makes: one per runtime.
+pub fn family_runs(p: Preset) -> usize {
+    runtimes(p).len()
+}
+
 pub fn estimate(p: Preset) -> f64 {
     let e = engine(p);
     let per = e.warmup.as_secs_f64() + f64::from(e.trials) * e.batch_time.as_secs_f64() * 1.5;

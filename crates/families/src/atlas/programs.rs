@@ -7,7 +7,7 @@
 use super::group::Group;
 use super::read::fill;
 use super::row::{Kind, MadeOf, Planned, Sheet, Source, Take};
-use crate::exec::{self, ExecConfig, Order, Output, RunCount};
+use crate::exec::{self, ExecConfig, Launch, Order, Output, RunCount};
 use crate::replicate::e5_start_up_loop::build::{
     compiled, python_itself, quote, write, Missing, RUSTC_INSTALL,
 };
@@ -23,7 +23,7 @@ const G: Group = Group::Programs;
 const LANGS: [(&str, &str); 6] = [
     (
         "c",
-        "posix_spawn, the dynamic loader and libc's start (gcc -O2)",
+        "posix_spawn (a vfork-like clone, then exec), the dynamic loader and libc's start (gcc -O2)",
     ),
     (
         "rust",
@@ -185,13 +185,53 @@ pub fn run(ctx: &mut Ctx, sheet: &mut Sheet) {
         rows.iter().for_each(|r| sheet.missing(G, r, INTERRUPTED));
         return;
     }
+    let commands: Vec<(String, String)> = built
+        .iter()
+        .map(|(k, c, _)| (k.clone(), c.clone()))
+        .collect();
+    let run = measure(ctx, sheet, &commands, Launch::PosixSpawn);
+    fill(sheet, ctx.store, G, &rows, run, ctx.stopped());
+    // The C program again, started by fork + exec: a run of its own.
+    let fork_exec = Planned::new(
+        FORK_EXEC,
+        Kind::Time,
+        MadeOf::of(
+            "fork (toll's page tables copied, copy-on-write) and exec instead of posix_spawn's vfork, then the same C program",
+            &[(1.0, "start-up of a program that does nothing (c)")],
+        ),
+        Source::new("c", Take::Point { n: 0 }),
+    );
+    match commands.iter().find(|(k, _)| k == "c") {
+        _ if ctx.stopped() => sheet.missing(G, &fork_exec, INTERRUPTED),
+        None => sheet.missing(
+            G,
+            &fork_exec,
+            "not measured: the C program was not built (its row says why)",
+        ),
+        Some(c) => {
+            let run = measure(ctx, sheet, std::slice::from_ref(c), Launch::ForkExec);
+            fill(sheet, ctx.store, G, &[fork_exec], run, ctx.stopped());
+        }
+    }
+}
+
+/// The C program's start by fork + exec, its crossing.
+pub const FORK_EXEC: &str = "start-up of a program that does nothing (c), by fork+exec";
+
+/// One `toll exec -N` run of `commands` (key, command), interleaved.
+fn measure(
+    ctx: &mut Ctx,
+    sheet: &mut Sheet,
+    commands: &[(String, String)],
+    launch: Launch,
+) -> Result<i64, String> {
     let cfg = ExecConfig {
-        commands: built.iter().map(|(_, c, _)| c.clone()).collect(),
-        names: built.iter().map(|(k, _, _)| Some(k.clone())).collect(),
+        commands: commands.iter().map(|(_, c)| c.clone()).collect(),
+        names: commands.iter().map(|(k, _)| Some(k.clone())).collect(),
         params: vec![],
         shell: None,
         warmup: 1,
-        runs: RunCount::Exact(runs(p)),
+        runs: RunCount::Exact(runs(ctx.preset)),
         ci_target: None,
         max_time: Duration::from_secs(300),
         prepare: None,
@@ -202,8 +242,9 @@ pub fn run(ctx: &mut Ctx, sheet: &mut Sheet) {
         output: Output::Null,
         pin: None,
         order: Order::Alternate,
+        launch,
     };
-    let run = match exec::run(&cfg, ctx.store, ctx.observer, ctx.stop) {
+    match exec::run(&cfg, ctx.store, ctx.observer, ctx.stop) {
         Ok(out) => {
             sheet.runs.push(("exec".into(), out.run_id));
             if let Some(e) = &out.error {
@@ -215,8 +256,7 @@ pub fn run(ctx: &mut Ctx, sheet: &mut Sheet) {
             sheet.failed("exec", &e);
             Err(format!("failed: {e}"))
         }
-    };
-    fill(sheet, ctx.store, G, &rows, run, ctx.stopped());
+    }
 }
 
 /// About how long the run takes, s: the builds (Go's and javac's the
@@ -246,5 +286,6 @@ pub fn estimate(p: Preset) -> f64 {
             _ => 0.002,
         })
         .sum();
-    builds + (runs(p) + 1) as f64 * each
+    // The C program again, by fork + exec.
+    builds + (runs(p) + 1) as f64 * (each + 0.002)
 }

@@ -1,8 +1,7 @@
 //! The RPC and HTTP rows: a null call (the server answers at once, so the
 //! time is the stack's) over raw frames on TCP, HTTP/1.1 and gRPC, from one
 //! `toll rpc` run to toll's own Rust server on loopback, one call at a time
-//! on one connection. nginx's rows (`toll http`) are not in the atlas yet:
-//! they are rows saying so.
+//! on one connection; then nginx's rows (nginx.rs, `toll http`).
 
 use super::group::Group;
 use super::links::round_trip;
@@ -14,7 +13,6 @@ use std::time::Duration;
 use toll_peers::Transport;
 
 const G: Group = Group::Rpc;
-const NOT_YET: &str = "not in the atlas yet: `toll http` against a local nginx comes in a later slice (toll http -c 1 -k URL measures it now)";
 
 /// (calls a trial, trials).
 fn sizes(p: Preset) -> (u64, u32) {
@@ -88,22 +86,12 @@ pub fn run(ctx: &mut Ctx, sheet: &mut Sheet) {
         };
         fill(sheet, ctx.store, G, &rows, run, ctx.stopped());
     }
-    for crossing in [
-        "HTTP request to a local nginx, one connection",
-        "HTTP request to a local nginx, at its rate's knee",
-    ] {
-        let p = Planned::new(
-            crossing,
-            Kind::Time,
-            MadeOf::words("a loopback TCP round trip, nginx's request handling"),
-            Source::new("", Take::Point { n: 0 }),
-        );
-        sheet.missing(G, &p, NOT_YET);
-    }
+    super::nginx::run(ctx, sheet);
 }
 
 /// About how long the run takes, s: the server's start, then ~30 µs a call.
 pub fn estimate(p: Preset) -> f64 {
     let (calls, trials) = sizes(p);
     1.0 + 3.0 * (f64::from(trials) * calls as f64 + calls.min(100) as f64) * 30e-6
+        + super::nginx::estimate(p)
 }

@@ -157,17 +157,6 @@ pub fn run(ctx: &mut Ctx, sheet: &mut Sheet) {
             &rows,
         );
     }
-    let exec = Planned::new(
-        "spawn: process by fork+exec or posix_spawn",
-        Kind::Time,
-        MadeOf::words("a new program: fork or vfork, exec, the loader"),
-        Source::new("", Take::Point { n: 0 }),
-    );
-    sheet.missing(
-        G,
-        &exec,
-        "not measured by toll spawn yet (its C worker forks without exec): the programs group's C start-up is a posix_spawn with the program's start",
-    );
     for t in rings(p) {
         let row = ring_row(t, ring_n);
         measure(
@@ -181,6 +170,12 @@ pub fn run(ctx: &mut Ctx, sheet: &mut Sheet) {
             &[row],
         );
     }
+}
+
+/// How many family runs the group makes: a spawn run per runtime, a ring
+/// run per ring.
+pub fn family_runs(p: Preset) -> usize {
+    runtimes(p).len() + rings(p).len()
 }
 
 /// About how long the runs take, s: each runtime's start, and its units.

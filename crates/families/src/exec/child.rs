@@ -94,6 +94,8 @@ pub struct Runner {
     /// run may share them: an input file is reopened at its start, and an
     /// output file truncated, every run.
     commands: Vec<(Vec<String>, Command)>,
+    /// fork + exec rather than posix_spawn.
+    fork_exec: bool,
 }
 
 /// Kills the running program (its process group) once the deadline has
@@ -191,7 +193,14 @@ impl Runner {
             null,
             watchdog: None,
             commands: Vec::new(),
+            fork_exec: false,
         })
+    }
+
+    /// Start each program by fork + exec rather than posix_spawn.
+    pub fn fork_exec(mut self, yes: bool) -> Runner {
+        self.fork_exec = yes;
+        self
     }
 
     /// Whether cycles and instructions are counted.
@@ -291,6 +300,14 @@ impl Runner {
         // of toll's whole address space inside the timed span of every run.
         // A program under measurement ends by itself or at --max-time.
         cmd.args(&argv[1..]).process_group(0);
+        if self.fork_exec {
+            // Any pre_exec hook makes std fork and exec instead of
+            // posix_spawn: this one does nothing else.
+            // SAFETY: the hook allocates nothing and touches no lock.
+            unsafe {
+                cmd.pre_exec(|| Ok(()));
+            }
+        }
         match &self.input {
             Some(p) => cmd.stdin(File::open(p)?),
             None => cmd.stdin(self.null.try_clone()?),

@@ -33,6 +33,18 @@ pub enum Order {
     Shuffle,
 }
 
+/// How each program is started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Launch {
+    /// posix_spawn (glibc: a vfork-like clone, then exec): the default, as
+    /// hyperfine's and a shell's.
+    #[default]
+    PosixSpawn,
+    /// fork (toll's page tables copied, copy-on-write), then exec.
+    ForkExec,
+}
+
 /// A validated `toll exec` request.
 #[derive(Debug, Clone, Serialize)]
 pub struct ExecConfig {
@@ -58,6 +70,7 @@ pub struct ExecConfig {
     pub output: Output,
     pub pin: Option<usize>,
     pub order: Order,
+    pub launch: Launch,
 }
 
 /// Why a measurement could not run, or stopped.

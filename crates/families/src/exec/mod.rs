@@ -192,12 +192,12 @@ pub fn run(
         Ok(c) => (Some(c), None),
         Err(why) => (None, Some(why)),
     };
-    let mut runner = Runner::new(cfg.input.clone(), cfg.output.clone(), counters).map_err(|e| {
-        ExecError::Spawn {
+    let mut runner = Runner::new(cfg.input.clone(), cfg.output.clone(), counters)
+        .map_err(|e| ExecError::Spawn {
             command: "a scratch file for stderr".into(),
             error: e,
-        }
-    })?;
+        })?
+        .fork_exec(cfg.launch == Launch::ForkExec);
     let started = Instant::now();
     let deadline = started + cfg.max_time;
     let shell = match &cfg.shell {
@@ -212,7 +212,8 @@ pub fn run(
             "ci_target": cfg.ci_target, "max_time_ns": ns(cfg.max_time),
             "prepare": cfg.prepare, "setup": cfg.setup, "cleanup": cfg.cleanup,
             "ignore_failure": cfg.ignore_failure, "input": cfg.input, "output": cfg.output,
-            "pin": cfg.pin, "order": cfg.order, "counters": counters_missing.is_none(),
+            "pin": cfg.pin, "order": cfg.order, "launch": cfg.launch,
+            "counters": counters_missing.is_none(),
         }),
         env,
         tool_version: env!("CARGO_PKG_VERSION").into(),

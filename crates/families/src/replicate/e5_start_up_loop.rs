@@ -345,6 +345,7 @@ fn time(
         output: Output::Null,
         pin: None,
         order: Order::Alternate,
+        launch: Default::default(),
     };
     match exec::run(&cfg, ctx.store, ctx.observer, ctx.stop) {
         Err(e) => {

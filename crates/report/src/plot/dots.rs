@@ -48,6 +48,9 @@ pub struct DotChart {
     /// Tick labels as times from ns (`100 ns`, `1 µs`, `1 ms`) rather than
     /// bare numbers.
     pub ticks_ns: bool,
+    /// The least the shared axis spans, whatever the figures (the atlas:
+    /// 1 ns to 1 s, so two machines' pages read alike).
+    pub span: Option<(f64, f64)>,
 }
 
 const WIDTH: u32 = 1000;
@@ -85,6 +88,7 @@ impl DotChart {
             groups,
             shared_axis: None,
             ticks_ns: false,
+            span: None,
         }
     }
 
@@ -93,6 +97,12 @@ impl DotChart {
     pub fn on_one_ns_axis(mut self, words: impl Into<String>) -> DotChart {
         self.shared_axis = Some(words.into());
         self.ticks_ns = true;
+        self
+    }
+
+    /// The same chart with its shared axis reaching at least `lo` and `hi`.
+    pub fn spanning(mut self, lo: f64, hi: f64) -> DotChart {
+        self.span = Some((lo, hi));
         self
     }
 
@@ -211,7 +221,8 @@ fn draw(out: &mut String, chart: &DotChart) -> Result<(), PlotError> {
         .map(|(i, g)| GROUP_HEAD + ROW_H * g.rows.len() as u32 + axis_h(i))
         .collect();
     let shared = chart.shared_axis.as_ref().map(|_| {
-        let all: Vec<f64> = chart.groups.iter().flat_map(axis_values).collect();
+        let mut all: Vec<f64> = chart.groups.iter().flat_map(axis_values).collect();
+        all.extend(chart.span.iter().flat_map(|&(lo, hi)| [lo, hi]));
         Axis::new(&all, true)
     });
     let height = TOP + heights.iter().sum::<u32>() + 10;

@@ -42,6 +42,7 @@ pub mod heatmap;
 pub mod latency;
 mod lines;
 pub mod load;
+pub mod machines;
 mod panels;
 pub mod rate;
 pub mod scaling;

@@ -369,7 +369,7 @@ fn differ(out: &mut Vec<Difference>, what: impl Into<String>, a: String, b: Stri
 }
 
 /// The machine, toll, the toolchains and the run's config.
-fn machine_differences(a: &Run, b: &Run) -> Vec<Difference> {
+pub fn machine_differences(a: &Run, b: &Run) -> Vec<Difference> {
     let (ea, eb) = (&a.env, &b.env);
     let mut out = Vec::new();
     differ(&mut out, "host", ea.hostname.clone(), eb.hostname.clone());
