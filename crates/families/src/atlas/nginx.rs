@@ -80,6 +80,7 @@ fn config(url: &str, secs: u64) -> Result<HttpConfig, String> {
         spin: Duration::ZERO,
         coalesce: Duration::from_micros(10),
         io: http::Io::from_env(),
+        urls: None,
     };
     http::preflight(&mut cfg).map_err(|e| e.to_string())?;
     Ok(cfg)
