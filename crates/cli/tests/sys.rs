@@ -268,3 +268,75 @@ fn bad_input_is_one_line_before_anything_is_measured() {
         ],
     );
 }
+
+fn figure_of<'a>(run: &'a Value, label: &str) -> &'a Value {
+    let s = run["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["label"] == label)
+        .unwrap_or_else(|| panic!("no series {label}"));
+    &s["attrs"]["figure"]
+}
+
+#[test]
+fn a_one_point_figure_learns_its_run_to_run_term_from_earlier_runs() {
+    let _m = measuring();
+    let s = Scratch::new("sys-figure");
+    let first = sys_json(&s, &["--only", "syscall"]);
+    let f = figure_of(&first, "syscall/getppid");
+    assert_eq!(f["source"], "floor", "{f}");
+    assert_eq!(f["earlier_runs"], 0);
+    // Widened: the run's own interval inside the one shown.
+    let (lo, hi) = (f["ci"][0].as_f64().unwrap(), f["ci"][1].as_f64().unwrap());
+    let (wlo, whi) = (
+        f["ci_within"][0].as_f64().unwrap(),
+        f["ci_within"][1].as_f64().unwrap(),
+    );
+    let v = f["value"].as_f64().unwrap();
+    assert!(lo <= wlo && whi <= hi && lo < v && v < hi, "{f}");
+    assert!(
+        hi - lo >= 2.0 * 1.96 * 0.01 * v - 1e-6,
+        "at least the floor: {f}"
+    );
+
+    let second = sys_json(&s, &["--only", "syscall"]);
+    let f = figure_of(&second, "syscall/vdso-clock");
+    assert_eq!(f["source"], "history", "{f}");
+    assert_eq!(f["earlier_runs"], 1);
+    assert!(f.get("elsewhere").is_none(), "from this store: {f}");
+
+    // A run into another store learns from toll's record of runs.
+    let other = Scratch::new("sys-figure-other");
+    let record = s.0.join("runs-here.jsonl");
+    let o = other.toll_env(
+        &[
+            "sys",
+            "--json",
+            "--only",
+            "syscall",
+            "--trials",
+            "3",
+            "--warmup-ms",
+            "5",
+            "--batch-ms",
+            "2",
+        ],
+        &[("TOLL_RUN_RECORD", record.to_str().unwrap())],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let third: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let f = figure_of(&third, "syscall/getppid");
+    assert_eq!(f["earlier_runs"], 2, "{f}");
+    assert_eq!(f["elsewhere"], 2, "{f}");
+
+    // The table marks the widened interval and says what it holds; show
+    // says where the term came from.
+    let o = s.toll(&["show", "2"]);
+    let text = stdout(&o);
+    assert!(
+        text.contains("run to run: sd") && text.contains("1 earlier runs of this series"),
+        "{text}"
+    );
+    assert!(text.contains("95% CI*"), "{text}");
+}

@@ -7,9 +7,9 @@
 use serde_json::Value;
 use std::collections::BTreeMap;
 use toll_measure::decision::{self, Context};
-use toll_measure::run_to_run::{self, Estimate, MachineShare};
+use toll_measure::run_to_run::{self, Estimate, Figure, MachineShare};
 use toll_measure::{SeriesFit, Summary};
-use toll_store::{EarlierFit, Store, StoreError};
+use toll_store::{EarlierFigure, EarlierFit, Store, StoreError};
 
 /// Earlier runs looked at, newest first: enough to estimate a variance,
 /// recent enough to be this machine as it is now.
@@ -82,6 +82,37 @@ pub fn widen(store: &Store, which: &Comparable, fit: &mut SeriesFit) {
     if let Some(r) = fit.run_to_run.as_mut() {
         r.elsewhere = fits.iter().filter(|e| e.elsewhere.is_some()).count();
     }
+}
+
+/// A one-point series' figure (the median over its rounds, `summary`)
+/// widened by its run-to-run term: learnt from the series' figures in
+/// comparable earlier runs here and the machine's share, as a fitted α
+/// is (see `toll_measure::figure`). None where the rounds give no
+/// interval. The caller stores it in the series' attributes (`figure`).
+pub fn figure(store: &Store, which: &Comparable, summary: &Summary) -> Option<Figure> {
+    let earlier: Vec<EarlierFigure> = store
+        .earlier_figures(
+            which.family,
+            which.label,
+            which.cpu_model,
+            which.run_id,
+            EARLIER_RUNS * 5,
+        )
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| {
+            which
+                .config
+                .iter()
+                .all(|(k, v)| e.config.get(*k) == Some(v))
+                && which.attrs.iter().all(|(k, v)| e.attrs.get(*k) == Some(v))
+        })
+        .take(EARLIER_RUNS)
+        .collect();
+    let runs: Vec<_> = earlier.iter().map(|e| e.figure.earlier()).collect();
+    let mut f = toll_measure::figure::widen(summary, &runs, machine_share(store, which))?;
+    f.elsewhere = earlier.iter().filter(|e| e.elsewhere.is_some()).count();
+    Some(f)
 }
 
 /// Conclude a fitted series: widen it by its run-to-run term, decide its

@@ -32,6 +32,7 @@ pub mod decision;
 pub mod duration_ns;
 pub mod engine;
 pub mod env;
+pub mod figure;
 pub mod fit;
 pub mod hodges_lehmann;
 pub mod mann_whitney;

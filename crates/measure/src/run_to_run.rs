@@ -44,7 +44,7 @@
 //! is left (it is an assumption, not an estimate) k is 1.96. The run's
 //! own intervals are kept beside (`alpha_ci_within`, `beta_ci_within`).
 
-pub use crate::series::run_to_run::{MachineShare, RunToRun, Source};
+pub use crate::series::run_to_run::{Figure, MachineShare, RunToRun, Source};
 
 use crate::mean_ci::t975;
 use crate::series::SeriesFit;
@@ -114,7 +114,7 @@ impl Estimate {
 
 /// One run's estimate of a quantity, its within-run 95% CI and the degrees
 /// of freedom that CI was made with.
-type Run = (f64, (f64, f64), Option<usize>);
+pub(crate) type Run = (f64, (f64, f64), Option<usize>);
 
 /// The method-of-moments (DerSimonian–Laird) between-run variance of one
 /// quantity over runs: the variance of the estimates less the mean of
@@ -146,7 +146,7 @@ fn moments(runs: &[Run]) -> Option<(f64, f64)> {
 /// history) — with its degrees of freedom, and the half it adds to a 95%
 /// interval: t₀.₉₇₅(df)·sd, or 1.96 times the floor when the estimate is
 /// below it.
-fn between(current: f64, earlier: &[Run], share: Option<(f64, f64)>) -> Between {
+pub(crate) fn between(current: f64, earlier: &[Run], share: Option<(f64, f64)>) -> Between {
     let floor = FLOOR * current.abs();
     let (own, own_df) = moments(earlier).unwrap_or((0.0, 0.0));
     let (prior, prior_df) = match share {
@@ -180,13 +180,13 @@ fn between(current: f64, earlier: &[Run], share: Option<(f64, f64)>) -> Between 
 
 /// One quantity's between-run term.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Between {
+pub(crate) struct Between {
     /// Standard deviation, never below the floor.
-    sd: f64,
+    pub(crate) sd: f64,
     /// Degrees of freedom behind it.
-    df: usize,
+    pub(crate) df: usize,
     /// What it adds to a 95% interval's half (in quadrature).
-    half: f64,
+    pub(crate) half: f64,
 }
 
 /// The machine's share, pooled over `groups`: each the earlier runs of one

@@ -83,8 +83,10 @@ pub fn render_run(run: &Run) -> String {
         let _ = writeln!(s, "\n{}", series.label);
         let mut shown = series.attrs.clone();
         if let Some(o) = shown.as_object_mut() {
-            // ffi's row beside a link is in the family's table below.
+            // ffi's row beside a link is in the family's table below; a
+            // one-point figure has its own line.
             o.remove("vs_link");
+            o.remove("figure");
         }
         let attrs = attr_words(&shown);
         if !attrs.is_empty() {
@@ -96,9 +98,19 @@ pub fn render_run(run: &Run) -> String {
                     let _ = writeln!(s, "  {line}");
                 }
             }
-            None => {
-                let _ = writeln!(s, "  no model (fewer than two sizes measured)");
-            }
+            None => match series
+                .attrs
+                .get("figure")
+                .cloned()
+                .map(serde_json::from_value)
+            {
+                Some(Ok(f)) => {
+                    let _ = writeln!(s, "  {}", figure_line(&f));
+                }
+                _ => {
+                    let _ = writeln!(s, "  no model (fewer than two sizes measured)");
+                }
+            },
         }
         let (t, notes) = points_table(series);
         for line in t.render().lines() {
@@ -371,6 +383,25 @@ pub fn fit_lines(fit: &SeriesFit) -> Vec<String> {
         });
     }
     out
+}
+
+/// A one-point figure with its run-to-run term, in words.
+fn figure_line(f: &toll_measure::run_to_run::Figure) -> String {
+    let from = match (f.earlier_runs, f.elsewhere) {
+        (0, _) => "the floor and the machine's share (no earlier runs of this series)".into(),
+        (k, 0) => format!("{k} earlier runs of this series on this machine"),
+        (k, e) => format!("{k} earlier runs on this machine ({e} from toll's record of runs)"),
+    };
+    format!(
+        "figure {}, 95% CI* [{}, {}]; this run alone [{}, {}] ({}); run to run: sd {} from {from}",
+        fmt_ns(f.value),
+        fmt_ns(f.ci.0),
+        fmt_ns(f.ci.1),
+        fmt_ns(f.ci_within.0),
+        fmt_ns(f.ci_within.1),
+        crate::decided::level_words(f.level_within),
+        fmt_ns(f.sd)
+    )
 }
 
 /// Where a run-to-run term came from, in words.

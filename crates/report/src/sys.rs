@@ -8,6 +8,7 @@ use crate::decided;
 use crate::table::{fmt_ns, sig3, Table};
 use serde_json::Value;
 use std::fmt::Write;
+use toll_measure::run_to_run::Figure;
 use toll_store::{Run, Series};
 
 /// Bytes as a person reads them: 48 KiB, 2 MiB.
@@ -24,21 +25,45 @@ fn attr<'a>(s: &'a Series, k: &str) -> Option<&'a Value> {
     s.attrs.get(k)
 }
 
-/// The one-point series: the figure, its interval, what one is.
-fn figures(run: &Run) -> Table {
-    let mut t = Table::new(&["crossing", "series", "one is a", "median", "95% CI"]);
-    for s in run.series.iter().filter(|s| s.points.len() == 1) {
+/// A one-point series' figure with its run-to-run term, when stored.
+fn figure(s: &Series) -> Option<Figure> {
+    serde_json::from_value(attr(s, "figure")?.clone()).ok()
+}
+
+/// The one-point series: the figure, its interval, what one is. The
+/// interval holds the run-to-run term where the series carries its figure
+/// (`*`, said under the table).
+fn figures(run: &Run) -> (Table, bool) {
+    let one: Vec<&Series> = run.series.iter().filter(|s| s.points.len() == 1).collect();
+    let widened = one.iter().any(|s| figure(s).is_some());
+    let heading = decided::ci_heading("", widened);
+    let mut t = Table::new(&["crossing", "series", "one is a", "median", heading.trim()]);
+    for s in one {
         let crossing = attr(s, "crossing").and_then(Value::as_str).unwrap_or("");
         let per = attr(s, "per").and_then(Value::as_str).unwrap_or("op");
         let p = &s.points[0];
-        let (median, ci) = match &p.summary {
-            Some(sm) => (fmt_ns(sm.median), decided::median_interval(sm, fmt_ns)),
-            None => ("–".into(), p.error.clone().unwrap_or_default()),
+        let (median, ci) = match (&p.summary, figure(s)) {
+            // Widened from an interval of a lower level (few rounds): said.
+            (Some(sm), Some(f)) if f.level_within < 0.95 - 1e-9 => (
+                fmt_ns(sm.median),
+                format!(
+                    "[{}, {}] ({})",
+                    fmt_ns(f.ci.0),
+                    fmt_ns(f.ci.1),
+                    decided::level_words(f.level_within)
+                ),
+            ),
+            (Some(sm), Some(f)) => (
+                fmt_ns(sm.median),
+                format!("[{}, {}]", fmt_ns(f.ci.0), fmt_ns(f.ci.1)),
+            ),
+            (Some(sm), _) => (fmt_ns(sm.median), decided::median_interval(sm, fmt_ns)),
+            (None, _) => ("–".into(), p.error.clone().unwrap_or_default()),
         };
         let name = s.label.split_once('/').map_or(s.label.as_str(), |x| x.1);
         t.row(vec![crossing.into(), name.into(), per.into(), median, ci]);
     }
-    t
+    (t, widened)
 }
 
 /// The fitted series: α and β with their intervals and what β is.
@@ -177,8 +202,14 @@ fn staircase(run: &Run) -> Option<String> {
 pub fn render(run: &Run) -> String {
     let mut out = String::new();
     if run.series.iter().any(|s| s.points.len() == 1) {
-        out.push_str(&figures(run).render());
-        out.push_str("median: per operation over the rounds, its 95% CI (order statistics); how each is\nmeasured: `toll show` (each series' probe) and docs/guide/sys.md\n\n");
+        let (table, widened) = figures(run);
+        out.push_str(&table.render());
+        out.push_str("median: per operation over the rounds, its 95% CI (order statistics); how each is\nmeasured: `toll show` (each series' probe) and docs/guide/sys.md\n");
+        if widened {
+            out.push_str(decided::WIDENED_LEGEND);
+            out.push('\n');
+        }
+        out.push('\n');
     }
     if let Some(t) = models(run) {
         out.push_str("t(n) = α + β·n, n pages per mapping (faults) or bytes per copy:\n");

@@ -75,7 +75,7 @@ pub(crate) struct SeriesInsert<'a> {
 
 /// The label, the (config, env, attrs, fit) JSON, the tool version and
 /// whether the run was imported, of one earlier series.
-pub(crate) type EarlierRow = (String, String, String, String, String, String, bool);
+pub(crate) type EarlierRow = (String, String, String, String, Option<String>, String, bool);
 
 /// The operations behind `Store`. Every write that touches several rows is
 /// one transaction.

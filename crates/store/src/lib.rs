@@ -14,6 +14,7 @@
 //! PostgreSQL server of their own in a temporary directory.
 
 mod backend;
+mod earlier;
 mod error;
 mod migrate;
 mod model;

@@ -69,6 +69,20 @@ pub struct EarlierFit {
     pub elsewhere: Option<String>,
 }
 
+/// An earlier run's figure of a one-point series (see `Store::earlier_figures`).
+#[derive(Debug, Clone)]
+pub struct EarlierFigure {
+    /// The series' label.
+    pub label: String,
+    /// The run's configuration.
+    pub config: serde_json::Value,
+    /// The series' attributes (its `figure` among them).
+    pub attrs: serde_json::Value,
+    pub figure: toll_measure::run_to_run::Figure,
+    /// The store it was measured into, when it is not this one.
+    pub elsewhere: Option<String>,
+}
+
 /// One line of `toll runs`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunRow {

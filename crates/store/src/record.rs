@@ -35,6 +35,8 @@ pub(crate) struct Entry {
     /// What the history rules compare: CPU model, kernel, toolchains.
     pub env: Value,
     pub attrs: Value,
+    /// The fit (null for a one-point series, whose figure is in `attrs`).
+    #[serde(default)]
     pub fit: Value,
     pub version: String,
     /// The store the run was measured into, and its id there.
@@ -91,7 +93,12 @@ pub(crate) fn entries(run: &Run, host: &str, store: &str) -> Vec<Entry> {
     run.series
         .iter()
         .filter_map(|s| {
-            let fit = serde_json::to_value(s.fit.as_ref()?).ok()?;
+            // A fitted series, or a one-point series with its figure.
+            let fit = match &s.fit {
+                Some(f) => serde_json::to_value(f).ok()?,
+                None if s.attrs.get("figure").is_some() => Value::Null,
+                None => return None,
+            };
             Some(Entry {
                 family: run.family.clone(),
                 host: host.into(),

@@ -4,9 +4,7 @@
 
 use crate::backend::{Backend, PointInsert, RunFields, RunInsert, SeriesInsert};
 use crate::error::StoreError;
-use crate::model::{
-    EarlierFit, NewRun, Outline, Point, PointRef, PointStatus, Run, RunRow, RunStatus,
-};
+use crate::model::{NewRun, Outline, Point, PointRef, PointStatus, Run, RunRow, RunStatus};
 use crate::pg::Postgres;
 use crate::sqlite::Sqlite;
 use std::path::{Path, PathBuf};
@@ -15,9 +13,9 @@ use toll_measure::{Sample, SeriesFit};
 
 /// An open results database.
 pub struct Store {
-    db: Box<dyn Backend>,
+    pub(crate) db: Box<dyn Backend>,
     /// The file, or the URL with its password hidden.
-    path: PathBuf,
+    pub(crate) path: PathBuf,
     /// Keys merged into the config of every run begun from now on (`toll
     /// replicate` tags each family's runs with its experiment).
     tags: Mutex<serde_json::Map<String, serde_json::Value>>,
@@ -42,7 +40,7 @@ fn point_insert(point: &Point) -> PointInsert<'_> {
     }
 }
 
-fn hostname() -> String {
+pub(crate) fn hostname() -> String {
     nix::unistd::gethostname()
         .map(|h| h.to_string_lossy().into_owned())
         .unwrap_or_default()
@@ -303,88 +301,6 @@ impl Store {
         self.db.list_runs()
     }
 
-    /// The fits of series `label` (of every series, when None) in earlier
-    /// complete runs of `family` on this host whose CPU model is
-    /// `cpu_model` and, when run `before_run` is stored, measured by the same
-    /// toll on the same kernel with the same toolchain versions; imported
-    /// runs only when `TOLL_HISTORY_IMPORTED=1`. Newest first (at most
-    /// `limit`), each with its label, its
-    /// run's config and the series' attributes, for the caller to keep the
-    /// comparable ones. Fits that do not parse are skipped: history is
-    /// advice, never a reason to fail a run.
-    pub fn earlier_fits(
-        &self,
-        family: &str,
-        label: Option<&str>,
-        cpu_model: &str,
-        before_run: i64,
-        limit: usize,
-    ) -> Result<Vec<EarlierFit>, StoreError> {
-        let mut out = Vec::new();
-        // This run's own toll, kernel and toolchains, when it is stored.
-        let me = self
-            .db
-            .run_identity(before_run)?
-            .map(|(v, env)| (v, serde_json::from_str(&env).unwrap_or_default()));
-        let imported_too = std::env::var_os("TOLL_HISTORY_IMPORTED").is_some_and(|v| v == "1");
-        let host = hostname();
-        let own = self
-            .db
-            .earlier_rows(family, label, &host, before_run, limit * 2)?
-            .into_iter()
-            .map(|row| (row, None));
-        // After the store's own runs, the machine's record of runs made into
-        // other stores (read only when needed).
-        let record = crate::record::path()
-            .into_iter()
-            .flat_map(|p| {
-                let me = crate::record::store_name(&self.path);
-                crate::record::read(&p, family, label, &host, &me)
-            })
-            .map(|e| {
-                let row = (
-                    e.label,
-                    e.config.to_string(),
-                    e.env.to_string(),
-                    e.attrs.to_string(),
-                    e.fit.to_string(),
-                    e.version,
-                    false,
-                );
-                (row, Some(e.store))
-            });
-        for ((label, config, env, attrs, fit, version, imported), elsewhere) in own.chain(record) {
-            let env: serde_json::Value = serde_json::from_str(&env).unwrap_or_default();
-            if env.get("cpu_model").and_then(|v| v.as_str()) != Some(cpu_model)
-                || (imported && !imported_too)
-                || me
-                    .as_ref()
-                    .is_some_and(|(v, me)| !same_setting(v, me, &version, &env))
-            {
-                continue;
-            }
-            let (Ok(mut config), Ok(attrs), Ok(fit)) = (
-                serde_json::from_str(&config),
-                serde_json::from_str(&attrs),
-                serde_json::from_str::<SeriesFit>(&fit),
-            ) else {
-                continue;
-            };
-            crate::upgrade::config(&mut config);
-            out.push(EarlierFit {
-                label,
-                config,
-                attrs,
-                fit,
-                elsewhere,
-            });
-            if out.len() == limit {
-                break;
-            }
-        }
-        Ok(out)
-    }
-
     /// The newest run's id, if any.
     pub fn latest_run_id(&self) -> Result<Option<i64>, StoreError> {
         self.db.latest_run_id()
@@ -542,28 +458,6 @@ impl Store {
     pub fn tokens(&self) -> Result<Vec<(String, String)>, StoreError> {
         self.db.tokens()
     }
-}
-
-/// Whether an earlier run measured under the same setting as this one: the
-/// same toll, the same kernel, and the same version of every toolchain
-/// both runs used (a run of python and go admits one of go alone).
-fn same_setting(
-    version: &str,
-    env: &serde_json::Value,
-    their_version: &str,
-    theirs: &serde_json::Value,
-) -> bool {
-    let tools = |e: &serde_json::Value| -> Vec<(String, String)> {
-        e.get("toolchains")
-            .and_then(|t| serde_json::from_value(t.clone()).ok())
-            .unwrap_or_default()
-    };
-    let (mine, other) = (tools(env), tools(theirs));
-    version == their_version
-        && env.get("kernel") == theirs.get("kernel")
-        && mine
-            .iter()
-            .all(|(t, v)| other.iter().all(|(u, w)| t != u || v == w))
 }
 
 /// The summary of a run closed by another process: what it holds.

@@ -82,7 +82,16 @@ impl Stored {
                     .iter()
                     .find(|p| p.n == n)
                     .ok_or_else(|| self.not_reached(&format!("{label} at n = {n}")))?;
+                // A one-point figure carries its run-to-run term (`toll sys`).
+                let widened = s.attrs.get("figure").and_then(|f| {
+                    serde_json::from_value::<toll_measure::run_to_run::Figure>(f.clone()).ok()
+                });
                 match (&p.summary, &p.error) {
+                    (Some(_), _) if widened.is_some() && s.points.len() == 1 => {
+                        let f = widened.expect("checked");
+                        let level = f.level_within.min(0.95);
+                        Ok(Figure::new(f.value, f.ci.0, f.ci.1).at_level(Some(level)))
+                    }
                     (Some(sm), _) => Ok(of_summary(sm, 1.0)),
                     (None, Some(e)) => Err(format!("failed: {e}")),
                     (None, None) => Err(self.not_reached(&format!("{label} at n = {n}"))),

@@ -276,4 +276,6 @@ pub struct SysSeries {
     /// The chase's steps (the memory series).
     pub levels: Option<Vec<Level>>,
     pub others_busy: f64,
+    /// A one-point series' figure with its run-to-run term.
+    pub figure: Option<toll_measure::run_to_run::Figure>,
 }

@@ -172,6 +172,24 @@ impl Sweep<'_> {
         });
         let mut attrs = attrs;
         attrs["rounds"] = json!(taken);
+        // A one-point figure carries its run-to-run term, as a fitted α does.
+        let one = (!plan.fitted && points.len() == 1)
+            .then(|| points[0].result.as_ref().ok())
+            .flatten();
+        let figure = one.and_then(|s| {
+            let which = Comparable {
+                family: "sys",
+                label: &plan.label,
+                run_id,
+                cpu_model: self.cpu_model,
+                config: &[],
+                attrs: &[("probe", json!(plan.probe.describe()))],
+            };
+            history::figure(self.store, &which, s)
+        });
+        if let Some(f) = &figure {
+            attrs["figure"] = json!(f);
+        }
         attrs["others_busy"] = json!(others_busy);
         if let Some(l) = &levels {
             attrs["levels"] = json!(l);
@@ -209,6 +227,7 @@ impl Sweep<'_> {
             fit,
             levels,
             others_busy,
+            figure,
         })
     }
 

@@ -67,3 +67,34 @@ pub struct RunToRun {
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }
+
+/// A one-point figure (a system call, a wake-up, a handoff: one size, no
+/// line) with its between-run term: its own run's interval, and that
+/// interval widened by how far the figure moved between earlier runs of the
+/// same series here, as a fitted α is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Figure {
+    /// The figure (the median over the rounds), ns.
+    pub value: f64,
+    /// Its interval from this run alone.
+    pub ci_within: (f64, f64),
+    /// The level of that interval (order statistics: at least 0.95 where
+    /// the rounds allow it).
+    pub level_within: f64,
+    /// The degrees of freedom it is read back with (the rounds less one).
+    pub df_within: usize,
+    /// The interval widened by the between-run term: where the machine's
+    /// figure lies, not only this run's.
+    pub ci: (f64, f64),
+    /// Where the term came from.
+    pub source: Source,
+    /// Earlier runs behind it.
+    pub earlier_runs: usize,
+    /// How many of them were read from toll's record of runs.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub elsewhere: usize,
+    /// The between-run standard deviation, ns.
+    pub sd: f64,
+    /// Its degrees of freedom.
+    pub df: usize,
+}

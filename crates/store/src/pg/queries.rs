@@ -227,7 +227,8 @@ impl Backend for Postgres {
                         r.tool_version, r.origin_json IS NOT NULL
                  FROM series s JOIN runs r ON s.run_id = r.id
                  WHERE r.family = $1 AND ($2::text IS NULL OR s.label = $2) AND r.host = $3 AND r.id < $4
-                   AND r.status = 'complete' AND s.fit_json IS NOT NULL
+                   AND r.status = 'complete'
+                   AND (s.fit_json IS NOT NULL OR s.attrs_json LIKE '%\"figure\":%')
                  ORDER BY r.id DESC LIMIT $5",
                 &[&family, &label, &host, &before_run, &(max_rows as i64)],
             )
