@@ -33,6 +33,11 @@ pub const CORE_TO_CORE: Source = Source {
     cite: "github.com/nviennot/core-to-core-latency, README: a compare-and-swap ping-pong between two pinned threads, the median over every pair; 17 ns within a Zen 3 chiplet on a Ryzen 9 5950X (85 ns across)",
 };
 
+pub const LMBENCH: Source = Source {
+    name: "lmbench 1996",
+    cite: "L. McVoy and C. Staelin, \"lmbench: Portable tools for performance analysis\", USENIX 1996: the \"Linux i686\" row (an Intel Pentium Pro under Linux) of the tables \"Signal times\", \"Pipe latency\" and \"Process creation time\", from lmbench's results database (doc/lat_signal.tbl, lat_pipe.tbl, lat_allproc.tbl in lmbench3)",
+};
+
 /// One quoted figure.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Quote {
@@ -76,6 +81,24 @@ pub const QUOTES: &[Quote] = &[
         ns: 1000.0,
         said: "first touch of a fresh anonymous page",
         source: PAGE_FAULT,
+    },
+    Quote {
+        crossing: "signal to this thread (raise)",
+        ns: 14_000.0,
+        said: "sig handler: a signal sent to itself and caught",
+        source: LMBENCH,
+    },
+    Quote {
+        crossing: "wake-up round trip, pipe between processes, one core",
+        ns: 31_000.0,
+        said: "Pipe latency: a word passed to another process and back",
+        source: LMBENCH,
+    },
+    Quote {
+        crossing: "start-up of a program that does nothing (c), by fork+exec",
+        ns: 5_000_000.0,
+        said: "fork, exec & exit of a hello-world program",
+        source: LMBENCH,
     },
     Quote {
         crossing: "cache line handoff, core to core (one way)",
@@ -127,7 +150,7 @@ mod tests {
             );
             assert!(q.ns > 0.0 && !q.said.is_empty() && !q.source.cite.is_empty());
         }
-        assert_eq!(sources().len(), 4);
+        assert_eq!(sources().len(), 5);
         assert_eq!(for_crossing("load from memory").unwrap().ns, 100.0);
         assert!(for_crossing("no such crossing").is_none());
     }
