@@ -55,7 +55,8 @@ impl std::str::FromStr for FailOn {
 }
 
 /// Keys of series attributes that describe how a series went, not what it
-/// measured, or what it found (the steps `toll sys`'s chase found): they
+/// measured, or what it found (the steps `toll sys`'s chase found, a
+/// one-point series' figure with its run-to-run term): they
 /// differ from run to run and are not differences.
 const VOLATILE_ATTRS: &[&str] = &[
     "rounds",
@@ -63,6 +64,7 @@ const VOLATILE_ATTRS: &[&str] = &[
     "busiest",
     "observed_last_cpu",
     "levels",
+    "figure",
 ];
 
 /// Config keys that are measured, not chosen (the clock's resolution, the

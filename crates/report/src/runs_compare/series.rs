@@ -18,6 +18,9 @@ fn times(p: &Point) -> Option<Vec<f64>> {
 struct Between<'a> {
     term: Option<&'a toll_measure::run_to_run::RunToRun>,
     model: Option<&'a toll_measure::decision::Decision>,
+    /// A one-point series' figure with its own term (`toll sys`): B's,
+    /// else A's.
+    figure: Option<toll_measure::run_to_run::Figure>,
 }
 
 impl Between<'_> {
@@ -28,6 +31,9 @@ impl Between<'_> {
                 .and_then(|f| f.run_to_run.as_ref())
                 .or(fa.and_then(|f| f.run_to_run.as_ref())),
             model: fa.and_then(|f| f.decision.as_ref()),
+            figure: [sb, sa].iter().find_map(|s| {
+                serde_json::from_value(s.attrs.get("figure")?.clone()).ok()
+            }),
         }
     }
 
@@ -35,6 +41,9 @@ impl Between<'_> {
     /// of t(n): √(σ_α² + (n·σ_β)²) over α + β·n of A's model; None without
     /// a term or a positive model there.
     fn share(&self, n: f64) -> Option<f64> {
+        if let (None, Some(f)) = (self.term, &self.figure) {
+            return (f.value > 0.0).then(|| f.sd / f.value);
+        }
         let (r, d) = (self.term?, self.model?);
         let t = d.alpha.value + d.beta.value * n;
         (t > 0.0).then(|| (r.alpha_sd.powi(2) + (n * r.beta_sd).powi(2)).sqrt() / t)
