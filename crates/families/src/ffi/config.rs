@@ -200,13 +200,14 @@ pub fn select(
     let top = sizes.iter().copied().max().unwrap_or(0);
     if let Some(t) = targets
         .iter()
-        .find(|t| t.how().is_ok() && top > t.binding.max_bytes)
+        .find(|t| t.how().is_ok() && top > t.binding.limit(t.pass).0)
     {
+        let (max, why) = t.binding.limit(t.pass);
         return Err(TargetError::TooLarge {
             n: top,
             label: t.label(),
-            max: t.binding.max_bytes,
-            why: t.binding.max_why,
+            max,
+            why,
         });
     }
     Ok(targets)
@@ -270,5 +271,8 @@ mod tests {
         assert_eq!(labels, ["c/direct", "c/direct/copied", "c/direct/string"]);
         assert!(t[1].how().unwrap().contains("malloc + memcpy"));
         assert!(t[2].how().unwrap_err().contains("already a char *"));
+        let e = select(&[Runtime::Node], None, &[Pass::String], &[1 << 29]).unwrap_err();
+        assert!(e.to_string().starts_with("--sizes 536870912 is beyond what node/napi/string can pass in one call: at most 536870888 bytes (a V8 string"), "{e}");
+        assert!(select(&[Runtime::Node], None, &[Pass::Pinned], &[1 << 29]).is_ok());
     }
 }

@@ -26,6 +26,8 @@ pub struct Binding {
     /// `--pass copied` and `--pass string` here (`pinned` is `how`).
     pub copied: Way,
     pub string: Way,
+    /// A lower limit on one call's string than `max_bytes`, and what sets it.
+    pub string_max: Option<(u64, &'static str)>,
 }
 
 impl Binding {
@@ -35,6 +37,14 @@ impl Binding {
             Pass::Pinned => Way::Offered(self.how),
             Pass::Copied => self.copied,
             Pass::String => self.string,
+        }
+    }
+
+    /// The most bytes one call can pass `pass`, and what sets that limit.
+    pub fn limit(&self, pass: Pass) -> (u64, &'static str) {
+        match (pass, self.string_max) {
+            (Pass::String, Some(l)) => l,
+            _ => (self.max_bytes, self.max_why),
         }
     }
 }
@@ -51,6 +61,7 @@ const fn binding(name: &'static str, how: &'static str, max_why: &'static str) -
         install: "",
         copied: NOT_YET,
         string: NOT_YET,
+        string_max: None,
     }
 }
 
@@ -177,10 +188,13 @@ pub(super) const JAVA: [Binding; 2] = [
 
 pub(super) const NODE: [Binding; 1] = [Binding {
     max_bytes: 1 << 32,
+    copied: Way::Offered("Buffer.from(buffer) each call (a copy made in JS), read in place"),
+    string: Way::Offered("a JS string copied out as UTF-8 into a malloc'd buffer each call (napi_get_value_string_utf8), freed after"),
+    string_max: Some(((1 << 29) - 24, "a V8 string: (2^29 - 24) characters on 64-bit V8")),
     install: "apt-get install libnode-dev (node's headers, node_api.h)",
     ..binding(
         "napi",
-        "an N-API addon toll builds with cc from workers/ffi/toll_ffi_napi.c, passed a Buffer",
+        "an N-API addon toll builds with cc from workers/ffi/toll_ffi_napi.c, passed a Buffer (read in place)",
         "a Node Buffer: buffer.constants.MAX_LENGTH, 2^32 on Node 20",
     )
 }];
