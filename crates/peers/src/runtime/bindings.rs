@@ -199,17 +199,25 @@ pub(super) const NODE: [Binding; 1] = [Binding {
     )
 }];
 
+const ERLANG_STRING: Way = Way::Not(
+    "an Erlang string is a list of characters: passing one is the copied way (a list flattened by enif_inspect_iolist_as_binary)",
+);
+
 pub(super) const ERLANG: [Binding; 2] = [
     Binding {
         install: "apt-get install erlang-dev (erl_nif.h)",
+        copied: Way::Offered("a list of bytes flattened into a new binary each call (enif_inspect_iolist_as_binary)"),
+        string: ERLANG_STRING,
         ..binding(
             "nif",
-            "a NIF toll builds from workers/ffi/toll_ffi_nif.c, on a normal scheduler, passed a binary",
+            "a NIF toll builds from workers/ffi/toll_ffi_nif.c, on a normal scheduler, passed a binary (read in place, enif_inspect_binary)",
             "an Erlang binary",
         )
     },
     Binding {
         install: "apt-get install erlang-dev (erl_nif.h)",
+        copied: Way::Not("the dirty scheduler's move is priced with the pinned way; the copy with binding nif"),
+        string: ERLANG_STRING,
         ..binding(
             "nif-dirty",
             "the same NIF on a dirty CPU scheduler (ERL_NIF_DIRTY_JOB_CPU_BOUND): the process moves to a dirty scheduler thread and back each call",
