@@ -226,15 +226,28 @@ pub(super) const ERLANG: [Binding; 2] = [
     },
 ];
 
+const HS_COPIED: Way = Way::Offered(
+    "the buffer copied into a fresh allocaBytes buffer each call (copyBytes: what useAsCStringLen does)",
+);
+const HS_STRING: Way = Way::Offered("a String marshalled each call (withCStringLen, the locale's encoding)");
+
 pub(super) const HASKELL: [Binding; 2] = [
-    binding(
-        "safe",
-        "foreign import ccall safe: the RTS saves the thread's state and releases its capability around the call",
-        "a Ptr and a CSize",
-    ),
-    binding(
-        "unsafe",
-        "foreign import ccall unsafe: a plain C call from Haskell code",
-        "a Ptr and a CSize",
-    ),
+    Binding {
+        copied: HS_COPIED,
+        string: HS_STRING,
+        ..binding(
+            "safe",
+            "foreign import ccall safe: the RTS saves the thread's state and releases its capability around the call; an allocaBytes buffer (pinned) made once",
+            "a Ptr and a CSize",
+        )
+    },
+    Binding {
+        copied: HS_COPIED,
+        string: HS_STRING,
+        ..binding(
+            "unsafe",
+            "foreign import ccall unsafe: a plain C call from Haskell code; an allocaBytes buffer (pinned) made once",
+            "a Ptr and a CSize",
+        )
+    },
 ];
