@@ -40,40 +40,45 @@ public final class FfiFfm {
 
     /** {ns, last return} of reps calls with n bytes of the pattern passed `pass`. */
     public static long[] run(long n, long seed, long reps, String pass, boolean receipt) throws Throwable {
-        MethodHandle f = receipt ? Handles.RECEIPT : Handles.SUM;
         return switch (pass) {
-            case "copied" -> copied(Ffi.pattern(Math.toIntExact(n), seed), reps, f);
-            case "string" -> string(Ffi.text(Math.toIntExact(n), seed), reps, f);
-            default -> pinned(n, seed, reps, f);
+            case "copied" -> copied(Ffi.pattern(Math.toIntExact(n), seed), reps, receipt);
+            case "string" -> string(Ffi.text(Math.toIntExact(n), seed), reps, receipt);
+            default -> pinned(n, seed, reps, receipt);
         };
     }
 
-    private static long[] pinned(long n, long seed, long reps, MethodHandle f) throws Throwable {
+    // Each loop calls a static final handle, which the JIT compiles to the
+    // call itself; a handle held in a local would be an indirect invoke.
+
+    private static long[] pinned(long n, long seed, long reps, boolean receipt) throws Throwable {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment seg = arena.allocate(Math.max(n, 1));
             for (long i = 0; i < n; i++) seg.set(ValueLayout.JAVA_BYTE, i, (byte) (seed + 131L * i));
             long last = 0, t0 = System.nanoTime();
             // One call shape at every n, 0 included (no bytes).
-            for (long r = 0; r < reps; r++) last = (long) f.invokeExact(seg, n);
+            if (receipt) for (long r = 0; r < reps; r++) last = (long) Handles.RECEIPT.invokeExact(seg, n);
+            else for (long r = 0; r < reps; r++) last = (long) Handles.SUM.invokeExact(seg, n);
             return new long[] {System.nanoTime() - t0, last};
         }
     }
 
-    private static long[] copied(byte[] b, long reps, MethodHandle f) throws Throwable {
+    private static long[] copied(byte[] b, long reps, boolean receipt) throws Throwable {
         long n = b.length, last = 0, t0 = System.nanoTime();
         for (long r = 0; r < reps; r++) {
             try (Arena arena = Arena.ofConfined()) {
-                last = (long) f.invokeExact(arena.allocateFrom(ValueLayout.JAVA_BYTE, b), n);
+                MemorySegment seg = arena.allocateFrom(ValueLayout.JAVA_BYTE, b);
+                last = receipt ? (long) Handles.RECEIPT.invokeExact(seg, n) : (long) Handles.SUM.invokeExact(seg, n);
             }
         }
         return new long[] {System.nanoTime() - t0, last};
     }
 
-    private static long[] string(String s, long reps, MethodHandle f) throws Throwable {
+    private static long[] string(String s, long reps, boolean receipt) throws Throwable {
         long n = s.length(), last = 0, t0 = System.nanoTime(); // ASCII: one byte a character
         for (long r = 0; r < reps; r++) {
             try (Arena arena = Arena.ofConfined()) {
-                last = (long) f.invokeExact(arena.allocateFrom(s), n);
+                MemorySegment seg = arena.allocateFrom(s);
+                last = receipt ? (long) Handles.RECEIPT.invokeExact(seg, n) : (long) Handles.SUM.invokeExact(seg, n);
             }
         }
         return new long[] {System.nanoTime() - t0, last};

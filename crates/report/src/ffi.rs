@@ -134,9 +134,13 @@ fn label(s: &FfiSeriesView) -> String {
 fn caption(v: &FfiView) -> String {
     let sizes: Vec<String> = v.sizes.iter().map(u64::to_string).collect();
     format!(
-        "toll ffi: bytes per call = {}; {} rounds (every size once a round, shuffled); the worker times each batch of calls itself",
+        "toll ffi: bytes per call = {}; {} rounds (every size once a round, shuffled); the worker times each batch of calls itself; the C side reads {}",
         sizes.join(", "),
-        v.trials
+        v.trials,
+        match v.touch.as_str() {
+            "all" => "every byte (--touch all)",
+            _ => "n and three bytes (--touch receipt)",
+        }
     )
 }
 

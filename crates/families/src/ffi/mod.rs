@@ -179,7 +179,10 @@ fn one(
         "how": how.as_deref().unwrap_or(target.binding.how), "per": "call", "unit": "bytes",
     });
     let started = match (prepared, how) {
-        (_, Err(why)) => Err(format!("{} does not pass `{}`: {why}", label, target.pass)),
+        (_, Err(why)) => Err(format!(
+            "{} does not pass `{}`: {why}",
+            target.binding.name, target.pass
+        )),
         (Err(why), _) => Err(format!("not available here: {why}")),
         (Ok(l), _) => match Peer::start(target.runtime, l.launch.clone()) {
             Err(e) => Err(format!(

@@ -229,7 +229,8 @@ pub(super) const ERLANG: [Binding; 2] = [
 const HS_COPIED: Way = Way::Offered(
     "the buffer copied into a fresh allocaBytes buffer each call (copyBytes: what useAsCStringLen does)",
 );
-const HS_STRING: Way = Way::Offered("a String marshalled each call (withCStringLen, the locale's encoding)");
+const HS_STRING: Way =
+    Way::Offered("a String marshalled each call (withCStringLen, the locale's encoding)");
 
 pub(super) const HASKELL: [Binding; 2] = [
     Binding {
