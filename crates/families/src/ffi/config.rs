@@ -32,12 +32,12 @@ impl FfiTarget {
         }
     }
 
-    /// What the call goes through, and how this way passes the bytes; or
-    /// why the binding does not offer this way.
+    /// What the call goes through (pinned: the binding's own description)
+    /// or how this way passes the bytes; or why the binding does not offer
+    /// this way.
     pub fn how(&self) -> Result<String, &'static str> {
         match self.binding.way(self.pass) {
-            Way::Offered(how) if self.pass == Pass::Pinned => Ok(how.to_string()),
-            Way::Offered(how) => Ok(format!("{}; {how}", self.binding.how)),
+            Way::Offered(how) => Ok(how.to_string()),
             Way::Not(why) => Err(why),
         }
     }
