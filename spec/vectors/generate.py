@@ -106,6 +106,29 @@ def write_ffi():
             f.write(f"{name}\t{n}\t{seed}\t{ffi_sum(n, seed)}\n")
 
 
+def ffi_receipt(data):
+    """toll_ffi_receipt: 0 for no bytes, else n << 24 | first << 16 | middle << 8 | last."""
+    n = len(data)
+    return 0 if n == 0 else n << 24 | data[0] << 16 | data[n // 2] << 8 | data[n - 1]
+
+
+def ffi_bytes(n, seed):
+    return bytes((seed + 131 * i) % 256 for i in range(n))
+
+
+def ffi_string(n, seed):
+    """The string way's text: byte i = 1 + ((seed + 131*i) mod 256) mod 127, ASCII without NUL."""
+    return bytes(1 + b % 127 for b in ffi_bytes(n, seed))
+
+
+def write_ffi_receipt():
+    with open(os.path.join(HERE, "ffi_receipt.tsv"), "w") as f:
+        f.write("# name\tn\tseed\tbytes\tstring  (toll_ffi_receipt of the pattern's n bytes, and of the string way's n characters)\n")
+        for name, n, seed in FFI:
+            f.write(f"{name}\t{n}\t{seed}\t{ffi_receipt(ffi_bytes(n, seed))}\t{ffi_receipt(ffi_string(n, seed))}\n")
+
+
 if __name__ == "__main__":
     main()
     write_ffi()
+    write_ffi_receipt()

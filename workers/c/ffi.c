@@ -1,7 +1,11 @@
 /* `ffi` (spec/wire.md): `reps` calls into workers/ffi/toll_ffi.c, timed with
    CLOCK_MONOTONIC. "direct" calls the copy compiled into this worker (its
    own translation unit, and noinline, so each is a real call); "dlopen"
-   calls through pointers taken from $TOLL_FFI_DIR/libtoll_ffi.so. */
+   calls through pointers taken from $TOLL_FFI_DIR/libtoll_ffi.so. The
+   bytes go "pinned" (the buffer itself) or "copied" (malloc + memcpy each
+   call, freed after); C has no "string" way of its own: a C string is
+   already a char *. touch "all" calls toll_ffi_sum, "receipt"
+   toll_ffi_receipt. */
 #define _GNU_SOURCE
 #include "ffi.h"
 
@@ -14,14 +18,12 @@
 
 #include "toll_ffi.h"
 
-typedef void (*null_fn)(void);
 typedef uint64_t (*sum_fn)(const uint8_t *, size_t);
 
-/* The shared library's two functions, loaded once; 0 when it is not there. */
-static int load(null_fn *null, sum_fn *sum, char *why, size_t len) {
+/* The shared library's sum and receipt, loaded once; 0 when it is not there. */
+static int load(sum_fn *sum, sum_fn *receipt, char *why, size_t len) {
     static void *lib;
-    static null_fn lnull;
-    static sum_fn lsum;
+    static sum_fn lsum, lreceipt;
     if (!lib) {
         const char *dir = getenv("TOLL_FFI_DIR");
         char path[4096];
@@ -35,24 +37,23 @@ static int load(null_fn *null, sum_fn *sum, char *why, size_t len) {
             snprintf(why, len, "%s", dlerror());
             return 0;
         }
-        lnull = (null_fn)dlsym(lib, "toll_ffi_null");
         lsum = (sum_fn)dlsym(lib, "toll_ffi_sum");
-        if (!lnull || !lsum) {
-            snprintf(why, len, "libtoll_ffi.so lacks toll_ffi_null or toll_ffi_sum");
+        lreceipt = (sum_fn)dlsym(lib, "toll_ffi_receipt");
+        if (!lsum || !lreceipt) {
+            snprintf(why, len, "libtoll_ffi.so lacks toll_ffi_sum or toll_ffi_receipt");
             lib = NULL;
             return 0;
         }
     }
-    *null = lnull;
     *sum = lsum;
+    *receipt = lreceipt;
     return 1;
 }
 
 void ffi_bindings_json(char *out, size_t len) {
-    null_fn n;
-    sum_fn s;
+    sum_fn s, r;
     char why[256];
-    snprintf(out, len, load(&n, &s, why, sizeof why) ? "[\"direct\",\"dlopen\"]" : "[\"direct\"]");
+    snprintf(out, len, load(&s, &r, why, sizeof why) ? "[\"direct\",\"dlopen\"]" : "[\"direct\"]");
 }
 
 static uint64_t now_ns(void) {
@@ -61,21 +62,48 @@ static uint64_t now_ns(void) {
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-void ffi_run(const char *binding, long n, long reps, long seed, char *out, size_t len) {
-    null_fn null = NULL;
-    sum_fn sum = NULL;
+/* reps calls of f on n bytes: the buffer itself, or (copied) a malloc'd
+   copy made each call and freed after. The last return, or ~0 when a copy
+   could not be allocated. */
+static uint64_t calls(sum_fn f, int copied, const uint8_t *buf, size_t n, long reps) {
+    uint64_t last = 0;
+    if (!copied) {
+        for (long r = 0; r < reps; r++) last = f(buf, n);
+        return last;
+    }
+    for (long r = 0; r < reps; r++) {
+        uint8_t *copy = malloc(n ? n : 1);
+        if (!copy) return ~(uint64_t)0;
+        memcpy(copy, buf, n);
+        last = f(copy, n);
+        free(copy);
+    }
+    return last;
+}
+
+void ffi_run(const char *binding, const char *pass, const char *touch, long n, long reps, long seed, char *out,
+             size_t len) {
+    sum_fn sum = toll_ffi_sum, receipt = toll_ffi_receipt;
     char why[512];
     if (n < 0 || reps < 1 || seed < 0) {
         snprintf(out, len, "{\"ok\":false,\"error\":\"ffi needs n >= 0, reps >= 1 and seed >= 0\"}");
         return;
     }
     if (strcmp(binding, "dlopen") == 0) {
-        if (!load(&null, &sum, why, sizeof why)) {
+        if (!load(&sum, &receipt, why, sizeof why)) {
             snprintf(out, len, "{\"ok\":false,\"error\":\"dlopen: %s\"}", why);
             return;
         }
     } else if (strcmp(binding, "direct") != 0) {
         snprintf(out, len, "{\"ok\":false,\"error\":\"no binding %s: the c worker has direct, dlopen\"}", binding);
+        return;
+    }
+    int copied = strcmp(pass, "copied") == 0, all = strcmp(touch, "all") == 0;
+    if ((!copied && strcmp(pass, "pinned") != 0) || (!all && strcmp(touch, "receipt") != 0)) {
+        snprintf(out, len,
+                 "{\"ok\":false,\"error\":\"the c worker passes pinned or copied (a C string is already a char *) "
+                 "and touches all or receipt, not %s and %s\"}",
+                 pass, touch);
         return;
     }
     uint8_t *buf = malloc(n ? (size_t)n : 1);
@@ -84,20 +112,24 @@ void ffi_run(const char *binding, long n, long reps, long seed, char *out, size_
         return;
     }
     for (long i = 0; i < n; i++) buf[i] = (uint8_t)((uint64_t)seed + 131u * (uint64_t)i);
-    /* Four loops, so "direct" is a plain call the compiler emits as such
-       (toll_ffi.c is another translation unit), and "dlopen" a call through
-       the pointer dlsym gave. */
+    /* "direct" calls through a pointer to the function compiled in here,
+       which the compiler resolves to a plain call (toll_ffi.c is another
+       translation unit, its functions noinline); "dlopen" through the
+       pointer dlsym gave. One call shape at every n, 0 included. */
+    sum_fn f = all ? sum : receipt;
     int direct = strcmp(binding, "direct") == 0;
-    uint64_t last = 0, t0 = now_ns();
-    /* One call shape at every n, 0 included (a sum of no bytes): the line
-       through the sizes is drawn through one kind of call. */
-    (void)null;
+    uint64_t last, t0 = now_ns();
     if (direct)
-        for (long r = 0; r < reps; r++) last = toll_ffi_sum(buf, (size_t)n);
+        last = all ? calls(toll_ffi_sum, copied, buf, (size_t)n, reps)
+                   : calls(toll_ffi_receipt, copied, buf, (size_t)n, reps);
     else
-        for (long r = 0; r < reps; r++) last = sum(buf, (size_t)n);
+        last = calls(f, copied, buf, (size_t)n, reps);
     uint64_t t1 = now_ns();
     free(buf);
-    snprintf(out, len, "{\"ok\":true,\"event\":\"done\",\"binding\":\"%s\",\"n\":%ld,\"reps\":%ld,\"ns\":%llu,\"sum\":%llu}",
-             binding, n, reps, (unsigned long long)(t1 - t0), (unsigned long long)last);
+    if (copied && last == ~(uint64_t)0) {
+        snprintf(out, len, "{\"ok\":false,\"limit\":true,\"error\":\"cannot allocate a copy of %ld bytes\"}", n);
+        return;
+    }
+    snprintf(out, len, "{\"ok\":true,\"event\":\"done\",\"binding\":\"%s\",\"n\":%ld,\"reps\":%ld,\"ns\":%llu,\"%s\":%llu}",
+             binding, n, reps, (unsigned long long)(t1 - t0), all ? "sum" : "receipt", (unsigned long long)last);
 }

@@ -8,7 +8,9 @@
    $TOLL_FFI_DIR holds libtoll_ffi.so. */
 void ffi_bindings_json(char *out, size_t len);
 
-/* One `ffi` command: fills `out` with the answer line's JSON. */
-void ffi_run(const char *binding, long n, long reps, long seed, char *out, size_t len);
+/* One `ffi` command: fills `out` with the answer line's JSON. pass is
+   "pinned" or "copied", touch "all" or "receipt". */
+void ffi_run(const char *binding, const char *pass, const char *touch, long n, long reps, long seed, char *out,
+             size_t len);
 
 #endif

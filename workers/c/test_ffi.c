@@ -1,6 +1,7 @@
-/* The C worker's `ffi` against spec/vectors/ffi.tsv: both bindings return
-   the pattern's sum for every vector (TOLL_FFI_DIR names where the Makefile
-   built libtoll_ffi.so). Usage: test_ffi VECTORS_DIR */
+/* The C worker's `ffi` against spec/vectors/ffi.tsv and ffi_receipt.tsv:
+   both bindings return the pattern's sum for every vector, and its receipt
+   passed pinned and copied (TOLL_FFI_DIR names where the Makefile built
+   libtoll_ffi.so). Usage: test_ffi VECTORS_DIR */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,7 @@ int main(int argc, char **argv) {
         unsigned long long want;
         if (line[0] == '#' || sscanf(line, "%63s %ld %ld %llu", name, &n, &seed, &want) != 4) continue;
         for (int b = 0; b < 2; b++) {
-            ffi_run(bindings[b], n, 3, seed, out, sizeof out);
+            ffi_run(bindings[b], "pinned", "all", n, 3, seed, out, sizeof out);
             const char *s = strstr(out, "\"sum\":");
             unsigned long long got = s ? strtoull(s + 6, NULL, 10) : ~0ull;
             if (!strstr(out, "\"ok\":true") || got != want) {
@@ -37,7 +38,37 @@ int main(int argc, char **argv) {
         }
     }
     fclose(f);
-    if (failed || !checked) return 1;
-    printf("c worker ffi: %d sum vectors passed (direct, dlopen)\n", checked);
+    int sums = checked;
+    snprintf(path, sizeof path, "%s/ffi_receipt.tsv", argv[1]);
+    if (!(f = fopen(path, "r"))) {
+        perror(path);
+        return 2;
+    }
+    const char *passes[] = {"pinned", "copied"};
+    while (fgets(line, sizeof line, f)) {
+        long n, seed;
+        unsigned long long want, string;
+        if (line[0] == '#' || sscanf(line, "%63s %ld %ld %llu %llu", name, &n, &seed, &want, &string) != 5) continue;
+        for (int b = 0; b < 2; b++)
+            for (int p = 0; p < 2; p++) {
+                ffi_run(bindings[b], passes[p], "receipt", n, 3, seed, out, sizeof out);
+                const char *s = strstr(out, "\"receipt\":");
+                unsigned long long got = s ? strtoull(s + 10, NULL, 10) : ~0ull;
+                if (!strstr(out, "\"ok\":true") || got != want) {
+                    fprintf(stderr, "ffi %s %s %s: want receipt %llu, got %s\n", bindings[b], passes[p], name, want, out);
+                    failed++;
+                }
+                checked++;
+            }
+    }
+    fclose(f);
+    ffi_run("direct", "string", "receipt", 1, 1, 0, out, sizeof out);
+    if (!strstr(out, "already a char *")) {
+        fprintf(stderr, "the string way is not refused naming why: %s\n", out);
+        failed++;
+    }
+    if (failed || checked == sums) return 1;
+    printf("c worker ffi: %d sum vectors, %d receipt vectors passed (direct, dlopen; pinned, copied)\n", sums,
+           checked - sums);
     return 0;
 }

@@ -214,9 +214,12 @@ static void units(const char *op, const char *line, fault f) {
 
 /* One `ffi` command (ffi.c). */
 static void ffi(const char *line) {
-    char binding[32] = "", out[512];
+    char binding[32] = "", pass[32] = "pinned", touch[32] = "all", out[512];
     json_str(line, "binding", binding, sizeof binding);
-    ffi_run(binding, json_num(line, "n"), json_num(line, "reps"), json_num(line, "seed"), out, sizeof out);
+    json_str(line, "pass", pass, sizeof pass);
+    json_str(line, "touch", touch, sizeof touch);
+    ffi_run(binding, pass, touch, json_num(line, "n"), json_num(line, "reps"), json_num(line, "seed"), out,
+            sizeof out);
     answer("%s", out);
 }
 

@@ -2,14 +2,22 @@
 %% workers/ffi/toll_ffi.c through a NIF, toll_ffi_nif.so, which toll builds
 %% from workers/ffi/toll_ffi_nif.c and leaves in $TOLL_FFI_DIR: binding nif on
 %% a normal scheduler (sum/1), nif-dirty on a dirty CPU scheduler
-%% (sum_dirty/1, where the runtime has them). null/0, sum/1 and sum_dirty/1
-%% are the NIF's; the Erlang bodies below only stand in until it loads.
+%% (sum_dirty/1, where the runtime has them). The ways: "pinned", a binary
+%% read in place; "copied" (nif only), a list of bytes the NIF flattens into
+%% a new binary each call (sum_list/1, receipt_list/1). touch "receipt" calls
+%% receipt/1 (receipt_dirty/1). The NIF's functions are stubbed below; the
+%% Erlang bodies only stand in until it loads.
 -module(toll_ffi).
--export([bindings/0, run/1, pattern/2, null/0, sum/1, sum_dirty/1]).
+-export([bindings/0, run/1, pattern/2, null/0, sum/1, sum_dirty/1, receipt/1, receipt_dirty/1,
+         sum_list/1, receipt_list/1]).
 
 null() -> erlang:nif_error(not_loaded).
 sum(_) -> erlang:nif_error(not_loaded).
 sum_dirty(_) -> erlang:nif_error(not_loaded).
+receipt(_) -> erlang:nif_error(not_loaded).
+receipt_dirty(_) -> erlang:nif_error(not_loaded).
+sum_list(_) -> erlang:nif_error(not_loaded).
+receipt_list(_) -> erlang:nif_error(not_loaded).
 
 %% Loads the NIF (once: OTP refuses a second load, which means it is there).
 load() ->
@@ -46,6 +54,7 @@ pattern(N, Seed) ->
 run(Cmd) ->
     [N, Reps, Seed] = [maps:get(K, Cmd, undefined) || K <- [<<"n">>, <<"reps">>, <<"seed">>]],
     Binding = maps:get(<<"binding">>, Cmd, undefined),
+    Way = {maps:get(<<"pass">>, Cmd, <<"pinned">>), maps:get(<<"touch">>, Cmd, <<"all">>)},
     Whole = lists:all(fun(V) -> is_integer(V) andalso V >= 0 end, [N, Reps, Seed]),
     if
         not Whole; Reps < 1 -> refuse(<<"`ffi` needs whole numbers n, reps (at least 1) and seed">>);
@@ -54,34 +63,42 @@ run(Cmd) ->
         Binding =:= <<"nif-dirty">> ->
             case dirty() of
                 false -> refuse(<<"nif-dirty: this runtime has no dirty CPU schedulers">>);
-                true -> loaded(Binding, N, Reps, Seed)
+                true -> loaded(Binding, Way, N, Reps, Seed)
             end;
-        true -> loaded(Binding, N, Reps, Seed)
+        true -> loaded(Binding, Way, N, Reps, Seed)
     end.
 
-loaded(Binding, N, Reps, Seed) ->
-    case load() of
-        {error, Why} -> refuse(<<Binding/binary, ": ", Why/binary>>);
-        ok -> calls(Binding, N, Reps, Seed)
+loaded(Binding, Way, N, Reps, Seed) ->
+    case {load(), fn(Binding, Way)} of
+        {{error, Why}, _} -> refuse(<<Binding/binary, ": ", Why/binary>>);
+        {ok, none} ->
+            {Pass, Touch} = Way,
+            refuse(iolist_to_binary([Binding, " passes pinned", [" or copied" || Binding =:= <<"nif">>],
+                                     " and touches all or receipt, not ", name(Pass), " and ", name(Touch)]));
+        {ok, {Key, Value, F}} -> calls(Binding, Key, F, Value(pattern(N, Seed)), N, Reps)
     end.
 
-calls(Binding, N, Reps, Seed) ->
-    Buf = pattern(N, Seed),
+%% The answer's key, the value made once from the pattern, and the NIF to call.
+fn(<<"nif">>, {<<"pinned">>, <<"all">>}) -> {sum, fun id/1, fun sum/1};
+fn(<<"nif">>, {<<"pinned">>, <<"receipt">>}) -> {receipt, fun id/1, fun receipt/1};
+fn(<<"nif">>, {<<"copied">>, <<"all">>}) -> {sum, fun binary_to_list/1, fun sum_list/1};
+fn(<<"nif">>, {<<"copied">>, <<"receipt">>}) -> {receipt, fun binary_to_list/1, fun receipt_list/1};
+fn(<<"nif-dirty">>, {<<"pinned">>, <<"all">>}) -> {sum, fun id/1, fun sum_dirty/1};
+fn(<<"nif-dirty">>, {<<"pinned">>, <<"receipt">>}) -> {receipt, fun id/1, fun receipt_dirty/1};
+fn(_, _) -> none.
+
+id(X) -> X.
+
+calls(Binding, Key, F, Value, N, Reps) ->
     T0 = erlang:monotonic_time(nanosecond),
-    %% One call shape at every n, 0 included (a sum of no bytes).
-    Sum = case Binding of
-              <<"nif">> -> sum_loop(Reps, Buf, 0);
-              <<"nif-dirty">> -> dirty_loop(Reps, Buf, 0)
-          end,
+    %% One call shape at every n, 0 included (no bytes).
+    Last = loop(Reps, F, Value, 0),
     Ns = erlang:monotonic_time(nanosecond) - T0,
-    [{ok, true}, {event, <<"done">>}, {binding, Binding}, {n, N}, {reps, Reps}, {ns, Ns}, {sum, Sum}].
+    [{ok, true}, {event, <<"done">>}, {binding, Binding}, {n, N}, {reps, Reps}, {ns, Ns}, {Key, Last}].
 
-%% The loops do nothing but call.
-sum_loop(0, _, Last) -> Last;
-sum_loop(R, Buf, _) -> sum_loop(R - 1, Buf, sum(Buf)).
-
-dirty_loop(0, _, Last) -> Last;
-dirty_loop(R, Buf, _) -> dirty_loop(R - 1, Buf, sum_dirty(Buf)).
+%% The loop does nothing but call.
+loop(0, _, _, Last) -> Last;
+loop(R, F, Value, _) -> loop(R - 1, F, Value, F(Value)).
 
 name(B) when is_binary(B) -> B;
 name(Other) -> io_lib:format("~p", [Other]).

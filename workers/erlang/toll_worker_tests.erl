@@ -178,7 +178,8 @@ process_limit() ->
     {exited, 0} = recv_line(P),
     ok.
 
-%% The NIF returns spec/vectors/ffi.tsv's sums. It is built here as toll
+%% The NIF returns spec/vectors/ffi.tsv's sums, and ffi_receipt.tsv's
+%% receipts passed every way each binding offers. It is built here as toll
 %% builds it (cc -O2 -fPIC -shared against the OTP install's erl_nif.h);
 %% without erl_nif.h the test says how to get it and checks only the refusal.
 ffi(Vectors) ->
@@ -207,6 +208,19 @@ ffi(Vectors) ->
                       {Name, Binding, true, true, Binding} =
                           {Name, Binding, maps:get(sum, A) =:= binary_to_integer(Sum), maps:get(ns, A) > 0,
                            maps:get(binding, A)}
-              end, [{B, R} || B <- [<<"nif">>, <<"nif-dirty">>], R <- Rows])
+              end, [{B, R} || B <- [<<"nif">>, <<"nif-dirty">>], R <- Rows]),
+            Receipts = rows(Vectors, "ffi_receipt.tsv"),
+            true = length(Receipts) >= 8,
+            lists:foreach(
+              fun({Binding, Pass, [Name, N, Seed, Bytes, _String]}) ->
+                      A = maps:from_list(toll_ffi:run(#{<<"binding">> => Binding, <<"pass">> => Pass,
+                                                        <<"touch">> => <<"receipt">>, <<"n">> => binary_to_integer(N),
+                                                        <<"reps">> => 3, <<"seed">> => binary_to_integer(Seed)})),
+                      {Name, Binding, Pass, true} =
+                          {Name, Binding, Pass, maps:get(receipt, A, none) =:= binary_to_integer(Bytes)}
+              end, [{B, P, R} || {B, P} <- [{<<"nif">>, <<"pinned">>}, {<<"nif">>, <<"copied">>},
+                                            {<<"nif-dirty">>, <<"pinned">>}], R <- Receipts]),
+            [_] = [E || {error, E} <- toll_ffi:run(#{<<"binding">> => <<"nif">>, <<"pass">> => <<"string">>,
+                                                    <<"n">> => 0, <<"reps">> => 1, <<"seed">> => 0})]
     end,
     os:cmd("rm -rf " ++ Dir).

@@ -7,8 +7,11 @@
    cheapest call, and the right one for work under a millisecond. sum_dirty
    is the same function on a dirty CPU scheduler (binding "nif-dirty"), where
    work over a millisecond belongs: the calling process moves to a dirty
-   scheduler thread and back, a switch of threads each call. sum reads the
-   binary's own bytes (enif_inspect_binary: no copy). */
+   scheduler thread and back, a switch of threads each call. sum and
+   receipt read a binary's own bytes (enif_inspect_binary: no copy: the
+   pinned way); sum_list and receipt_list take a list of bytes and flatten
+   it into a new binary each call (enif_inspect_iolist_as_binary: the
+   copied way). */
 #include <erl_nif.h>
 
 #include "toll_ffi.h"
@@ -30,17 +33,48 @@ static ERL_NIF_TERM null_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]
     return atom_ok;
 }
 
+typedef uint64_t (*touch_fn)(const uint8_t *, size_t);
+
+static ERL_NIF_TERM on_binary(ErlNifEnv *env, ERL_NIF_TERM arg, touch_fn f) {
+    ErlNifBinary b;
+    if (!enif_inspect_binary(env, arg, &b)) return enif_make_badarg(env);
+    return enif_make_uint64(env, f(b.data, b.size));
+}
+
+static ERL_NIF_TERM on_list(ErlNifEnv *env, ERL_NIF_TERM arg, touch_fn f) {
+    ErlNifBinary b;
+    if (!enif_inspect_iolist_as_binary(env, arg, &b)) return enif_make_badarg(env);
+    return enif_make_uint64(env, f(b.data, b.size));
+}
+
 static ERL_NIF_TERM sum_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     (void)argc;
-    ErlNifBinary b;
-    if (!enif_inspect_binary(env, argv[0], &b)) return enif_make_badarg(env);
-    return enif_make_uint64(env, toll_ffi_sum(b.data, b.size));
+    return on_binary(env, argv[0], toll_ffi_sum);
+}
+
+static ERL_NIF_TERM receipt_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    return on_binary(env, argv[0], toll_ffi_receipt);
+}
+
+static ERL_NIF_TERM sum_list_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    return on_list(env, argv[0], toll_ffi_sum);
+}
+
+static ERL_NIF_TERM receipt_list_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    return on_list(env, argv[0], toll_ffi_receipt);
 }
 
 static ErlNifFunc funcs[] = {
     {"null", 0, null_nif, 0},
     {"sum", 1, sum_nif, 0},
     {"sum_dirty", 1, sum_nif, ERL_NIF_DIRTY_JOB_CPU_BOUND},
+    {"receipt", 1, receipt_nif, 0},
+    {"receipt_dirty", 1, receipt_nif, ERL_NIF_DIRTY_JOB_CPU_BOUND},
+    {"sum_list", 1, sum_list_nif, 0},
+    {"receipt_list", 1, receipt_list_nif, 0},
 };
 
 ERL_NIF_INIT(toll_ffi, funcs, load, NULL, NULL, NULL)

@@ -1,9 +1,11 @@
 /* toll_ffi_ext: the Python floor of `toll ffi` (binding "ext"), a C extension
-   module built by toll with toll_ffi.c compiled in. null() and sum(b) each
-   make one call into the C side; sum takes any object with the buffer
-   protocol (bytes) without copying it. METH_NOARGS and METH_O are CPython's
-   cheapest calling conventions, so this is the least a call from Python into
-   C can cost. */
+   module built by toll with toll_ffi.c compiled in. null() makes one call
+   into the C side; sum(b) and receipt(b) take any object with the buffer
+   protocol (bytes) without copying it; sum_str(s) and receipt_str(s) take a
+   str, read by PyUnicode_AsUTF8AndSize (the way an extension reads text:
+   the UTF-8 is made once and cached in the str, and an ASCII str's is its
+   own bytes). METH_NOARGS and METH_O are CPython's cheapest calling
+   conventions, so this is the least a call from Python into C can cost. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -16,18 +18,49 @@ static PyObject *ext_null(PyObject *self, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
-static PyObject *ext_sum(PyObject *self, PyObject *arg) {
-    (void)self;
+typedef uint64_t (*touch_fn)(const uint8_t *, size_t);
+
+static PyObject *on_buffer(PyObject *arg, touch_fn f) {
     Py_buffer b;
     if (PyObject_GetBuffer(arg, &b, PyBUF_SIMPLE) < 0) return NULL;
-    uint64_t s = toll_ffi_sum((const uint8_t *)b.buf, (size_t)b.len);
+    uint64_t s = f((const uint8_t *)b.buf, (size_t)b.len);
     PyBuffer_Release(&b);
     return PyLong_FromUnsignedLongLong(s);
+}
+
+static PyObject *on_str(PyObject *arg, touch_fn f) {
+    Py_ssize_t n;
+    const char *p = PyUnicode_AsUTF8AndSize(arg, &n);
+    if (!p) return NULL;
+    return PyLong_FromUnsignedLongLong(f((const uint8_t *)p, (size_t)n));
+}
+
+static PyObject *ext_sum(PyObject *self, PyObject *arg) {
+    (void)self;
+    return on_buffer(arg, toll_ffi_sum);
+}
+
+static PyObject *ext_receipt(PyObject *self, PyObject *arg) {
+    (void)self;
+    return on_buffer(arg, toll_ffi_receipt);
+}
+
+static PyObject *ext_sum_str(PyObject *self, PyObject *arg) {
+    (void)self;
+    return on_str(arg, toll_ffi_sum);
+}
+
+static PyObject *ext_receipt_str(PyObject *self, PyObject *arg) {
+    (void)self;
+    return on_str(arg, toll_ffi_receipt);
 }
 
 static PyMethodDef methods[] = {
     {"null", ext_null, METH_NOARGS, "toll_ffi_null()"},
     {"sum", ext_sum, METH_O, "toll_ffi_sum(buffer, len(buffer))"},
+    {"receipt", ext_receipt, METH_O, "toll_ffi_receipt(buffer, len(buffer))"},
+    {"sum_str", ext_sum_str, METH_O, "toll_ffi_sum of a str's UTF-8"},
+    {"receipt_str", ext_receipt_str, METH_O, "toll_ffi_receipt of a str's UTF-8"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -4,9 +4,11 @@
 // was built); without it the worker offers no binding and says why.
 package main
 
-// ffiCalls makes reps calls, each passing buf (the null call when it is
-// empty), and gives their time and the last call's return.
-type ffiCalls func(buf []byte, reps int64) (ns int64, sum uint64)
+// ffiCalls makes reps calls passing value (a []byte, or a string for the
+// "string" way) the way named, to the sum (touch "all") or the receipt, and
+// gives their time and the last call's return; ok is false for a way or
+// touch it does not know.
+type ffiCalls func(pass, touch string, value any, reps int64) (ns int64, last uint64, ok bool)
 
 // ffiBindings are the bindings this build can call; ffi_cgo.go adds cgo.
 var ffiBindings = map[string]ffiCalls{}
@@ -22,9 +24,29 @@ func ffi(c command) object {
 	case !ok:
 		return refuse("no binding %s: the go worker has cgo", c.Binding)
 	}
-	ns, sum := calls(pattern(*c.N, *c.Seed), *c.Reps)
+	pass, touch := or(c.Pass, "pinned"), or(c.Touch, "all")
+	// The value is made once per command, in the form Go code holds it.
+	var value any = pattern(*c.N, *c.Seed)
+	if pass == "string" {
+		value = textPattern(*c.N, *c.Seed)
+	}
+	ns, last, ok := calls(pass, touch, value, *c.Reps)
+	if !ok {
+		return refuse("cgo passes pinned, copied or string and touches all or receipt, not %s and %s", pass, touch)
+	}
+	key := "sum"
+	if touch == "receipt" {
+		key = "receipt"
+	}
 	return object{"ok": true, "event": "done", "binding": c.Binding, "n": *c.N, "reps": *c.Reps,
-		"ns": ns, "sum": sum}
+		"ns": ns, key: last}
+}
+
+func or(s, absent string) string {
+	if s == "" {
+		return absent
+	}
+	return s
 }
 
 // ffiNames lists the bindings hello offers: those this build can call.
@@ -43,4 +65,14 @@ func pattern(n, seed int64) []byte {
 		buf[i] = byte(seed + 131*int64(i))
 	}
 	return buf
+}
+
+// textPattern is the string way's text: byte i = 1 + (pattern byte mod 127),
+// ASCII without NUL.
+func textPattern(n, seed int64) string {
+	buf := pattern(n, seed)
+	for i, b := range buf {
+		buf[i] = 1 + b%127
+	}
+	return string(buf)
 }

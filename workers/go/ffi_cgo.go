@@ -1,12 +1,18 @@
 // The cgo binding of `ffi`: workers/ffi/toll_ffi.c compiled into this worker
-// by cgo (the one shared source, included below), called as C.toll_ffi_null
-// and C.toll_ffi_sum. Each call leaves the goroutine's stack for the system
-// stack and tells the scheduler it is in C: that is what a cgo call costs.
+// by cgo (the one shared source, included below), called as C.toll_ffi_sum
+// and C.toll_ffi_receipt. Each call leaves the goroutine's stack for the
+// system stack and tells the scheduler it is in C: that is what a cgo call
+// costs. The ways: "pinned" passes the slice's own bytes (cgo's pointer
+// rules let C read Go memory without Go pointers in it for the call);
+// "copied" is C.CBytes (malloc + copy) and C.free each call; "string" is
+// C.CString (malloc + copy + NUL) of a Go string and C.free each call.
 package main
 
 /*
 #cgo CFLAGS: -O2 -I${SRCDIR}/../ffi
+#include <stdlib.h>
 #include "toll_ffi.c"
+
 */
 import "C"
 
@@ -17,20 +23,61 @@ import (
 
 func init() { ffiBindings["cgo"] = cgoCalls }
 
-// cgoCalls passes the slice's own bytes (cgo's pointer rules allow a Go
-// pointer to memory without Go pointers in it): no copy.
-// One call shape at every n, 0 included: a sum of no bytes, passed a
-// valid pointer (a slice of length 0 has no element to point at).
-func cgoCalls(buf []byte, reps int64) (int64, uint64) {
-	n := C.size_t(len(buf))
-	if len(buf) == 0 {
-		buf = make([]byte, 1)
+// cgoCalls makes the calls, one loop per (way, touch): the loop does
+// nothing but the way's own work and the call. One call shape at every n,
+// 0 included: a valid pointer (a slice of length 0 has no element to point
+// at), no bytes.
+func cgoCalls(pass, touch string, value any, reps int64) (int64, uint64, bool) {
+	receipt := touch == "receipt"
+	if !receipt && touch != "all" {
+		return 0, 0, false
 	}
-	p := (*C.uint8_t)(unsafe.Pointer(&buf[0]))
-	var sum C.uint64_t
+	var last C.uint64_t
 	t0 := time.Now()
-	for r := int64(0); r < reps; r++ {
-		sum = C.toll_ffi_sum(p, n)
+	switch pass {
+	case "pinned":
+		buf := value.([]byte)
+		n := C.size_t(len(buf))
+		if len(buf) == 0 {
+			buf = make([]byte, 1)
+		}
+		p := (*C.uint8_t)(unsafe.Pointer(&buf[0]))
+		t0 = time.Now()
+		if receipt {
+			for r := int64(0); r < reps; r++ {
+				last = C.toll_ffi_receipt(p, n)
+			}
+		} else {
+			for r := int64(0); r < reps; r++ {
+				last = C.toll_ffi_sum(p, n)
+			}
+		}
+	case "copied":
+		buf := value.([]byte)
+		n := C.size_t(len(buf))
+		for r := int64(0); r < reps; r++ {
+			p := C.CBytes(buf)
+			if receipt {
+				last = C.toll_ffi_receipt((*C.uint8_t)(p), n)
+			} else {
+				last = C.toll_ffi_sum((*C.uint8_t)(p), n)
+			}
+			C.free(p)
+		}
+	case "string":
+		s := value.(string)
+		n := C.size_t(len(s))
+		for r := int64(0); r < reps; r++ {
+			p := C.CString(s)
+			if receipt {
+				last = C.toll_ffi_receipt((*C.uint8_t)(unsafe.Pointer(p)), n)
+			} else {
+				last = C.toll_ffi_sum((*C.uint8_t)(unsafe.Pointer(p)), n)
+			}
+			C.free(unsafe.Pointer(p))
+		}
+	default:
+		return 0, 0, false
 	}
-	return int64(time.Since(t0)), uint64(sum)
+	return int64(time.Since(t0)), uint64(last), true
 }

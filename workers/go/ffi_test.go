@@ -28,6 +28,46 @@ func TestFfiSumVectors(t *testing.T) {
 	}
 }
 
+// TestFfiReceiptVectors: every way of the cgo binding returns
+// spec/vectors/ffi_receipt.tsv's receipts, and the string way's sum.
+func TestFfiReceiptVectors(t *testing.T) {
+	count(t)
+	if _, ok := ffiBindings["cgo"]; !ok {
+		t.Skip("built without cgo: install a C compiler (apt-get install gcc)")
+	}
+	vs := rows(t, "ffi_receipt.tsv")
+	if len(vs) < 8 {
+		t.Fatal("too few receipt vectors")
+	}
+	for _, pass := range []string{"pinned", "copied", "string"} {
+		for _, v := range vs {
+			n, _ := strconv.ParseInt(v[1], 10, 64)
+			seed, _ := strconv.ParseInt(v[2], 10, 64)
+			col := 3
+			if pass == "string" {
+				col = 4
+			}
+			want, _ := strconv.ParseUint(v[col], 10, 64)
+			a := ffi(command{Op: "ffi", Binding: "cgo", Pass: pass, Touch: "receipt", N: &n, Reps: ptr(3), Seed: &seed})
+			if a["ok"] != true || a["receipt"] != want {
+				t.Errorf("%s %s: %v, want receipt %d", pass, v[0], a, want)
+			}
+		}
+	}
+	n, seed, want := int64(1000), int64(42), uint64(0)
+	for _, b := range []byte(textPattern(n, seed)) {
+		want += uint64(b)
+	}
+	a := ffi(command{Op: "ffi", Binding: "cgo", Pass: "string", Touch: "all", N: &n, Reps: ptr(1), Seed: &seed})
+	if a["sum"] != want {
+		t.Errorf("string sum: %v, want %d", a, want)
+	}
+	a = ffi(command{Op: "ffi", Binding: "cgo", Pass: "lent", N: &n, Reps: ptr(1), Seed: &seed})
+	if a["ok"] != false {
+		t.Errorf("an unknown way is not refused: %v", a)
+	}
+}
+
 func TestFfiHelloOffersCgoAndRefusesWhatItLacks(t *testing.T) {
 	count(t)
 	w := start(t)

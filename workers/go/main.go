@@ -28,6 +28,8 @@ type command struct {
 	N         *int64 `json:"n"`
 	M         *int64 `json:"m"`
 	Binding   string `json:"binding"`
+	Pass      string `json:"pass"`
+	Touch     string `json:"touch"`
 	Reps      *int64 `json:"reps"`
 	Seed      *int64 `json:"seed"`
 }

@@ -108,10 +108,19 @@ main = do
   check "enough ffi vectors" (length sums >= 8)
   _ <- forM [(b, row) | b <- ["safe", "unsafe"], row <- sums] $ \(b, row) -> case row of
     [name, n, seed, total] -> do
-      r <- ffiCalls b (read n) 3 (read seed)
+      r <- ffiCalls b "pinned" "all" (read n) 3 (read seed)
       check ("ffi " ++ b ++ " " ++ name) (either (const False) (\(t, s) -> t > 0 && s == read total) r)
     other -> check ("malformed ffi row " ++ show other) False
-  refused <- ffiCalls "jni" 0 1 0
+  -- ffi: every way returns spec/vectors/ffi_receipt.tsv's receipts.
+  receipts <- rows "spec/vectors/ffi_receipt.tsv"
+  check "enough receipt vectors" (length receipts >= 8)
+  _ <- forM [(b, w, row) | b <- ["safe", "unsafe"], w <- ["pinned", "copied", "string"], row <- receipts] $ \(b, w, row) -> case row of
+    [name, n, seed, inBytes, inString] -> do
+      r <- ffiCalls b w "receipt" (read n) 3 (read seed)
+      let want = read (if w == "string" then inString else inBytes)
+      check ("ffi " ++ b ++ " " ++ w ++ " receipt " ++ name) (either (const False) (\(_, s) -> s == want) r)
+    other -> check ("malformed receipt row " ++ show other) False
+  refused <- ffiCalls "jni" "pinned" "all" 0 1 0
   check "ffi refuses a binding it lacks" (either (== "no binding jni: the haskell worker has safe, unsafe") (const False) refused)
   p <- readIORef passed
   f <- readIORef failed

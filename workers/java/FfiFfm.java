@@ -1,8 +1,11 @@
 // The "ffm" binding of `ffi`: java.lang.foreign (final since JDK 22) calls
 // toll_ffi_null and toll_ffi_sum in $TOLL_FFI_DIR/libtoll_ffi.so through
 // downcall handles. The handles are static finals, so the JIT treats them as
-// constants and compiles invokeExact to the call itself; the bytes are an
-// off-heap MemorySegment, the form FFM passes without copying. Ffi.java
+// constants and compiles invokeExact to the call itself. "pinned": the bytes
+// in an off-heap MemorySegment made once, the form FFM passes without
+// copying; "copied": a byte[] copied into a confined Arena each call
+// (arena.allocateFrom), the arena closed after; "string": a String made a
+// NUL-terminated UTF-8 segment in a confined Arena each call. Ffi.java
 // finds this class by name: a JDK older than 22 leaves it out.
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -23,26 +26,61 @@ public final class FfiFfm {
     }
 
     private static final class Handles {
-        static final MethodHandle NULL, SUM;
+        static final MethodHandle NULL, SUM, RECEIPT;
 
         static {
             Linker linker = Linker.nativeLinker();
             SymbolLookup syms = SymbolLookup.libraryLookup(lib, Arena.global());
             NULL = linker.downcallHandle(syms.find("toll_ffi_null").orElseThrow(), FunctionDescriptor.ofVoid());
-            SUM = linker.downcallHandle(syms.find("toll_ffi_sum").orElseThrow(),
-                    FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+            FunctionDescriptor touch = FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG);
+            SUM = linker.downcallHandle(syms.find("toll_ffi_sum").orElseThrow(), touch);
+            RECEIPT = linker.downcallHandle(syms.find("toll_ffi_receipt").orElseThrow(), touch);
         }
     }
 
-    /** {ns, last sum} of reps calls with an n-byte segment of the pattern. */
-    public static long[] run(long n, long seed, long reps) throws Throwable {
+    /** {ns, last return} of reps calls with n bytes of the pattern passed `pass`. */
+    public static long[] run(long n, long seed, long reps, String pass, boolean receipt) throws Throwable {
+        return switch (pass) {
+            case "copied" -> copied(Ffi.pattern(Math.toIntExact(n), seed), reps, receipt);
+            case "string" -> string(Ffi.text(Math.toIntExact(n), seed), reps, receipt);
+            default -> pinned(n, seed, reps, receipt);
+        };
+    }
+
+    // Each loop calls a static final handle, which the JIT compiles to the
+    // call itself; a handle held in a local would be an indirect invoke.
+
+    private static long[] pinned(long n, long seed, long reps, boolean receipt) throws Throwable {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment seg = arena.allocate(Math.max(n, 1));
             for (long i = 0; i < n; i++) seg.set(ValueLayout.JAVA_BYTE, i, (byte) (seed + 131L * i));
-            long sum = 0, t0 = System.nanoTime();
-            // One call shape at every n, 0 included (a sum of no bytes).
-            for (long r = 0; r < reps; r++) sum = (long) Handles.SUM.invokeExact(seg, n);
-            return new long[] {System.nanoTime() - t0, sum};
+            long last = 0, t0 = System.nanoTime();
+            // One call shape at every n, 0 included (no bytes).
+            if (receipt) for (long r = 0; r < reps; r++) last = (long) Handles.RECEIPT.invokeExact(seg, n);
+            else for (long r = 0; r < reps; r++) last = (long) Handles.SUM.invokeExact(seg, n);
+            return new long[] {System.nanoTime() - t0, last};
         }
+    }
+
+    private static long[] copied(byte[] b, long reps, boolean receipt) throws Throwable {
+        long n = b.length, last = 0, t0 = System.nanoTime();
+        for (long r = 0; r < reps; r++) {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment seg = arena.allocateFrom(ValueLayout.JAVA_BYTE, b);
+                last = receipt ? (long) Handles.RECEIPT.invokeExact(seg, n) : (long) Handles.SUM.invokeExact(seg, n);
+            }
+        }
+        return new long[] {System.nanoTime() - t0, last};
+    }
+
+    private static long[] string(String s, long reps, boolean receipt) throws Throwable {
+        long n = s.length(), last = 0, t0 = System.nanoTime(); // ASCII: one byte a character
+        for (long r = 0; r < reps; r++) {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment seg = arena.allocateFrom(s);
+                last = receipt ? (long) Handles.RECEIPT.invokeExact(seg, n) : (long) Handles.SUM.invokeExact(seg, n);
+            }
+        }
+        return new long[] {System.nanoTime() - t0, last};
     }
 }

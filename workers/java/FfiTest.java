@@ -1,4 +1,5 @@
-// The Java worker's `ffi` bindings return spec/vectors/ffi.tsv's sums. The C
+// The Java worker's `ffi` bindings return spec/vectors/ffi.tsv's sums, and
+// spec/vectors/ffi_receipt.tsv's receipts passed every way. The C
 // side is built here as toll builds it (cc -O2 -fPIC -shared; the JNI glue
 // against this JDK's include directories), then the worker runs as a child
 // with TOLL_FFI_DIR set, as toll starts it. Run from the repository root:
@@ -53,6 +54,23 @@ public final class FfiTest {
                 Object sum = TollWorker.parse(a).get("sum"), ns = TollWorker.parse(a).get("ns");
                 check(a.startsWith("{\"ok\":true") && sum instanceof Long s && s == Long.parseLong(v[3]) && ns instanceof Long t && t > 0,
                         binding + " " + v[0] + ": " + a);
+            }
+        }
+        List<String[]> receipts = TollWorkerTest.rows("ffi_receipt.tsv");
+        check(receipts.size() >= 8, "enough receipt vectors");
+        for (String binding : ffm ? new String[] {"jni", "ffm"} : new String[] {"jni"}) {
+            for (String pass : new String[] {"pinned", "copied", "string"}) {
+                for (String[] v : receipts) {
+                    String a = TollWorkerTest.ask(in, out, "{\"op\":\"ffi\",\"binding\":\"" + binding + "\",\"pass\":\"" + pass
+                            + "\",\"touch\":\"receipt\",\"n\":" + v[1] + ",\"reps\":3,\"seed\":" + v[2] + "}");
+                    long want = Long.parseLong(v["string".equals(pass) ? 4 : 3]);
+                    check(TollWorker.parse(a).get("receipt") instanceof Long got && got == want, binding + " " + pass + " " + v[0] + ": " + a);
+                }
+                String a = TollWorkerTest.ask(in, out, "{\"op\":\"ffi\",\"binding\":\"" + binding + "\",\"pass\":\"" + pass
+                        + "\",\"touch\":\"all\",\"n\":1000,\"reps\":1,\"seed\":42}");
+                long want = 0;
+                for (byte b : "string".equals(pass) ? Ffi.text(1000, 42).getBytes() : Ffi.pattern(1000, 42)) want += b & 0xff;
+                check(TollWorker.parse(a).get("sum") instanceof Long got && got == want, binding + " " + pass + " sum: " + a);
             }
         }
         check(TollWorkerTest.ask(in, out, "{\"op\":\"ffi\",\"binding\":\"cgo\",\"n\":0,\"reps\":1,\"seed\":0}")

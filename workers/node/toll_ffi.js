@@ -1,8 +1,11 @@
 // `ffi` for toll's Node.js worker (spec/wire.md): calls into
 // workers/ffi/toll_ffi.c through N-API, the addon toll builds from
 // workers/ffi/toll_ffi_napi.c with plain cc against node's headers and
-// leaves in $TOLL_FFI_DIR. The timed loop calls null() or sum(buffer)
-// `reps` times and does nothing else.
+// leaves in $TOLL_FFI_DIR. The ways: "pinned", a Buffer made once and read
+// in place; "copied", Buffer.from(buffer) each call (a copy on the JS side);
+// "string", a JS string the addon copies out as UTF-8 each call
+// (napi_get_value_string_utf8). touch "all" calls sum, "receipt" receipt.
+// The timed loop calls one of them `reps` times and does nothing else.
 'use strict';
 
 const path = require('node:path');
@@ -35,6 +38,13 @@ function pattern(n, seed) {
   return b;
 }
 
+// The string way's text: character i = 1 + (pattern byte mod 127), ASCII without NUL.
+function text(n, seed) {
+  const b = pattern(n, seed);
+  for (let i = 0; i < n; i++) b[i] = 1 + (b[i] % 127);
+  return b.toString('latin1');
+}
+
 // One `ffi` command: the answer.
 function run(cmd) {
   const { binding, n, reps, seed } = cmd;
@@ -44,14 +54,20 @@ function run(cmd) {
   if (binding !== 'napi') return { ok: false, error: `no binding ${binding}: the node worker has napi` };
   const a = load();
   if (!a) return { ok: false, error: `napi: ${why}` };
-  const buf = pattern(n, seed);
-  const { sum } = a;
+  const pass = cmd.pass ?? 'pinned';
+  const touch = cmd.touch ?? 'all';
+  if (!['pinned', 'copied', 'string'].includes(pass) || !['all', 'receipt'].includes(touch)) {
+    return { ok: false, error: `napi passes pinned, copied or string and touches all or receipt, not ${pass} and ${touch}` };
+  }
+  const f = touch === 'all' ? (pass === 'string' ? a.sum_str : a.sum) : (pass === 'string' ? a.receipt_str : a.receipt);
+  const value = pass === 'string' ? text(n, seed) : pattern(n, seed);
   let last = 0;
-  // One call shape at every n, 0 included (a sum of no bytes).
+  // One call shape at every n, 0 included (no bytes).
   const t0 = process.hrtime.bigint();
-  for (let r = 0; r < reps; r++) last = sum(buf);
+  if (pass === 'copied') for (let r = 0; r < reps; r++) last = f(Buffer.from(value));
+  else for (let r = 0; r < reps; r++) last = f(value);
   const ns = Number(process.hrtime.bigint() - t0);
-  return { ok: true, event: 'done', binding, n, reps, ns, sum: last };
+  return { ok: true, event: 'done', binding, n, reps, ns, [touch === 'all' ? 'sum' : 'receipt']: last };
 }
 
-module.exports = { bindings, pattern, run, ADDON };
+module.exports = { bindings, pattern, text, run, ADDON };

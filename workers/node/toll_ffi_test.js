@@ -1,5 +1,5 @@
 // The Node.js worker's `ffi` binding (N-API) returns spec/vectors/ffi.tsv's
-// sums. The addon is built here as toll builds it (cc -O2 -fPIC -shared
+// sums, and spec/vectors/ffi_receipt.tsv's receipts passed every way. The addon is built here as toll builds it (cc -O2 -fPIC -shared
 // against node's headers); without the headers the test says how to get them.
 // Run: node --test workers/node/toll_ffi_test.js
 'use strict';
@@ -40,6 +40,21 @@ test('napi returns every vector\'s sum', { skip }, () => {
     assert.strictEqual(a.ok, true, `${name}: ${JSON.stringify(a)}`);
     assert.strictEqual(a.sum, Number(sum), name);
     assert.ok(a.ns > 0, name);
+  }
+});
+
+test('napi returns every receipt vector, every way', { skip }, () => {
+  const rows = fs.readFileSync(VECTORS.replace('ffi.tsv', 'ffi_receipt.tsv'), 'utf8').split('\n')
+    .filter((l) => l.trim() && !l.startsWith('#')).map((l) => l.split('\t'));
+  assert.ok(rows.length >= 8);
+  for (const pass of ['pinned', 'copied', 'string']) {
+    for (const [name, n, seed, bytes, string] of rows) {
+      const a = ffi.run({ op: 'ffi', binding: 'napi', pass, touch: 'receipt', n: Number(n), reps: 3, seed: Number(seed) });
+      assert.strictEqual(a.receipt, Number(pass === 'string' ? string : bytes), `${pass} ${name}: ${JSON.stringify(a)}`);
+    }
+    const a = ffi.run({ op: 'ffi', binding: 'napi', pass, touch: 'all', n: 1000, reps: 1, seed: 42 });
+    const value = pass === 'string' ? Buffer.from(ffi.text(1000, 42)) : ffi.pattern(1000, 42);
+    assert.strictEqual(a.sum, value.reduce((x, y) => x + y, 0), `${pass} sum`);
   }
 });
 

@@ -3,9 +3,16 @@
 Three bindings, each loaded from $TOLL_FFI_DIR, where toll built the C side:
 `ctypes` (the standard library, CDLL with argtypes and restype set), `cffi`
 (ABI mode, when the cffi module imports) and `ext` (the extension module toll
-builds from workers/ffi/toll_ffi_py.c, the cheapest call CPython has). Each
-binding is a pair of callables, null() and sum(buffer), made once; the timed
-loop calls one of them `reps` times and does nothing else.
+builds from workers/ffi/toll_ffi_py.c, the cheapest call CPython has).
+
+Each binding is a table of callables made once, one per (way, touch): the
+way is how Python code hands the value to C — "pinned", a bytes object
+passed as it is (no copy); "copied", the bytes copied into memory the
+binding owns each call (ctypes.create_string_buffer, cffi's ffi.new);
+"string", a str encoded each call (s.encode(); the extension module reads
+the str itself) — and the touch is the C function called: toll_ffi_sum
+("all") or toll_ffi_receipt. The value is made once per command; the timed
+loop calls one callable `reps` times and does nothing else.
 """
 import itertools
 import os
@@ -28,15 +35,38 @@ def _dir():
     return d
 
 
+def string(n, seed):
+    """The string way's text: character i = 1 + (pattern byte i mod 127), ASCII without NUL."""
+    return pattern(n, seed).translate(bytes(1 + b % 127 for b in range(256))).decode("ascii")
+
+
+def _ways(f, copy):
+    """The ways of a binding whose C function f takes (char *, size_t); copy(b) is its copy."""
+
+    def pinned(b):
+        return f(b, len(b))
+
+    def copied(b):
+        return f(copy(b), len(b))
+
+    def encoded(s):
+        e = s.encode()
+        return f(e, len(e))
+
+    return {"pinned": pinned, "copied": copied, "string": encoded}
+
+
 def _ctypes():
     import ctypes
 
     lib = ctypes.CDLL(os.path.join(_dir(), LIB))
     lib.toll_ffi_null.argtypes, lib.toll_ffi_null.restype = [], None
-    lib.toll_ffi_sum.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
-    lib.toll_ffi_sum.restype = ctypes.c_uint64
-    f = lib.toll_ffi_sum
-    return lib.toll_ffi_null, lambda b: f(b, len(b))
+    ways = {}
+    for touch, f in (("all", lib.toll_ffi_sum), ("receipt", lib.toll_ffi_receipt)):
+        f.argtypes, f.restype = [ctypes.c_char_p, ctypes.c_size_t], ctypes.c_uint64
+        for way, call in _ways(f, ctypes.create_string_buffer).items():
+            ways[way, touch] = call
+    return ways
 
 
 def _cffi():
@@ -45,19 +75,32 @@ def _cffi():
     ffi = cffi.FFI()
     # `const char *` takes a bytes object as it is (no copy); ABI-compatible
     # with toll_ffi.h's `const uint8_t *`.
-    ffi.cdef("void toll_ffi_null(void); uint64_t toll_ffi_sum(const char *p, size_t n);")
+    ffi.cdef(
+        "void toll_ffi_null(void); uint64_t toll_ffi_sum(const char *p, size_t n);"
+        " uint64_t toll_ffi_receipt(const char *p, size_t n);"
+    )
     lib = ffi.dlopen(os.path.join(_dir(), LIB))
-    f = lib.toll_ffi_sum
-    return lib.toll_ffi_null, lambda b: f(b, len(b))
+    ways = {}
+    for touch, f in (("all", lib.toll_ffi_sum), ("receipt", lib.toll_ffi_receipt)):
+        for way, call in _ways(f, lambda b: ffi.new("char[]", b)).items():
+            ways[way, touch] = call
+    return ways
 
 
 def _ext():
     d = _dir()
     if d not in sys.path:
         sys.path.insert(0, d)
-    import toll_ffi_ext
+    import toll_ffi_ext as e
 
-    return toll_ffi_ext.null, toll_ffi_ext.sum
+    # No "copied": the module reads a bytes object in place; a copy would be
+    # the caller's, not the binding's.
+    return {
+        ("pinned", "all"): e.sum,
+        ("pinned", "receipt"): e.receipt,
+        ("string", "all"): e.sum_str,
+        ("string", "receipt"): e.receipt_str,
+    }
 
 
 LOADERS = {"ctypes": _ctypes, "cffi": _cffi, "ext": _ext}
@@ -65,7 +108,7 @@ _loaded = {}
 
 
 def binding(name):
-    """The (null, sum) pair of a binding, loaded once; raises if it cannot load."""
+    """The {(way, touch): call} table of a binding, loaded once; raises if it cannot load."""
     if name not in _loaded:
         _loaded[name] = LOADERS[name]()
     return _loaded[name]
@@ -91,21 +134,26 @@ def run(cmd):
         return {"ok": False, "error": "`ffi` needs whole numbers n, reps (at least 1) and seed"}
     if name not in LOADERS:
         return {"ok": False, "error": f"no binding {name}: the python worker has {', '.join(LOADERS)}"}
+    way, touch = cmd.get("pass", "pinned"), cmd.get("touch", "all")
     try:
-        null, total = binding(name)
+        ways = binding(name)
     except Exception as e:  # noqa: BLE001 - said in one line, the worker goes on
         return {"ok": False, "error": f"{name}: {type(e).__name__}: {e}".splitlines()[0]}
-    buf = pattern(n, seed)
+    call = ways.get((way, touch))
+    if call is None:
+        has = sorted({w for w, _ in ways})
+        return {"ok": False, "error": f"{name} passes {', '.join(has)} and touches all or receipt, not {way} and {touch}"}
+    value = string(n, seed) if way == "string" else pattern(n, seed)
     last = 0
     clock = time.perf_counter_ns
     # itertools.repeat, as timeit loops: range would make an int object per
     # call past 256, about 10 ns a call on the figure.
     loop = itertools.repeat(None, reps)
-    # One call shape at every n, 0 included (a sum of no bytes), so the
-    # line through the sizes is drawn through one kind of call.
-    del null
+    # One call shape at every n, 0 included (no bytes), so the line through
+    # the sizes is drawn through one kind of call.
     t0 = clock()
     for _ in loop:
-        last = total(buf)
+        last = call(value)
     t1 = clock()
-    return {"ok": True, "event": "done", "binding": name, "n": n, "reps": reps, "ns": t1 - t0, "sum": last}
+    key = "receipt" if touch == "receipt" else "sum"
+    return {"ok": True, "event": "done", "binding": name, "n": n, "reps": reps, "ns": t1 - t0, key: last}

@@ -1,40 +1,53 @@
 //! `ffi` in the Rust worker (spec/wire.md): `reps` calls timed with the
 //! monotonic clock. "direct" calls Rust functions the compiler may not
-//! inline (the same loop as workers/ffi/toll_ffi.c, in Rust); "dlopen" calls
-//! toll_ffi.c itself, through the pointers dlsym gives for
-//! `$TOLL_FFI_DIR/libtoll_ffi.so`. The pattern and its sum are here too, so
-//! toll checks an answer against the same definition the workers follow.
+//! inline (the same functions as workers/ffi/toll_ffi.c, in Rust); "dlopen"
+//! calls toll_ffi.c itself, through the pointers dlsym gives for
+//! `$TOLL_FFI_DIR/libtoll_ffi.so`. Each passes the bytes one of three ways
+//! (`pass`: the slice itself, a copy made each call, a `CString` made from a
+//! `&str` each call) to the sum or the receipt (`touch`). The pattern, its
+//! sum and receipt are here too (from `runtime::ways`), so toll checks an
+//! answer against the same definition the workers follow.
 
+use crate::runtime::{Pass, Touch};
 use serde_json::{json, Value};
 use std::ffi::CString;
 use std::hint::black_box;
 use std::sync::OnceLock;
 use std::time::Instant;
 
-/// Byte `i` of the buffer for `seed`: (seed + 131·i) mod 256.
-pub fn pattern_byte(seed: u64, i: u64) -> u8 {
-    (seed.wrapping_add(i.wrapping_mul(131)) & 0xff) as u8
-}
+pub use crate::runtime::{expected, pattern_byte, string_byte, way_receipt, way_sum};
 
-/// The sum of the pattern's first `n` bytes, in closed form: 131 is odd, so
-/// every 256 bytes run through 0..=255 once (32640), then the rest.
+/// The sum of the pattern's first `n` bytes.
 pub fn pattern_sum(n: u64, seed: u64) -> u64 {
-    let rest: u64 = (0..n % 256).map(|i| u64::from(pattern_byte(seed, i))).sum();
-    (n / 256) * 32640 + rest
+    way_sum(Pass::Pinned, n, seed)
 }
 
 /// The byte sum, every byte read.
 #[inline(never)]
-fn rust_sum(bytes: &[u8]) -> u64 {
+extern "C" fn rust_sum(p: *const u8, n: usize) -> u64 {
+    // SAFETY: the callers pass a live buffer of n bytes.
+    let bytes = unsafe { std::slice::from_raw_parts(p, n) };
     black_box(bytes.iter().map(|&b| u64::from(b)).sum())
 }
 
-type NullFn = unsafe extern "C" fn();
+/// toll_ffi_receipt in Rust: n and three bytes, at constant cost.
+#[inline(never)]
+extern "C" fn rust_receipt(p: *const u8, n: usize) -> u64 {
+    if n == 0 {
+        return 0;
+    }
+    // SAFETY: the callers pass a live buffer of n bytes.
+    let b = |i: usize| u64::from(unsafe { *p.add(i) });
+    black_box((n as u64) << 24 | b(0) << 16 | b(n / 2) << 8 | b(n - 1))
+}
+
 type SumFn = unsafe extern "C" fn(*const u8, usize) -> u64;
 
-/// toll_ffi_null and toll_ffi_sum from `$TOLL_FFI_DIR`'s library, loaded once.
-fn library() -> Result<(NullFn, SumFn), String> {
-    static LIB: OnceLock<Result<(NullFn, SumFn), String>> = OnceLock::new();
+/// toll_ffi_sum and toll_ffi_receipt from `$TOLL_FFI_DIR`'s library, loaded once.
+type Lib = (SumFn, SumFn);
+
+fn library() -> Result<Lib, String> {
+    static LIB: OnceLock<Result<Lib, String>> = OnceLock::new();
     LIB.get_or_init(|| {
         let dir = std::env::var("TOLL_FFI_DIR").map_err(|_| {
             "TOLL_FFI_DIR is not set: toll sets it to where it built libtoll_ffi.so".to_string()
@@ -45,7 +58,7 @@ fn library() -> Result<(NullFn, SumFn), String> {
 }
 
 /// Load `dir`'s libtoll_ffi.so (kept loaded for the process' life).
-fn open(dir: &std::path::Path) -> Result<(NullFn, SumFn), String> {
+fn open(dir: &std::path::Path) -> Result<Lib, String> {
     let path = dir.join(crate::runtime::FFI_LIB);
     let c_path = CString::new(path.to_string_lossy().as_bytes()).map_err(|e| e.to_string())?;
     // SAFETY: a NUL-terminated path.
@@ -58,15 +71,15 @@ fn open(dir: &std::path::Path) -> Result<(NullFn, SumFn), String> {
         // SAFETY: a live handle and a NUL-terminated name.
         unsafe { libc::dlsym(lib, c.as_ptr()) }
     };
-    let (null, sum) = (sym("toll_ffi_null"), sym("toll_ffi_sum"));
-    if null.is_null() || sum.is_null() {
-        return Err("libtoll_ffi.so lacks toll_ffi_null or toll_ffi_sum".into());
+    let (sum, receipt) = (sym("toll_ffi_sum"), sym("toll_ffi_receipt"));
+    if sum.is_null() || receipt.is_null() {
+        return Err("libtoll_ffi.so lacks toll_ffi_sum or toll_ffi_receipt".into());
     }
     // SAFETY: the symbols of workers/ffi/toll_ffi.h, with these signatures.
     unsafe {
         Ok((
-            std::mem::transmute::<*mut libc::c_void, NullFn>(null),
             std::mem::transmute::<*mut libc::c_void, SumFn>(sum),
+            std::mem::transmute::<*mut libc::c_void, SumFn>(receipt),
         ))
     }
 }
@@ -85,7 +98,7 @@ pub fn run(cmd: &Value) -> Value {
 }
 
 /// [`run`] with the library found by `library`.
-fn run_with(cmd: &Value, library: &dyn Fn() -> Result<(NullFn, SumFn), String>) -> Value {
+fn run_with(cmd: &Value, library: &dyn Fn() -> Result<Lib, String>) -> Value {
     let binding = cmd.get("binding").and_then(Value::as_str).unwrap_or("");
     let get = |k: &str| cmd.get(k).and_then(Value::as_u64);
     let (Some(n), Some(reps), Some(seed)) = (get("n"), get("reps"), get("seed")) else {
@@ -94,39 +107,70 @@ fn run_with(cmd: &Value, library: &dyn Fn() -> Result<(NullFn, SumFn), String>) 
     if reps == 0 {
         return json!({"ok": false, "error": "`ffi` needs reps of at least 1"});
     }
+    let word = |k: &str, absent: &'static str| cmd.get(k).and_then(Value::as_str).unwrap_or(absent);
+    let (Some(pass), Some(touch)) = (
+        Pass::parse(word("pass", "pinned")),
+        Touch::parse(word("touch", "all")),
+    ) else {
+        return json!({"ok": false, "error": "`ffi` takes pass pinned, copied or string and touch all or receipt"});
+    };
     let Ok(len) = usize::try_from(n) else {
         return json!({"ok": false, "error": format!("n = {n} does not fit in memory here")});
     };
-    let lib = match binding {
-        "direct" => None,
+    let (sum, receipt): Lib = match binding {
+        "direct" => (rust_sum, rust_receipt),
         "dlopen" => match library() {
-            Ok(l) => Some(l),
+            Ok(l) => l,
             Err(why) => return json!({"ok": false, "error": format!("dlopen: {why}")}),
         },
         other => {
             return json!({"ok": false, "error": format!("no binding {other}: the rust worker has direct, dlopen")})
         }
     };
+    let f = match touch {
+        Touch::All => sum,
+        Touch::Receipt => receipt,
+    };
     let mut buf: Vec<u8> = Vec::new();
     if buf.try_reserve_exact(len).is_err() {
         return json!({"ok": false, "limit": true, "error": format!("cannot allocate {n} bytes")});
     }
-    buf.extend((0..n).map(|i| pattern_byte(seed, i)));
-    let mut last = 0u64;
-    let t0 = Instant::now();
-    // One call shape at every n, 0 included (a sum of no bytes): the line
-    // through the sizes is drawn through one kind of call.
-    match lib {
-        None => (0..reps).for_each(|_| last = rust_sum(black_box(&buf))),
-        // SAFETY: toll_ffi.h's function; the buffer outlives every call, and
-        // with n = 0 its pointer is not read.
-        Some((_, sum)) => (0..reps).for_each(|_| {
-            let p = black_box(buf.as_ptr());
-            last = unsafe { sum(p, len) };
+    buf.extend((0..n).map(|i| crate::runtime::way_byte(pass, seed, i)));
+    let (ns, last) = match pass {
+        Pass::Pinned => calls(reps, || {
+            // SAFETY: toll_ffi.h's function; the buffer outlives the call,
+            // and with n = 0 its pointer is not read.
+            unsafe { f(black_box(buf.as_ptr()), len) }
         }),
-    }
-    let ns = t0.elapsed().as_nanos() as u64;
-    json!({"ok": true, "event": "done", "binding": binding, "n": n, "reps": reps, "ns": ns, "sum": last})
+        Pass::Copied => calls(reps, || {
+            let copy = black_box(&buf).to_vec();
+            // SAFETY: as above, the copy lives until after the call.
+            unsafe { f(copy.as_ptr(), len) }
+        }),
+        Pass::String => {
+            let text = String::from_utf8(buf).expect("the string way's bytes are ASCII");
+            calls(reps, || {
+                let c = CString::new(black_box(text.as_str())).expect("no NUL in the text");
+                // SAFETY: as above; the CString holds len bytes and a NUL.
+                unsafe { f(c.as_ptr().cast(), len) }
+            })
+        }
+    };
+    let key = match touch {
+        Touch::All => "sum",
+        Touch::Receipt => "receipt",
+    };
+    json!({"ok": true, "event": "done", "binding": binding, "n": n, "reps": reps, "ns": ns, key: last})
+}
+
+/// `reps` calls of `call`, timed: (ns, the last return). One call shape at
+/// every n, 0 included, so the line through the sizes is drawn through one
+/// kind of call.
+fn calls(reps: u64, mut call: impl FnMut() -> u64) -> (u64, u64) {
+    let mut last = 0;
+    let t0 = Instant::now();
+    (0..reps).for_each(|_| last = call());
+    (t0.elapsed().as_nanos() as u64, last)
 }
 
 #[cfg(test)]
@@ -162,6 +206,42 @@ mod tests {
         }
     }
 
+    /// spec/vectors/ffi_receipt.tsv: (n, seed, bytes, string) rows.
+    fn receipt_vectors() -> Vec<(u64, u64, u64, u64)> {
+        include_str!("../../../spec/vectors/ffi_receipt.tsv")
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .map(|l| {
+                let f: Vec<u64> = l.split('\t').skip(1).map(|x| x.parse().unwrap()).collect();
+                (f[0], f[1], f[2], f[3])
+            })
+            .collect()
+    }
+
+    /// Every way of `binding` answers the receipt vectors, and sums the pattern.
+    fn every_way_passes_the_receipt_vectors(binding: &str, lib: &dyn Fn() -> Result<Lib, String>) {
+        for (n, seed, bytes, string) in receipt_vectors() {
+            for pass in Pass::ALL {
+                let want = if pass == Pass::String { string } else { bytes };
+                let cmd = json!({"binding": binding, "pass": pass.name(), "touch": "receipt", "n": n, "reps": 3, "seed": seed});
+                let a = run_with(&cmd, lib);
+                assert_eq!(a["receipt"], want, "{binding} {pass}, n = {n}: {a}");
+                let cmd = json!({"binding": binding, "pass": pass.name(), "touch": "all", "n": n, "reps": 1, "seed": seed});
+                let a = run_with(&cmd, lib);
+                assert_eq!(
+                    a["sum"],
+                    way_sum(pass, n, seed),
+                    "{binding} {pass} sum, n = {n}: {a}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_way_of_the_direct_binding_passes_the_receipt_vectors() {
+        every_way_passes_the_receipt_vectors("direct", &library);
+    }
+
     /// The shared library toll builds, called through dlopen, sums every vector.
     #[test]
     fn the_dlopen_binding_passes_the_sum_vectors() {
@@ -181,6 +261,7 @@ mod tests {
             let a = run_with(&cmd, &|| Ok(lib));
             assert_eq!(a["sum"], sum, "dlopen, n = {n}, seed = {seed}: {a}");
         }
+        every_way_passes_the_receipt_vectors("dlopen", &|| Ok(lib));
     }
 
     #[test]
@@ -192,5 +273,7 @@ mod tests {
         );
         let a = run(&json!({"binding": "direct", "n": 1, "reps": 0, "seed": 0}));
         assert_eq!(a["ok"], false);
+        let a = run(&json!({"binding": "direct", "pass": "lent", "n": 1, "reps": 1, "seed": 0}));
+        assert_eq!(a["ok"], false, "{a}");
     }
 }

@@ -41,7 +41,9 @@ pub use group::process_alive;
 pub use group::Group;
 pub use peer::{Ceiling, Hello, Peer, TcpRoute};
 pub use rpc_server::{launch_rpc_server, rpc_stacks, RpcHello, RpcServer, RpcStats};
-pub use runtime::{binding_names, Binding, FfiLaunch, Launch, Runtime, UnitClass};
+pub use runtime::{
+    binding_names, Binding, FfiLaunch, Launch, Pass, Runtime, Touch, UnitClass, Way,
+};
 pub use session::Session;
 pub use transport::Transport;
 pub use watchdog::abandon_on;

@@ -1,7 +1,8 @@
-//! `toll ffi`'s table: one row per (runtime, binding) with the null call's
-//! median and the model t(n) = α + β·n (α: the crossing, β: each byte
-//! passed in and summed), their intervals and verdict; a binding this
-//! machine lacks is a row that says what to install. The family fills an
+//! `toll ffi`'s table: one row per (runtime, binding, way of passing) with
+//! the null call's median and the model t(n) = α + β·n (α: the crossing,
+//! β: each byte passed in — and, under `--touch all`, summed by C's loop),
+//! their intervals and verdict; a binding this machine lacks is a row that
+//! says what to install, a way a binding does not offer a row saying why. The family fills an
 //! [`FfiView`] (`toll_families::ffi::report`), or a stored run gives one
 //! ([`view_of_run`], for the pages); this module renders it, with
 //! `--vs-link`'s section ([`crate::ffi_link`]).
@@ -19,6 +20,8 @@ pub struct FfiView {
     /// Bytes per call swept.
     pub sizes: Vec<u64>,
     pub trials: u32,
+    /// What the C side read: `receipt` (constant cost) or `all` (every byte).
+    pub touch: String,
     pub series: Vec<FfiSeriesView>,
     /// `--vs-link`'s rows, one per runtime (empty without it).
     pub vs_link: Vec<VsLinkRow>,
@@ -29,6 +32,8 @@ pub struct FfiView {
 pub struct FfiSeriesView {
     pub runtime: String,
     pub binding: String,
+    /// The way the bytes were passed: pinned, copied, string.
+    pub pass: String,
     /// What the call goes through.
     pub how: String,
     /// ns per null call (the n = 0 point), when measured.
@@ -57,6 +62,8 @@ pub fn view_of_run(run: &Run) -> FfiView {
         .map(|a| a.iter().filter_map(|v| v.as_u64()).collect())
         .unwrap_or_default();
     let trials = run.config["engine"]["trials"].as_u64().unwrap_or(0) as u32;
+    // Runs from before `--touch` summed every byte, passed pinned.
+    let touch = run.config["touch"].as_str().unwrap_or("all").to_string();
     let ours = run
         .series
         .iter()
@@ -66,11 +73,13 @@ pub fn view_of_run(run: &Run) -> FfiView {
     FfiView {
         sizes,
         trials,
+        touch,
         series: ours
             .clone()
             .map(|s| FfiSeriesView {
                 runtime: text(s, "runtime"),
                 binding: text(s, "binding"),
+                pass: s.attrs["pass"].as_str().unwrap_or("pinned").to_string(),
                 how: text(s, "how"),
                 null: s
                     .points
@@ -98,13 +107,40 @@ pub fn view_of_run(run: &Run) -> FfiView {
     }
 }
 
+/// What each column measures, under what the C side read.
+fn legend_line(touch: &str) -> String {
+    let (zero, beta) = match touch {
+        "all" => (
+            "a sum of no bytes",
+            "β: ns per KiB passed in and summed by the C loop (toll_ffi_sum reads every byte: its loop's speed, not only the crossing's)",
+        ),
+        _ => (
+            "a receipt of no bytes",
+            "β: ns per KiB passed (the C side proves receipt at constant cost: β is the crossing's own, a copy or an encoding where the way makes one)",
+        ),
+    };
+    format!("t(0) ns: the median call at n = 0 ({zero}, the same call as at every n); α: the crossing, from the line t(n) = α + β·n through every size; {beta}\n")
+}
+
+/// A series' label: `runtime/binding`, and its way when not pinned.
+fn label(s: &FfiSeriesView) -> String {
+    match s.pass.as_str() {
+        "pinned" | "" => format!("{}/{}", s.runtime, s.binding),
+        way => format!("{}/{}/{way}", s.runtime, s.binding),
+    }
+}
+
 /// The line above the table.
 fn caption(v: &FfiView) -> String {
     let sizes: Vec<String> = v.sizes.iter().map(u64::to_string).collect();
     format!(
-        "toll ffi: bytes per call = {}; {} rounds (every size once a round, shuffled); the worker times each batch of calls itself",
+        "toll ffi: bytes per call = {}; {} rounds (every size once a round, shuffled); the worker times each batch of calls itself; the C side reads {}",
         sizes.join(", "),
-        v.trials
+        v.trials,
+        match v.touch.as_str() {
+            "all" => "every byte (--touch all)",
+            _ => "n and three bytes (--touch receipt)",
+        }
     )
 }
 
@@ -113,7 +149,7 @@ pub fn render(v: &FfiView) -> String {
     let mut out = format!("{}\n\n", caption(v));
     let (table, notes, near_zero) = table(v);
     out.push_str(&table);
-    out.push_str("t(0) ns: the median call at n = 0 (a sum of no bytes, the same call as at every n); α: the crossing, from the line t(n) = α + β·n through every size; β: each KiB passed in and summed on the C side\n");
+    out.push_str(&legend_line(&v.touch));
     out.push_str(decided::FIT_LEGEND);
     out.push('\n');
     out.push_str(&legend::run_to_run(
@@ -123,9 +159,9 @@ pub fn render(v: &FfiView) -> String {
         out.push_str(decided::NEAR_ZERO_LEGEND);
         out.push('\n');
     }
-    out.push_str("bindings:\n");
-    for s in &v.series {
-        out.push_str(&format!("  {}/{}: {}\n", s.runtime, s.binding, s.how));
+    out.push_str("bindings and ways:\n");
+    for s in v.series.iter().filter(|s| s.unavailable.is_none()) {
+        out.push_str(&format!("  {}: {}\n", label(s), s.how));
     }
     for n in notes {
         out.push_str(&format!("note: {n}\n"));
@@ -159,6 +195,7 @@ fn table(v: &FfiView) -> (String, Vec<String>, bool) {
     let mut t = Table::new(&[
         "runtime",
         "binding",
+        "way",
         "t(0) ns",
         "α ns",
         &a_ci,
@@ -169,16 +206,17 @@ fn table(v: &FfiView) -> (String, Vec<String>, bool) {
     let mut notes = Vec::new();
     let mut near_zero = false;
     for s in &v.series {
-        let label = format!("{}/{}", s.runtime, s.binding);
+        let label = label(s);
         let null = s
             .null
             .as_ref()
             .map(|m| format!("{:.1}", m.median))
             .unwrap_or_else(|| "–".into());
-        let mut cells = vec![s.runtime.clone(), s.binding.clone(), null];
+        let mut cells = vec![s.runtime.clone(), s.binding.clone(), s.pass.clone(), null];
         if let Some((why, install)) = &s.unavailable {
             let word = match install {
                 Some(cmd) => format!("missing: {cmd}"),
+                None if why.contains(" does not pass `") => "way not offered".into(),
                 None => "not available".into(),
             };
             cells.extend(["–".into(), "–".into(), "–".into(), "–".into(), word]);
@@ -218,9 +256,11 @@ mod tests {
         let v = FfiView {
             sizes: vec![0, 1024],
             trials: 3,
+            touch: "receipt".into(),
             series: vec![FfiSeriesView {
                 runtime: "python".into(),
                 binding: "cffi".into(),
+                pass: "pinned".into(),
                 how: "cffi's ABI mode".into(),
                 null: None,
                 fit: None,
@@ -245,7 +285,7 @@ mod tests {
             .as_deref()
             .unwrap()
             .starts_with("toll ffi: bytes per call"));
-        assert_eq!(header.len(), 8, "{header:?}");
+        assert_eq!(header.len(), 9, "{header:?}");
         assert_eq!(rows.len(), 1, "no legend in the table: {rows:?}");
         let text = render(&v);
         let row = text

@@ -170,9 +170,14 @@ fn meaning(family: &str, s: &Series) -> String {
         "file" => "one read of n bytes".into(),
         "rpc" => "one call carrying n payload bytes".into(),
         "ffi" => format!(
-            "one call from {} into C ({}) passing n bytes",
+            "one call from {} into C ({}) passing n bytes {}",
             attr("runtime"),
-            attr("binding")
+            attr("binding"),
+            // Runs from before the ways passed every binding's bytes pinned.
+            match attr("pass") {
+                "" => "pinned",
+                way => way,
+            }
         ),
         "sys" => attr("probe").to_string(),
         "exec" => match s.attrs.get("parameter").and_then(|v| v.as_str()) {

@@ -6,6 +6,7 @@ use crate::parsers::checked;
 use crate::usage::usage;
 use clap::Args;
 use std::path::PathBuf;
+use toll_peers::{Pass, Touch};
 
 #[derive(Debug, Args)]
 pub struct FfiArgs {
@@ -20,6 +21,20 @@ pub struct FfiArgs {
     /// runtimes chosen.
     #[arg(long, value_name = "LIST")]
     pub binding: Option<String>,
+    /// Ways of passing the bytes, comma-separated: pinned (the language's
+    /// own bytes, no copy: a critical section in JNI, a slice's pointer in
+    /// cgo, a bytes object in Python), copied (a copy made each call:
+    /// GetByteArrayElements, C.CBytes, create_string_buffer, malloc +
+    /// memcpy), string (the language's text made a C string each call:
+    /// GetStringUTFChars, C.CString, s.encode(), CString::new). A way a
+    /// binding does not offer is a row saying why.
+    #[arg(long, default_value = "pinned", value_name = "LIST", value_parser = checked(passes))]
+    pub pass: Passes,
+    /// What the C side reads: receipt (n and three bytes, at constant cost,
+    /// so β is the crossing's own cost per byte) or all (toll_ffi_sum reads
+    /// every byte: β is then C's loop over them).
+    #[arg(long, default_value = "receipt", value_name = "WHAT", value_parser = checked(touch))]
+    pub touch: Touch,
     /// Bytes passed per call: a list and/or ranges (0, 1Ki, 4096:65536:4096);
     /// 0 is the null call.
     #[arg(long, default_value = toll_families::ffi::DEFAULT_SIZES, value_name = "LIST",
@@ -68,4 +83,37 @@ fn bytes(flag: &str, text: &str) -> anyhow::Result<Bytes> {
     toll_families::sizes::parse_bytes(text, flag)
         .map(Bytes)
         .map_err(usage)
+}
+
+/// --pass: ways of passing, in the order toll measures them, once each.
+#[derive(Debug, Clone)]
+pub struct Passes(pub Vec<Pass>);
+
+fn passes(flag: &str, text: &str) -> anyhow::Result<Passes> {
+    let mut out = Vec::new();
+    for w in text.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+        let p = Pass::parse(w).ok_or_else(|| {
+            usage(format!(
+                "{flag} {w}: unknown way of passing: the ways are pinned, copied, string"
+            ))
+        })?;
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    if out.is_empty() {
+        return Err(usage(format!(
+            "{flag} is empty: give pinned, copied and/or string, comma-separated"
+        )));
+    }
+    out.sort();
+    Ok(Passes(out))
+}
+
+fn touch(flag: &str, text: &str) -> anyhow::Result<Touch> {
+    Touch::parse(text.trim()).ok_or_else(|| {
+        usage(format!(
+            "{flag} {text}: the C side reads `receipt` or `all`"
+        ))
+    })
 }

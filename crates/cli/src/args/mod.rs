@@ -167,6 +167,13 @@ mod tests {
                 .to_string()
         };
         let (runtimes, bindings) = (help("runtime"), help("binding"));
+        let ways = help("pass");
+        for p in toll_peers::Pass::ALL {
+            assert!(
+                ways.contains(&format!("{p} (")),
+                "--pass does not name {p}: {ways}"
+            );
+        }
         let words = |h: &str, w: &str| h.split([',', ' ', ':', '(', ')', ';']).any(|x| x == w);
         for r in Runtime::ALL
             .into_iter()

@@ -93,7 +93,7 @@ fn config(a: &FfiArgs) -> anyhow::Result<FfiConfig> {
     if bindings.as_ref().is_some_and(Vec::is_empty) {
         return Err(usage("--binding is empty: give a comma-separated list"));
     }
-    let targets = ffi::select(&runtimes, bindings.as_deref(), &a.sizes.0)
+    let targets = ffi::select(&runtimes, bindings.as_deref(), &a.pass.0, &a.sizes.0)
         .map_err(|e| usage(e.to_string()))?;
     fits_in_memory(&a.sizes.0, a.max_mem)?;
     // Every binding calls the shared C side: without a compiler, nothing runs.
@@ -101,6 +101,7 @@ fn config(a: &FfiArgs) -> anyhow::Result<FfiConfig> {
     Ok(FfiConfig {
         sizes: a.sizes.0.clone(),
         targets,
+        touch: a.touch,
         engine: EngineConfig {
             trials: a.trials,
             warmup: Duration::from_millis(a.warmup_ms),

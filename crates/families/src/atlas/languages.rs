@@ -115,8 +115,10 @@ pub fn run(ctx: &mut Ctx, sheet: &mut Sheet) {
                 .map(|binding| FfiTarget {
                     runtime: r,
                     binding,
+                    pass: toll_peers::Pass::Pinned,
                 })
                 .collect(),
+            touch: toll_peers::Touch::Receipt,
             engine: engine(p),
             ceiling: Ceiling {
                 time: Duration::from_secs(120),

@@ -1,27 +1,45 @@
-//! What a `toll ffi` run is asked (sizes, (runtime, binding) targets, the
-//! engine's settings), what each point and series gives back, and why a
-//! run can fail; and the choice of targets from `--runtime` and `--binding`.
+//! What a `toll ffi` run is asked (sizes, (runtime, binding, way) targets,
+//! what the C side reads, the engine's settings), what each point and
+//! series gives back, and why a run can fail; and the choice of targets
+//! from `--runtime`, `--binding` and `--pass`.
 
 use serde::Serialize;
 use toll_measure::{EngineConfig, SeriesFit, Summary};
-use toll_peers::{binding_names, Binding, Ceiling, PeerError, Runtime};
+use toll_peers::{binding_names, Binding, Ceiling, Pass, PeerError, Runtime, Touch, Way};
 use toll_store::{RunStatus, StoreError};
 
 /// The sizes swept by default, bytes per call: 0 is a sum of no bytes (the call alone, α); the
 /// largest stays inside a core's L2, so β is the marshalling, not the cache.
 pub const DEFAULT_SIZES: &str = "0,1Ki,4Ki,16Ki,64Ki";
 
-/// One binding of one runtime, e.g. python/ctypes.
+/// One way of passing of one binding of one runtime, e.g. python/ctypes
+/// passing a bytes object (pinned).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FfiTarget {
     pub runtime: Runtime,
     pub binding: &'static Binding,
+    pub pass: Pass,
 }
 
 impl FfiTarget {
-    /// `runtime/binding`, the series label.
+    /// The series label: `runtime/binding` for the pinned way (the label
+    /// every binding had before there were ways), `runtime/binding/way`
+    /// for the others.
     pub fn label(&self) -> String {
-        format!("{}/{}", self.runtime, self.binding.name)
+        match self.pass {
+            Pass::Pinned => format!("{}/{}", self.runtime, self.binding.name),
+            p => format!("{}/{}/{p}", self.runtime, self.binding.name),
+        }
+    }
+
+    /// What the call goes through (pinned: the binding's own description)
+    /// or how this way passes the bytes; or why the binding does not offer
+    /// this way.
+    pub fn how(&self) -> Result<String, &'static str> {
+        match self.binding.way(self.pass) {
+            Way::Offered(how) => Ok(how.to_string()),
+            Way::Not(why) => Err(why),
+        }
     }
 }
 
@@ -31,6 +49,8 @@ pub struct FfiConfig {
     /// Bytes per call; 0 is a sum of no bytes (the call alone).
     pub sizes: Vec<u64>,
     pub targets: Vec<FfiTarget>,
+    /// What the C side reads of the bytes (`--touch`).
+    pub touch: Touch,
     pub engine: EngineConfig,
     /// Per command sent to a worker: a batch that takes longer, or a worker
     /// that grows more, is stopped and its point failed.
@@ -114,11 +134,14 @@ pub fn runtimes_with_bindings() -> Vec<Runtime> {
         .collect()
 }
 
-/// Every binding of `runtimes`, narrowed to `bindings` when given; each
-/// size must be one call's worth for every binding chosen.
+/// Every binding of `runtimes`, narrowed to `bindings` when given, each
+/// passing the bytes every way of `passes` (a way a binding does not offer
+/// is a target too: its row says why); each size must be one call's worth
+/// for every way that is offered.
 pub fn select(
     runtimes: &[Runtime],
     bindings: Option<&[String]>,
+    passes: &[Pass],
     sizes: &[u64],
 ) -> Result<Vec<FfiTarget>, TargetError> {
     let names = |r: Runtime| -> String {
@@ -165,16 +188,26 @@ pub fn select(
                 .bindings()
                 .iter()
                 .filter(|b| bindings.is_none_or(|w| w.iter().any(|x| x == b.name)))
-                .map(move |binding| FfiTarget { runtime, binding })
+                .flat_map(move |binding| {
+                    passes.iter().map(move |&pass| FfiTarget {
+                        runtime,
+                        binding,
+                        pass,
+                    })
+                })
         })
         .collect();
     let top = sizes.iter().copied().max().unwrap_or(0);
-    if let Some(t) = targets.iter().find(|t| top > t.binding.max_bytes) {
+    if let Some(t) = targets
+        .iter()
+        .find(|t| t.how().is_ok() && top > t.binding.limit(t.pass).0)
+    {
+        let (max, why) = t.binding.limit(t.pass);
         return Err(TargetError::TooLarge {
             n: top,
             label: t.label(),
-            max: t.binding.max_bytes,
-            why: t.binding.max_why,
+            max,
+            why,
         });
     }
     Ok(targets)
@@ -190,7 +223,8 @@ mod tests {
 
     #[test]
     fn selects_and_refuses_in_one_line() {
-        let all = select(&[Runtime::Rust, Runtime::Python], None, &[0]).unwrap();
+        let pinned = &[Pass::Pinned];
+        let all = select(&[Runtime::Rust, Runtime::Python], None, pinned, &[0]).unwrap();
         let labels: Vec<String> = all.iter().map(FfiTarget::label).collect();
         assert_eq!(
             labels,
@@ -205,27 +239,40 @@ mod tests {
         let dl = select(
             &[Runtime::Rust, Runtime::Python],
             Some(&s(&["dlopen"])),
+            pinned,
             &[0],
         )
         .unwrap();
         assert_eq!(dl.len(), 1);
-        let e = select(&[Runtime::Rust], Some(&s(&["jni2"])), &[0]).unwrap_err();
+        let e = select(&[Runtime::Rust], Some(&s(&["jni2"])), pinned, &[0]).unwrap_err();
         assert!(
             e.to_string().starts_with(
                 "unknown binding `jni2`: known bindings are cffi, cgo, ctypes, direct"
             ),
             "{e}"
         );
-        let e = select(&[Runtime::Python], Some(&s(&["dlopen"])), &[0]).unwrap_err();
+        let e = select(&[Runtime::Python], Some(&s(&["dlopen"])), pinned, &[0]).unwrap_err();
         assert_eq!(
             e.to_string(),
             "python has no binding `dlopen`: its bindings are ctypes, cffi, ext (in --binding)"
         );
-        let e = select(&[Runtime::C], None, &[0, 1 << 63]).unwrap_err();
+        let e = select(&[Runtime::C], None, pinned, &[0, 1 << 63]).unwrap_err();
         assert!(e.to_string().starts_with("--sizes 9223372036854775808 is beyond what c/direct can pass in one call: at most 9223372036854775807 bytes"), "{e}");
-        assert!(select(&[Runtime::Squeak], None, &[0])
+        assert!(select(&[Runtime::Squeak], None, pinned, &[0])
             .unwrap_err()
             .to_string()
             .starts_with("squeak has no ffi bindings yet"));
+    }
+
+    #[test]
+    fn every_way_is_a_target_and_one_not_offered_says_why() {
+        let t = select(&[Runtime::C], Some(&s(&["direct"])), &Pass::ALL, &[0]).unwrap();
+        let labels: Vec<String> = t.iter().map(FfiTarget::label).collect();
+        assert_eq!(labels, ["c/direct", "c/direct/copied", "c/direct/string"]);
+        assert!(t[1].how().unwrap().contains("malloc + memcpy"));
+        assert!(t[2].how().unwrap_err().contains("already a char *"));
+        let e = select(&[Runtime::Node], None, &[Pass::String], &[1 << 29]).unwrap_err();
+        assert!(e.to_string().starts_with("--sizes 536870912 is beyond what node/napi/string can pass in one call: at most 536870888 bytes (a V8 string"), "{e}");
+        assert!(select(&[Runtime::Node], None, &[Pass::Pinned], &[1 << 29]).is_ok());
     }
 }

@@ -1,7 +1,9 @@
 //! `toll ffi`: what a call from one language into C costs inside one
-//! process, for each (runtime, binding): the null call's time is α, the
-//! bytes passed in and summed on the C side give β; one series per
-//! (runtime, binding), one point per size, every batch stored.
+//! process, for each (runtime, binding, way of passing): the null call's
+//! time is α, the bytes passed in (and, with `--touch all`, summed on the
+//! C side) give β; one series per (runtime, binding, way), one point per
+//! size, every batch stored. A way a binding does not offer is a series
+//! that says why.
 //!
 //! A runtime this machine lacks, or a binding whose part is missing (cffi
 //! not installed, no Python headers for the extension module), is stored
@@ -73,6 +75,7 @@ pub fn run(
         family: "ffi".into(),
         config: json!({
             "sizes": cfg.sizes, "engine": cfg.engine, "vs_link": cfg.vs_link,
+            "touch": cfg.touch.name(),
             "targets": cfg.targets.iter().map(FfiTarget::label).collect::<Vec<_>>(),
         }),
         env,
@@ -169,14 +172,23 @@ fn one(
     cpu_model: &str,
 ) -> Result<FfiSeries, FfiError> {
     let label = target.label();
+    let how = target.how();
     let mut attrs = json!({
         "runtime": target.runtime.name(), "binding": target.binding.name,
-        "how": target.binding.how, "per": "call", "unit": "bytes",
+        "pass": target.pass.name(), "touch": cfg.touch.name(),
+        "how": how.as_deref().unwrap_or(target.binding.how), "per": "call", "unit": "bytes",
     });
-    let started = match prepared {
-        Err(why) => Err(why.clone()),
-        Ok(l) => match Peer::start(target.runtime, l.launch.clone()) {
-            Err(e) => Err(format!("the {} worker did not start: {e}", target.runtime)),
+    let started = match (prepared, how) {
+        (_, Err(why)) => Err(format!(
+            "{} does not pass `{}`: {why}",
+            target.binding.name, target.pass
+        )),
+        (Err(why), _) => Err(format!("not available here: {why}")),
+        (Ok(l), _) => match Peer::start(target.runtime, l.launch.clone()) {
+            Err(e) => Err(format!(
+                "not available here: the {} worker did not start: {e}",
+                target.runtime
+            )),
             Ok(peer) if peer.hello.bindings.iter().any(|b| b == target.binding.name) => Ok(peer),
             Ok(peer) => {
                 let why = l
@@ -187,8 +199,8 @@ fn one(
                     .unwrap_or_else(|| format!("the {} worker cannot load it", target.runtime));
                 peer.close();
                 Err(match target.binding.install {
-                    "" => why,
-                    install => format!("{why} (install: `{install}`)"),
+                    "" => format!("not available here: {why}"),
+                    install => format!("not available here: {why} (install: `{install}`)"),
                 })
             }
         },
@@ -210,7 +222,6 @@ fn one(
             sweep.series(run_id, series_id, attrs)
         }
         Err(why) => {
-            let why = format!("not available here: {why}");
             observer.warning(&format!("{label}: {why}"));
             attrs["unavailable"] = json!(why);
             let series_id = store.add_series(run_id, &label, &attrs)?;

@@ -10,6 +10,7 @@ pub fn view(cfg: &FfiConfig, outcome: &FfiOutcome) -> FfiView {
     FfiView {
         sizes: cfg.sizes.clone(),
         trials: cfg.engine.trials,
+        touch: cfg.touch.name().into(),
         series: outcome.series.iter().map(series).collect(),
         vs_link: outcome.vs_link.clone(),
     }
@@ -19,7 +20,8 @@ fn series(s: &FfiSeries) -> FfiSeriesView {
     FfiSeriesView {
         runtime: s.target.runtime.to_string(),
         binding: s.target.binding.name.to_string(),
-        how: s.target.binding.how.to_string(),
+        pass: s.target.pass.name().to_string(),
+        how: s.target.how().unwrap_or_else(|why| why.to_string()),
         null: s
             .points
             .iter()

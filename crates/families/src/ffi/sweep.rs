@@ -1,7 +1,8 @@
-//! One (runtime, binding) series: each size warmed up and given its batch
-//! size by the engine (the worker makes that many calls and times them with
-//! its own monotonic clock), then every size timed once a round in
-//! interleaved rounds, each answer's sum checked against the pattern's.
+//! One (runtime, binding, way) series: each size warmed up and given its
+//! batch size by the engine (the worker makes that many calls and times
+//! them with its own monotonic clock), then every size timed once a round
+//! in interleaved rounds, each answer's sum or receipt checked against the
+//! pattern's.
 
 use super::config::*;
 use crate::history::{self, Comparable};
@@ -13,8 +14,8 @@ use std::time::Duration;
 use toll_measure::env::OthersBusy;
 use toll_measure::fit::fit_series;
 use toll_measure::{rounds, Engine, Sample};
-use toll_peers::ffi::pattern_sum;
-use toll_peers::{Peer, PeerError};
+use toll_peers::ffi::expected;
+use toll_peers::{Peer, PeerError, Touch};
 use toll_store::{Point, Store};
 
 /// One series' sweep over the sizes, with the worker it talks to.
@@ -39,17 +40,20 @@ fn seed(n: u64) -> u64 {
 fn batch(
     peer: &mut Peer,
     target: &FfiTarget,
+    touch: Touch,
     ceiling: toll_peers::Ceiling,
     n: u64,
     reps: u64,
 ) -> Result<Duration, String> {
-    let cmd =
-        json!({"op": "ffi", "binding": target.binding.name, "n": n, "reps": reps, "seed": seed(n)});
+    let cmd = json!({
+        "op": "ffi", "binding": target.binding.name, "pass": target.pass.name(),
+        "touch": touch.name(), "n": n, "reps": reps, "seed": seed(n),
+    });
     let answer = peer.units(&cmd, ceiling).map_err(|e| match e {
         PeerError::Refused { detail, .. } => detail,
         other => other.to_string(),
     })?;
-    check(&answer, target, n)?;
+    check(&answer, target, touch, n)?;
     // No time, no figure: the point fails rather than take a zero.
     let ns = answer
         .get("ns")
@@ -58,18 +62,22 @@ fn batch(
     Ok(Duration::from_nanos(ns))
 }
 
-/// An answer's sum must be the pattern's (0 at n = 0, a sum of no bytes):
-/// the proof that the C side read every byte it was passed.
-fn check(answer: &Value, target: &FfiTarget, n: u64) -> Result<(), String> {
-    let want = pattern_sum(n, seed(n));
-    match answer.get("sum").and_then(Value::as_u64) {
+/// An answer's sum (`--touch all`) or receipt must be the pattern's (0 at
+/// n = 0): the proof that the C side got the bytes it was passed.
+fn check(answer: &Value, target: &FfiTarget, touch: Touch, n: u64) -> Result<(), String> {
+    let want = expected(target.pass, touch, n, seed(n));
+    let key = match touch {
+        Touch::All => "sum",
+        Touch::Receipt => "receipt",
+    };
+    match answer.get(key).and_then(Value::as_u64) {
         Some(got) if got == want => Ok(()),
         Some(got) => Err(format!(
-            "{} returned the sum {got} for {n} bytes, not {want}: the bytes did not all arrive",
+            "{} returned the {key} {got} for {n} bytes, not {want}: the bytes did not all arrive",
             target.label()
         )),
         None => Err(format!(
-            "{} gave no sum (spec/wire.md, `ffi`)",
+            "{} gave no {key} (spec/wire.md, `ffi`)",
             target.label()
         )),
     }
@@ -88,7 +96,7 @@ impl Sweep<'_> {
         let sizes = &self.cfg.sizes;
         self.observer.series_started(&label, sizes.len());
         let others = OthersBusy::start(&[self.peer.pid()]);
-        let (target, ceiling) = (self.target, self.cfg.ceiling);
+        let (target, touch, ceiling) = (self.target, self.cfg.touch, self.cfg.ceiling);
         let mut iters: Vec<Option<u64>> = vec![None; sizes.len()];
         let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); sizes.len()];
         let mut failures: Vec<Option<String>> = vec![None; sizes.len()];
@@ -96,7 +104,7 @@ impl Sweep<'_> {
         for (i, &n) in sizes.iter().enumerate() {
             let peer = &mut self.peer;
             match self.engine.calibrate(
-                &mut |reps| batch(peer, &target, ceiling, n, reps),
+                &mut |reps| batch(peer, &target, touch, ceiling, n, reps),
                 &keep_going,
             ) {
                 Ok(k) => iters[i] = k,
@@ -118,10 +126,10 @@ impl Sweep<'_> {
                     break;
                 }
                 let peer = &mut self.peer;
-                match self
-                    .engine
-                    .trial(&mut |reps| batch(peer, &target, ceiling, sizes[i], reps), k)
-                {
+                match self.engine.trial(
+                    &mut |reps| batch(peer, &target, touch, ceiling, sizes[i], reps),
+                    k,
+                ) {
                     Ok(s) => samples[i].push(s),
                     Err(why) => {
                         self.observer
@@ -169,7 +177,8 @@ impl Sweep<'_> {
                 run_id,
                 cpu_model: self.cpu_model,
                 config: &[("sizes", json!(self.cfg.sizes))],
-                attrs: &[],
+                // β means another thing when the C side reads every byte.
+                attrs: &[("touch", json!(self.cfg.touch.name()))],
             };
             history::conclude(self.store, &which, series_id, f, &input, Some(others_busy))?;
         }
@@ -213,16 +222,30 @@ mod tests {
     use toll_peers::Runtime;
 
     #[test]
-    fn a_wrong_sum_fails_the_point() {
+    fn a_wrong_sum_or_receipt_fails_the_point() {
         let t = FfiTarget {
             runtime: Runtime::C,
             binding: Runtime::C.binding("dlopen").unwrap(),
+            pass: toll_peers::Pass::Pinned,
         };
-        let right = pattern_sum(1000, seed(1000));
-        assert!(check(&json!({"ok": true, "sum": right, "ns": 5}), &t, 1000).is_ok());
-        let e = check(&json!({"ok": true, "sum": right - 1, "ns": 5}), &t, 1000).unwrap_err();
+        let all = Touch::All;
+        let right = toll_peers::ffi::pattern_sum(1000, seed(1000));
+        assert!(check(&json!({"ok": true, "sum": right, "ns": 5}), &t, all, 1000).is_ok());
+        let e = check(
+            &json!({"ok": true, "sum": right - 1, "ns": 5}),
+            &t,
+            all,
+            1000,
+        )
+        .unwrap_err();
         assert!(e.starts_with("c/dlopen returned the sum"), "{e}");
-        assert!(check(&json!({"ok": true, "ns": 5}), &t, 1000).is_err());
-        assert!(check(&json!({"ok": true, "sum": 0, "ns": 5}), &t, 0).is_ok());
+        assert!(check(&json!({"ok": true, "ns": 5}), &t, all, 1000).is_err());
+        assert!(check(&json!({"ok": true, "sum": 0, "ns": 5}), &t, all, 0).is_ok());
+        let r = Touch::Receipt;
+        let want = toll_peers::ffi::way_receipt(t.pass, 1000, seed(1000));
+        assert!(check(&json!({"receipt": want}), &t, r, 1000).is_ok());
+        let e = check(&json!({"receipt": want ^ 1}), &t, r, 1000).unwrap_err();
+        assert!(e.starts_with("c/dlopen returned the receipt"), "{e}");
+        assert!(check(&json!({"sum": right}), &t, r, 1000).is_err());
     }
 }

@@ -12,6 +12,7 @@ mod ffi;
 mod ffi_glue;
 mod launch;
 mod toolchain;
+mod ways;
 
 mod c;
 mod erlang;
@@ -28,6 +29,9 @@ pub use ffi::{FfiLaunch, LIB as FFI_LIB};
 use ffi_glue::Glue;
 pub use launch::Launch;
 pub use toolchain::{find_in_path, Toolchain};
+pub use ways::{
+    expected, pattern_byte, string_byte, way_byte, way_receipt, way_sum, Pass, Touch, Way,
+};
 
 /// A language runtime with a worker.
 #[derive(
