@@ -28,6 +28,7 @@ pub mod html;
 pub mod http;
 pub mod http_agents;
 pub mod http_compare;
+pub mod http_sweep;
 pub mod http_urls;
 pub mod import;
 pub mod legend;

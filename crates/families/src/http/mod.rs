@@ -23,6 +23,7 @@ pub mod sock;
 pub mod stamp;
 pub mod stats;
 mod stored;
+pub mod sweep;
 pub mod target;
 pub mod timer;
 pub mod tls;

@@ -1,0 +1,287 @@
+//! `toll http --sweep FROM..TO`: the open-loop load stepped up in offered
+//! rate, pass after pass, until two steps in a row do not keep up; each
+//! step is one constant-rate load (`--rate`'s scheduler and its corrected
+//! latencies). `knee` reads the knee and the latency break off the steps;
+//! `stored` keeps the sweep as one run whose points are the steps.
+//!
+//! The driver takes the step as a closure, so its order and its stopping
+//! rule are tested without a server.
+
+pub mod knee;
+mod stored;
+
+pub use stored::store_sweep;
+
+use super::config::{HttpConfig, LoadOutcome};
+use super::error::HttpError;
+use hdrhistogram::Histogram;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use toll_measure::Sample;
+use toll_report::http_sweep::{Percentiles, StepRun, SweepReport};
+
+/// Share of the offered rate a step must achieve to keep up.
+pub const KEEP_UP: f64 = 0.99;
+/// Share of requests that may fail in a step that keeps up.
+pub const MOST_ERRORS: f64 = 0.01;
+/// Steps in a row that do not keep up before the sweep stops.
+pub const FAILS_TO_STOP: usize = 2;
+
+/// The SLO on p99: a multiple of the first step's p99 in pass 1, or fixed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Slo {
+    Times(f64),
+    Fixed(Duration),
+}
+
+/// What to sweep: the offered rates (ascending), each step's length and
+/// the passes over them.
+#[derive(Debug, Clone)]
+pub struct SweepPlan {
+    pub rates: Vec<f64>,
+    pub step: Duration,
+    pub repeats: usize,
+    pub slo: Slo,
+}
+
+/// `steps` rates from `from` to `to`, a constant factor apart.
+pub fn geometric(from: f64, to: f64, steps: usize) -> Vec<f64> {
+    if steps < 2 {
+        return vec![from];
+    }
+    let f = (to / from).powf(1.0 / (steps - 1) as f64);
+    (0..steps)
+        .map(|i| {
+            if i + 1 == steps {
+                to
+            } else {
+                from * f.powi(i as i32)
+            }
+        })
+        .collect()
+}
+
+/// What a sweep did: every step run, the SLO it was judged by and why it
+/// stopped.
+#[derive(Debug, Clone, Default)]
+pub struct Swept {
+    pub runs: Vec<StepRun>,
+    pub slo_ms: f64,
+    pub slo_rule: String,
+    pub stopped: String,
+    pub interrupted: bool,
+}
+
+/// Whether a step kept up under `slo_ms`; None when it did, else why not.
+pub fn judge(run: &StepRun, slo_ms: f64) -> Option<String> {
+    let answered = run.requests + run.errors;
+    if run.achieved < KEEP_UP * run.offered {
+        Some(format!(
+            "achieved {:.1} < 99% of {:.1}",
+            run.achieved, run.offered
+        ))
+    } else if run.corrected.p99 > slo_ms {
+        Some(format!(
+            "p99 {:.3} ms > SLO {:.3} ms",
+            run.corrected.p99, slo_ms
+        ))
+    } else if answered > 0 && run.errors as f64 > MOST_ERRORS * answered as f64 {
+        Some(format!("{} errors of {answered}", run.errors))
+    } else {
+        None
+    }
+}
+
+/// Run the sweep: pass 1 steps up from the lowest rate until
+/// [`FAILS_TO_STOP`] steps in a row do not keep up (or the last step);
+/// each later pass steps up again to where pass 1 stopped, or stops
+/// itself as pass 1 did. `step(pass, index, rate)` loads one step. Every
+/// loop is bounded: at most `repeats × rates` steps of `plan.step` each.
+pub fn sweep(
+    plan: &SweepPlan,
+    stop: &AtomicBool,
+    step: &mut dyn FnMut(usize, usize, f64) -> Result<StepRun, HttpError>,
+    judged: &mut dyn FnMut(&StepRun),
+) -> Result<Swept, HttpError> {
+    let mut out = Swept::default();
+    let mut top = plan.rates.len() - 1;
+    let mut why_top = format!("every step up to {:.1} req/s ran", plan.rates[top]);
+    'passes: for pass in 1..=plan.repeats {
+        let mut fails = 0;
+        for (i, &rate) in plan.rates.iter().enumerate().take(top + 1) {
+            if stop.load(Ordering::Relaxed) {
+                out.interrupted = true;
+                out.stopped = "interrupted".into();
+                break 'passes;
+            }
+            let mut run = step(pass, i, rate)?;
+            if pass == 1 && i == 0 {
+                if run.requests == 0 {
+                    return Err(HttpError::Io(format!(
+                        "the lowest step ({rate:.1} req/s) got no answer: check the server, or start the sweep lower"
+                    )));
+                }
+                (out.slo_ms, out.slo_rule) = match plan.slo {
+                    Slo::Times(m) => (
+                        m * run.corrected.p99,
+                        format!(
+                            "{m}× the first step's p99 in pass 1, {:.3} ms",
+                            run.corrected.p99
+                        ),
+                    ),
+                    Slo::Fixed(d) => (d.as_secs_f64() * 1e3, "--slo".into()),
+                };
+            }
+            run.failed = judge(&run, out.slo_ms);
+            fails = if run.failed.is_some() { fails + 1 } else { 0 };
+            judged(&run);
+            out.runs.push(run);
+            if fails >= FAILS_TO_STOP {
+                if pass == 1 {
+                    top = i;
+                    why_top = format!(
+                        "{FAILS_TO_STOP} steps in a row did not keep up in pass 1 ({:.1} and {:.1} req/s), so no pass went higher",
+                        plan.rates[i - 1],
+                        rate
+                    );
+                }
+                break;
+            }
+        }
+    }
+    if !out.interrupted {
+        out.stopped = why_top;
+    }
+    Ok(out)
+}
+
+/// One step's record from its load at `offered` requests per second.
+pub fn step_run(pass: usize, step: usize, offered: f64, out: &LoadOutcome) -> StepRun {
+    let s = &out.stats;
+    let pct = |h: &Histogram<u64>| {
+        let at = |q: f64| {
+            if h.is_empty() {
+                0.0
+            } else {
+                h.value_at_quantile(q) as f64 / 1e6
+            }
+        };
+        Percentiles {
+            p50: at(0.5),
+            p90: at(0.9),
+            p99: at(0.99),
+            p999: at(0.999),
+        }
+    };
+    let corrected = pct(&s.total);
+    let uncorrected = s.uncorrected.as_ref().map(pct).unwrap_or(corrected);
+    let non_2xx: u64 = s.non_2xx.values().sum();
+    let secs = out.elapsed.as_secs_f64();
+    // The first answers come back a latency after the start: that wait is
+    // the pipeline filling, not a shortfall of the server's.
+    let span = (secs - (uncorrected.p50 / 1e3).min(secs / 2.0)).max(1e-9);
+    let good = s.complete.saturating_sub(non_2xx);
+    StepRun {
+        pass,
+        step,
+        offered,
+        achieved: good as f64 / span,
+        requests: good,
+        errors: s.failed() + non_2xx,
+        corrected,
+        uncorrected,
+        send_lag_p99: s
+            .lag
+            .as_ref()
+            .filter(|h| !h.is_empty())
+            .map_or(0.0, |h| h.value_at_quantile(0.99) as f64 / 1e6),
+        failed: None,
+    }
+}
+
+/// The load of one step: `cfg` at `rate` for `length`, its requests
+/// bounded by the time alone.
+pub fn step_config(cfg: &HttpConfig, rate: f64, length: Duration) -> HttpConfig {
+    let mut c = cfg.clone();
+    c.rate = Some(rate);
+    c.requests = None;
+    c.time_limit = Some(length);
+    c
+}
+
+/// One step's load as stored: its record, the recorded buckets of its
+/// (corrected) latency histogram, its 1-second intervals and where its
+/// latencies end.
+#[derive(Debug, Clone)]
+pub struct StepLoad {
+    pub run: StepRun,
+    pub buckets: Vec<[u64; 2]>,
+    pub intervals: Vec<Sample>,
+    pub latency_end: Option<&'static str>,
+}
+
+/// Load the sweep against `cfg`'s server (see [`sweep`]); `on_step` hears
+/// of each step once judged. The report with its knee and break, and
+/// every step's load.
+pub fn run(
+    cfg: &HttpConfig,
+    plan: &SweepPlan,
+    stop: &Arc<AtomicBool>,
+    on_step: &mut dyn FnMut(&StepRun),
+) -> Result<(SweepReport, Vec<StepLoad>), HttpError> {
+    let mut loads: Vec<StepLoad> = Vec::new();
+    let mut load_s = 0.0;
+    let swept = sweep(
+        plan,
+        stop,
+        &mut |pass, i, rate| {
+            let out = super::load(&step_config(cfg, rate, plan.step), stop, &mut |_, _| {})?;
+            load_s += out.elapsed.as_secs_f64();
+            let run = step_run(pass, i, rate, &out);
+            let rep = super::report(cfg, &out);
+            loads.push(StepLoad {
+                run: run.clone(),
+                buckets: out
+                    .stats
+                    .total
+                    .iter_recorded()
+                    .map(|v| [v.value_iterated_to(), v.count_at_value()])
+                    .collect(),
+                intervals: out.intervals.clone(),
+                latency_end: super::latency_end(&rep),
+            });
+            Ok(run)
+        },
+        on_step,
+    )?;
+    // The records as judged (the driver fills in `failed`).
+    for (l, r) in loads.iter_mut().zip(&swept.runs) {
+        l.run = r.clone();
+    }
+    Ok((report(cfg, plan, swept, load_s), loads))
+}
+
+/// The sweep's report from what it ran.
+pub fn report(cfg: &HttpConfig, plan: &SweepPlan, swept: Swept, load_s: f64) -> SweepReport {
+    let steps = knee::figures(&plan.rates, &swept.runs);
+    SweepReport {
+        url: cfg.target.shown(),
+        concurrency: cfg.concurrency,
+        rates: plan.rates.clone(),
+        step_ns: plan.step.as_nanos() as u64,
+        repeats: plan.repeats,
+        slo_ms: swept.slo_ms,
+        slo_rule: swept.slo_rule,
+        knee: knee::knee(&plan.rates, &swept.runs),
+        latency_break: knee::latency_break(&steps),
+        steps,
+        runs: swept.runs,
+        stopped: swept.stopped,
+        partial: swept.interrupted,
+        load_s,
+    }
+}
+
+#[cfg(test)]
+mod tests;
