@@ -24,8 +24,9 @@ pub struct StepRun {
     pub step: usize,
     /// Requests per second asked for, and answered (see `achieved`).
     pub offered: f64,
-    /// Answers per second over the step less the first answers' wait
-    /// (the uncorrected p50): the pipeline's fill is not a shortfall.
+    /// Answers per second, from the first answer (less the shortest wait:
+    /// the pipeline filling) to the last or the step's bound, over no less
+    /// than its schedule.
     pub achieved: f64,
     /// Answers (ab's Complete requests).
     pub requests: u64,
@@ -111,6 +112,9 @@ pub struct SweepReport {
     pub partial: bool,
     /// Load time of every step together, seconds.
     pub load_s: f64,
+    /// Answers to the warm-up, the lowest step once before pass 1, not
+    /// measured.
+    pub warmup_requests: Option<u64>,
 }
 
 fn range(s: &Spread, runs: usize) -> String {
@@ -168,6 +172,12 @@ pub fn render(r: &SweepReport) -> String {
         r.repeats,
         r.concurrency
     );
+    if let Some(n) = r.warmup_requests {
+        let _ = writeln!(
+            w,
+            "Warm-up: the first step once before pass 1, {n} requests answered, not measured."
+        );
+    }
     let _ = writeln!(
         w,
         "Latencies in ms, corrected for coordinated omission; median (range) over the passes.\n"

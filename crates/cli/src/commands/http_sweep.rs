@@ -38,8 +38,10 @@ pub fn wanted(a: &SweepArgs) -> bool {
 }
 
 /// `toll http URL --sweep FROM..TO`.
-pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
+pub fn run(mut a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
     let plan = plan(&a)?;
+    // Each step is a timed load (-n, -t and --duration were refused above).
+    a.load.duration = Some(plan.step);
     let Some(url) = a.url.as_deref() else {
         return Err(usage("--sweep loads one URL: give it"));
     };

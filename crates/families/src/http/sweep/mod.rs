@@ -93,19 +93,32 @@ pub fn judge(run: &StepRun, slo_ms: f64) -> Option<String> {
     }
 }
 
+/// How long to let a server drain after `run` did not keep up: the
+/// requests it had queued were answered within about its uncorrected
+/// p99.9, and none is waited on past a step's length.
+pub fn rest_after(run: &StepRun, step: Duration) -> Duration {
+    if run.failed.is_none() {
+        return Duration::ZERO;
+    }
+    Duration::from_secs_f64((run.uncorrected.p999 / 1e3).max(0.0)).min(step)
+}
+
 /// Run the sweep: pass 1 steps up from the lowest rate until
 /// [`FAILS_TO_STOP`] steps in a row do not keep up (or the last step);
 /// each later pass steps up again to where pass 1 stopped, or stops
-/// itself as pass 1 did. `step(pass, index, rate)` loads one step. Every
-/// loop is bounded: at most `repeats × rates` steps of `plan.step` each.
+/// itself as pass 1 did. `step(pass, index, rate, rest)` loads one step
+/// after resting that long (a step that did not keep up left a queue in
+/// the server: [`rest_after`]). Every loop is bounded: at most `repeats ×
+/// rates` steps of `plan.step` each.
 pub fn sweep(
     plan: &SweepPlan,
     stop: &AtomicBool,
-    step: &mut dyn FnMut(usize, usize, f64) -> Result<StepRun, HttpError>,
+    step: &mut dyn FnMut(usize, usize, f64, Duration) -> Result<StepRun, HttpError>,
     judged: &mut dyn FnMut(&StepRun),
 ) -> Result<Swept, HttpError> {
     let mut out = Swept::default();
     let mut top = plan.rates.len() - 1;
+    let mut rest = Duration::ZERO;
     let mut why_top = format!("every step up to {:.1} req/s ran", plan.rates[top]);
     'passes: for pass in 1..=plan.repeats {
         let mut fails = 0;
@@ -115,7 +128,7 @@ pub fn sweep(
                 out.stopped = "interrupted".into();
                 break 'passes;
             }
-            let mut run = step(pass, i, rate)?;
+            let mut run = step(pass, i, rate, rest)?;
             if pass == 1 && i == 0 {
                 if run.requests == 0 {
                     return Err(HttpError::Io(format!(
@@ -135,6 +148,7 @@ pub fn sweep(
             }
             run.failed = judge(&run, out.slo_ms);
             fails = if run.failed.is_some() { fails + 1 } else { 0 };
+            rest = rest_after(&run, plan.step);
             judged(&run);
             out.runs.push(run);
             if fails >= FAILS_TO_STOP {
@@ -156,8 +170,15 @@ pub fn sweep(
     Ok(out)
 }
 
-/// One step's record from its load at `offered` requests per second.
-pub fn step_run(pass: usize, step: usize, offered: f64, out: &LoadOutcome) -> StepRun {
+/// One step's record from its load `cfg` ([`step_config`]) at `offered`
+/// requests per second.
+pub fn step_run(
+    pass: usize,
+    step: usize,
+    offered: f64,
+    cfg: &HttpConfig,
+    out: &LoadOutcome,
+) -> StepRun {
     let s = &out.stats;
     let pct = |h: &Histogram<u64>| {
         let at = |q: f64| {
@@ -177,10 +198,18 @@ pub fn step_run(pass: usize, step: usize, offered: f64, out: &LoadOutcome) -> St
     let corrected = pct(&s.total);
     let uncorrected = s.uncorrected.as_ref().map(pct).unwrap_or(corrected);
     let non_2xx: u64 = s.non_2xx.values().sum();
+    // The server answered from its first answer (the pipeline filling is
+    // no shortfall: the shortest wait) to its last, or to the step's
+    // bound; never over less than the schedule. A wait that varies by
+    // more than 1% of a step blurs this: lengthen the step.
     let secs = out.elapsed.as_secs_f64();
-    // The first answers come back a latency after the start: that wait is
-    // the pipeline filling, not a shortfall of the server's.
-    let span = (secs - (uncorrected.p50 / 1e3).min(secs / 2.0)).max(1e-9);
+    let waits = s.uncorrected.as_ref().unwrap_or(&s.total);
+    let first = if waits.is_empty() {
+        0.0
+    } else {
+        waits.min() as f64 / 1e9
+    };
+    let span = (secs - first).max(schedule(cfg).as_secs_f64()).max(1e-9);
     let good = s.complete.saturating_sub(non_2xx);
     StepRun {
         pass,
@@ -200,14 +229,32 @@ pub fn step_run(pass: usize, step: usize, offered: f64, out: &LoadOutcome) -> St
     }
 }
 
-/// The load of one step: `cfg` at `rate` for `length`, its requests
-/// bounded by the time alone.
+/// How much longer than its schedule a step may run while the server
+/// works through what it was sent.
+pub const STEP_BOUND: u32 = 2;
+
+/// The load of one step: `cfg` at `rate`, about `length` of its schedule
+/// in requests — a whole number for every connection, so each sends
+/// its share and the last request's slot ends the schedule — ended at
+/// [`STEP_BOUND`] times `length` (a server that fell behind leaves the
+/// rest in flight, and they are not counted).
 pub fn step_config(cfg: &HttpConfig, rate: f64, length: Duration) -> HttpConfig {
-    let mut c = cfg.clone();
-    c.rate = Some(rate);
-    c.requests = None;
-    c.time_limit = Some(length);
-    c
+    let c = cfg.concurrency.max(1) as u64;
+    let each = ((rate * length.as_secs_f64() / c as f64).round() as u64).max(1);
+    let mut s = cfg.clone();
+    s.rate = Some(rate);
+    s.requests = Some(each * c);
+    s.time_limit = Some(length.max(schedule(&s)) * STEP_BOUND);
+    s.coalesce = Duration::ZERO;
+    s
+}
+
+/// A step's schedule: its requests at its rate.
+pub fn schedule(step: &HttpConfig) -> Duration {
+    match (step.requests, step.rate) {
+        (Some(n), Some(r)) => Duration::from_secs_f64(n as f64 / r),
+        _ => Duration::ZERO,
+    }
 }
 
 /// One step's load as stored: its record, the recorded buckets of its
@@ -230,15 +277,31 @@ pub fn run(
     stop: &Arc<AtomicBool>,
     on_step: &mut dyn FnMut(&StepRun),
 ) -> Result<(SweepReport, Vec<StepLoad>), HttpError> {
+    // The lowest step once, not measured: the first measured step sets
+    // the SLO, and a cold server (or one still draining an earlier load)
+    // would set it high.
+    let warm = super::load(
+        &step_config(cfg, plan.rates[0], plan.step),
+        stop,
+        &mut |_, _| {},
+    )?;
     let mut loads: Vec<StepLoad> = Vec::new();
     let mut load_s = 0.0;
     let swept = sweep(
         plan,
         stop,
-        &mut |pass, i, rate| {
-            let out = super::load(&step_config(cfg, rate, plan.step), stop, &mut |_, _| {})?;
+        &mut |pass, i, rate, rest| {
+            let until = std::time::Instant::now() + rest;
+            while !stop.load(Ordering::Relaxed) {
+                match until.checked_duration_since(std::time::Instant::now()) {
+                    Some(left) => std::thread::sleep(left.min(Duration::from_millis(50))),
+                    None => break,
+                }
+            }
+            let step = step_config(cfg, rate, plan.step);
+            let out = super::load(&step, stop, &mut |_, _| {})?;
             load_s += out.elapsed.as_secs_f64();
-            let run = step_run(pass, i, rate, &out);
+            let run = step_run(pass, i, rate, &step, &out);
             let rep = super::report(cfg, &out);
             loads.push(StepLoad {
                 run: run.clone(),
@@ -259,7 +322,9 @@ pub fn run(
     for (l, r) in loads.iter_mut().zip(&swept.runs) {
         l.run = r.clone();
     }
-    Ok((report(cfg, plan, swept, load_s), loads))
+    let mut rep = report(cfg, plan, swept, load_s);
+    rep.warmup_requests = Some(warm.stats.complete);
+    Ok((rep, loads))
 }
 
 /// The sweep's report from what it ran.
@@ -280,6 +345,7 @@ pub fn report(cfg: &HttpConfig, plan: &SweepPlan, swept: Swept, load_s: f64) -> 
         stopped: swept.stopped,
         partial: swept.interrupted,
         load_s,
+        warmup_requests: None,
     }
 }
 

@@ -6,8 +6,10 @@ use super::knee::{figures, knee, latency_break};
 use super::*;
 use toll_report::http_sweep::Percentiles;
 
-fn server(cap: f64, floor: f64) -> impl FnMut(usize, usize, f64) -> Result<StepRun, HttpError> {
-    move |pass, step, offered| {
+type Step = dyn FnMut(usize, usize, f64, Duration) -> Result<StepRun, HttpError>;
+
+fn server(cap: f64, floor: f64) -> Box<Step> {
+    Box::new(move |pass, step, offered, _| {
         let achieved = offered.min(cap);
         // A queue grows for a second past capacity.
         let p99 = floor
@@ -32,7 +34,7 @@ fn server(cap: f64, floor: f64) -> impl FnMut(usize, usize, f64) -> Result<StepR
             uncorrected: p,
             ..StepRun::default()
         })
-    }
+    })
 }
 
 fn plan(from: f64, to: f64, steps: usize) -> SweepPlan {
@@ -102,6 +104,30 @@ fn a_server_swamped_at_the_first_step_has_its_capacity_below_it() {
 }
 
 #[test]
+fn a_step_that_did_not_keep_up_is_followed_by_a_rest_as_long_as_its_tail() {
+    let p = plan(100.0, 1000.0, 6);
+    let stop = AtomicBool::new(false);
+    let mut inner = server(200.0, 40.0);
+    let mut rests = Vec::new();
+    sweep(
+        &p,
+        &stop,
+        &mut |a, b, c, d| {
+            rests.push(d);
+            inner(a, b, c, d)
+        },
+        &mut |_| {},
+    )
+    .unwrap();
+    // Pass 1: no rest, none, none, then after 251 (p99.9 ≈ 243 ms).
+    assert_eq!(rests[..3], [Duration::ZERO; 3]);
+    let after = rests[3].as_secs_f64();
+    assert!((after - 0.2432).abs() < 1e-3, "{rests:?}");
+    // The next pass starts after 398's tail, capped at a step.
+    assert!(rests[4] > rests[3] && rests[4] <= p.step, "{rests:?}");
+}
+
+#[test]
 fn a_stopped_sweep_says_so_and_runs_no_further_step() {
     let p = plan(100.0, 1000.0, 6);
     let stop = AtomicBool::new(false);
@@ -110,12 +136,12 @@ fn a_stopped_sweep_says_so_and_runs_no_further_step() {
     let out = sweep(
         &p,
         &stop,
-        &mut |a, b, c| {
+        &mut |a, b, c, d| {
             n += 1;
             if n == 2 {
                 stop.store(true, Ordering::Relaxed);
             }
-            inner(a, b, c)
+            inner(a, b, c, d)
         },
         &mut |_| {},
     )
