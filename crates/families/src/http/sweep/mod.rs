@@ -10,7 +10,7 @@
 pub mod knee;
 mod stored;
 
-pub use stored::store_sweep;
+pub use stored::{store_sweep, StepLoad};
 
 use super::config::{HttpConfig, LoadOutcome};
 use super::error::HttpError;
@@ -18,7 +18,6 @@ use hdrhistogram::Histogram;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use toll_measure::Sample;
 use toll_report::http_sweep::{Percentiles, StepRun, SweepReport};
 
 /// Share of the offered rate a step must achieve to keep up.
@@ -255,17 +254,6 @@ pub fn schedule(step: &HttpConfig) -> Duration {
         (Some(n), Some(r)) => Duration::from_secs_f64(n as f64 / r),
         _ => Duration::ZERO,
     }
-}
-
-/// One step's load as stored: its record, the recorded buckets of its
-/// (corrected) latency histogram, its 1-second intervals and where its
-/// latencies end.
-#[derive(Debug, Clone)]
-pub struct StepLoad {
-    pub run: StepRun,
-    pub buckets: Vec<[u64; 2]>,
-    pub intervals: Vec<Sample>,
-    pub latency_end: Option<&'static str>,
 }
 
 /// Load the sweep against `cfg`'s server (see [`sweep`]); `on_step` hears

@@ -3,23 +3,31 @@
 //! — its record and latency histogram in `extra`, its 1-second intervals
 //! as samples — and the whole report, knee and break, on the first point.
 
-use super::super::config::HttpConfig;
-use super::super::error::HttpError;
-use super::StepLoad;
+use crate::http::HttpConfig;
+use crate::http::HttpError;
 use serde_json::json;
 use toll_measure::duration_ns::ns;
-use toll_measure::{Fingerprint, Summary};
-use toll_report::http_sweep::SweepReport;
+use toll_measure::{Fingerprint, Sample, Summary};
+use toll_report::http_sweep::{StepRun, SweepReport};
 use toll_store::{NewRun, Point, PointStatus, RunStatus, Store};
+
+/// One step's load as stored: its record, the recorded buckets of its
+/// (corrected) latency histogram, its 1-second intervals and where its
+/// latencies end.
+#[derive(Debug, Clone)]
+pub struct StepLoad {
+    pub run: StepRun,
+    pub buckets: Vec<[u64; 2]>,
+    pub intervals: Vec<Sample>,
+    pub latency_end: Option<&'static str>,
+}
 
 /// The run's one-line summary: the knee and its interval.
 fn summary_line(r: &SweepReport) -> String {
     format!(
         "{} {}",
         r.url,
-        toll_report::http_sweep::knee_line(r)
-            .trim_start_matches("Knee: ")
-            .to_string()
+        toll_report::http_sweep::knee_line(r).trim_start_matches("Knee: ")
     )
 }
 
