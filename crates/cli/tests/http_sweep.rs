@@ -92,6 +92,7 @@ fn start_server() -> String {
 fn the_knee_brackets_the_capacity_and_the_sweep_stops_two_steps_past_it() {
     let s = Scratch::new("http-sweep");
     let url = start_server();
+    let svg = s.0.join("sweep.svg");
     // 100, 158, 251, 398, 631, 1000 req/s: the capacity lies between the
     // second and the third, 26% from either.
     let o = s.toll(&[
@@ -107,6 +108,8 @@ fn the_knee_brackets_the_capacity_and_the_sweep_stops_two_steps_past_it() {
         "32",
         "-k",
         "--json",
+        "--plot",
+        svg.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let run: Value = serde_json::from_slice(&o.stdout).expect("JSON");
@@ -150,6 +153,11 @@ fn the_knee_brackets_the_capacity_and_the_sweep_stops_two_steps_past_it() {
         "{}",
         stdout_pretty(report)
     );
+    // The picture: the percentiles, the SLO and the knee's interval.
+    let drawn = std::fs::read_to_string(&svg).expect("the plot is written");
+    for label in ["p99.9", "SLO, p99 ≤", "knee: interval of the capacity (≥75%)"] {
+        assert!(drawn.contains(label), "{label} not drawn");
+    }
     // And `toll show` prints the stored sweep.
     let shown = s.toll(&["show", "last"]);
     assert!(shown.status.success(), "{}", stderr(&shown));

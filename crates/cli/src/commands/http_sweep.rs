@@ -4,7 +4,7 @@
 //! JSON).
 
 use super::db;
-use super::http_load::{config, print_run, stop_flag};
+use super::http_load::{config, plot_target, print_run, stop_flag};
 use crate::args::{HttpArgs, IoArg, SweepArgs};
 use crate::usage::usage;
 use std::path::Path;
@@ -52,6 +52,7 @@ pub fn run(mut a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Re
             "--insecure is for https:// URLs; {url} is plain http"
         )));
     }
+    let plot = plot_target(&a.plot)?;
     if let Some(p) = db_path {
         db::check_name(p)?;
     }
@@ -102,6 +103,13 @@ pub fn run(mut a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Re
         &title,
         &toll_report::http_sweep::render(&report),
     )?;
+    if let Some((path, _)) = &plot {
+        let title =
+            format!("toll http --sweep — run {run_id}: latency and achieved rate against offered");
+        toll_report::plot::sweep::write(&report, &title, path)
+            .map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", path.display()))?;
+        eprintln!("plot written to {}", path.display());
+    }
     let lag = loads.iter().map(|l| l.run.send_lag_p99).fold(0.0, f64::max);
     if lag >= LAG_WARNING_MS {
         crate::tell!(
@@ -164,11 +172,6 @@ fn plan(a: &HttpArgs) -> anyhow::Result<SweepPlan> {
             super::http_agents::wanted(a),
             "load agents",
             "a sweep runs from this machine",
-        ),
-        (
-            a.plot.plot.is_some(),
-            "--plot",
-            "a sweep's picture is not drawn yet",
         ),
     ];
     if let Some((_, flag, why)) = refused.iter().find(|r| r.0) {
