@@ -155,13 +155,24 @@ fn the_knee_brackets_the_capacity_and_the_sweep_stops_two_steps_past_it() {
     );
     // The picture: the percentiles, the SLO and the knee's interval.
     let drawn = std::fs::read_to_string(&svg).expect("the plot is written");
-    for label in ["p99.9", "SLO, p99 ≤", "knee: interval of the capacity (≥75%)"] {
+    for label in [
+        "p99.9",
+        "SLO, p99 ≤",
+        "knee: interval of the capacity (≥75%)",
+    ] {
         assert!(drawn.contains(label), "{label} not drawn");
     }
     // And `toll show` prints the stored sweep.
     let shown = s.toll(&["show", "last"]);
     assert!(shown.status.success(), "{}", stderr(&shown));
     assert!(stdout(&shown).contains("Knee: "), "{}", stdout(&shown));
+    // `toll report`'s page draws it, and prints its table.
+    let page = s.0.join("page.html");
+    let o = s.toll(&["report", "last", "-o", page.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("Latency and achieved rate against offered</h3>\n<figure>\n<svg"));
+    assert!(html.contains("Knee: "));
 }
 
 fn stdout_pretty(v: &Value) -> String {
