@@ -94,7 +94,9 @@ fn the_knee_brackets_the_capacity_and_the_sweep_stops_two_steps_past_it() {
     let url = start_server();
     let svg = s.0.join("sweep.svg");
     // 100, 158, 251, 398, 631, 1000 req/s: the capacity lies between the
-    // second and the third, 26% from either.
+    // second and the third, 26% from either. Steps of 2 s: a hiccup of
+    // toll's at a step's end (a busy machine) costs its achieved rate
+    // under 1%.
     let o = s.toll(&[
         "http",
         &url,
@@ -103,7 +105,7 @@ fn the_knee_brackets_the_capacity_and_the_sweep_stops_two_steps_past_it() {
         "--steps",
         "6",
         "--step-duration",
-        "1s",
+        "2s",
         "-c",
         "32",
         "-k",
