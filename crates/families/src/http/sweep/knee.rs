@@ -1,8 +1,8 @@
 //! The knee of a sweep and the break in its latency, from its steps.
 //!
-//! Each pass brackets its knee between the last step it kept up before
-//! its first step that did not, and that step: the capacity it met lies
-//! between them. Over k passes the interval runs from the low order
+//! Each pass brackets its knee between the highest step it kept up and
+//! the step after it, which it did not: the capacity it met lies between
+//! them. Over k passes the interval runs from the low order
 //! statistic of the lower ends to the high one of the upper ends, at the
 //! ranks that give the median of k values its exact interval
 //! ([`toll_measure::median_ci`]: min–max of 3 covers it 75% of the time);
@@ -55,14 +55,17 @@ pub fn figures(rates: &[f64], runs: &[StepRun]) -> Vec<StepFigures> {
     out
 }
 
-/// One pass's bracket: its last step kept up before its first that was
-/// not (None: the first step failed) and that step (None: none failed).
+/// One pass's bracket: the highest step it kept up (None: none) and the
+/// step after it, which it did not (None: it was the last that ran). A
+/// step that failed below one kept up — a blip of a busy machine — does
+/// not lower the knee: the knee is the highest rate kept up.
 pub fn bracket(rates: &[f64], pass: &[&StepRun]) -> (Option<f64>, Option<f64>) {
-    let first_fail = pass.iter().position(|r| r.failed.is_some());
-    match first_fail {
-        Some(0) => (None, Some(rates[pass[0].step])),
-        Some(f) => (Some(rates[pass[f - 1].step]), Some(rates[pass[f].step])),
-        None => (pass.last().map(|r| rates[r.step]), None),
+    match pass.iter().rposition(|r| r.failed.is_none()) {
+        Some(k) => (
+            Some(rates[pass[k].step]),
+            pass.get(k + 1).map(|r| rates[r.step]),
+        ),
+        None => (None, pass.first().map(|r| rates[r.step])),
     }
 }
 

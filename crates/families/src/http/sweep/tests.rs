@@ -128,6 +128,30 @@ fn a_step_that_did_not_keep_up_is_followed_by_a_rest_as_long_as_its_tail() {
 }
 
 #[test]
+fn a_blip_below_the_knee_does_not_lower_it() {
+    let p = plan(100.0, 1000.0, 6);
+    let stop = AtomicBool::new(false);
+    let mut inner = server(200.0, 40.0);
+    // Pass 2's first step is slow once (a busy machine), then keeps up.
+    let out = sweep(
+        &p,
+        &stop,
+        &mut |a, b, c, d| {
+            let mut r = inner(a, b, c, d)?;
+            if (a, b) == (2, 0) {
+                r.corrected.p99 = 1e3;
+            }
+            Ok(r)
+        },
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(out.runs.len(), 12, "one failure is not two in a row");
+    let k = knee(&p.rates, &out.runs).unwrap();
+    assert_eq!((k.lo, k.hi), (Some(p.rates[1]), Some(p.rates[2])), "{k:?}");
+}
+
+#[test]
 fn a_stopped_sweep_says_so_and_runs_no_further_step() {
     let p = plan(100.0, 1000.0, 6);
     let stop = AtomicBool::new(false);
