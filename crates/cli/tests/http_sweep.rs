@@ -175,6 +175,16 @@ fn the_knee_brackets_the_capacity_and_the_sweep_stops_two_steps_past_it() {
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("Latency and achieved rate against offered</h3>\n<figure>\n<svg"));
     assert!(html.contains("Knee: "));
+    // `toll compare` of two sweeps compares their knees: a sweep against
+    // itself is within its own interval, at 1×.
+    let o = s.toll(&["compare", "1", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("knee B / A: 1.000× [") && text.contains("(≥50% interval"),
+        "{text}"
+    );
+    assert!(text.contains("within the intervals"), "{text}");
 }
 
 fn stdout_pretty(v: &Value) -> String {

@@ -29,6 +29,7 @@ pub mod http;
 pub mod http_agents;
 pub mod http_compare;
 pub mod http_sweep;
+pub mod http_sweep_compare;
 pub mod http_sweep_page;
 pub mod http_urls;
 pub mod import;
