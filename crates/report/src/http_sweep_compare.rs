@@ -8,7 +8,7 @@
 //! inequality happens with probability at least 1 − (1 − level A) −
 //! (1 − level B): two 75% intervals give a ratio's interval of 50% or more,
 //! and the report says so. More passes (`--repeats`) raise it: 5 passes'
-//! min–max is 94%, two of them 88%.
+//! min–max is 93.75%, two of them 87.5%.
 
 use crate::http_sweep::{Knee, SweepReport};
 use crate::table::sig3;
