@@ -151,7 +151,7 @@ pub fn knee_line(r: &SweepReport) -> String {
     } else {
         format!(
             "≥{:.0}% interval over {} passes, order statistics",
-            (k.level * 100.0).floor(),
+            (k.level * 100.0 + 1e-9).floor(),
             k.passes
         )
     };

@@ -76,7 +76,7 @@ pub fn render(c: &KneeComparison, a: &SweepReport, b: &SweepReport) -> String {
         crate::http_sweep::knee_line(b),
         end(c.lo, "0"),
         end(c.hi, "∞"),
-        (c.level * 100.0).floor(),
+        (c.level * 100.0 + 1e-9).floor(),
         c.verdict
     ) + &format!(
         "(the intervals are as fine as the steps: {} and {} steps from {} and {} req/s)\n",

@@ -117,7 +117,7 @@ fn latency(r: &SweepReport, title: &str, xa: &Axis, area: &Area) -> Result<(), P
         let level = if k.passes < 2 {
             "one pass".to_string()
         } else {
-            format!("≥{:.0}%", (k.level * 100.0).floor())
+            format!("≥{:.0}%", (k.level * 100.0 + 1e-9).floor())
         };
         cc.draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())
             .map_err(err)?
