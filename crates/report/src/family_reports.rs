@@ -27,6 +27,11 @@ pub fn family_reports(run: &Run) -> Vec<(String, String)> {
     for s in &run.series {
         for p in &s.points {
             let Some(extra) = &p.extra else { continue };
+            if let Some(r) = extra.get("sweep").and_then(|r| {
+                serde_json::from_value::<crate::http_sweep::SweepReport>(r.clone()).ok()
+            }) {
+                out.push(("sweep".to_string(), crate::http_sweep::render(&r)));
+            }
             if let Some(c) = extra
                 .get("comparison")
                 .and_then(|c| serde_json::from_value::<CompareReport>(c.clone()).ok())

@@ -210,11 +210,14 @@ pub fn run_section(h: &mut String, run: &Run, scale: Scale) {
         .unwrap_or_default();
     kv_table(h, config);
     h.push_str("</div>\n</div>\n");
-
     if let Some(charts) = LoadCharts::for_run(run) {
         load_section(h, run, &charts, scale);
-        show_details(h, run);
-        return;
+        return show_details(h, run);
+    }
+    if let Some(figure) = crate::http_sweep_page::figure(run) {
+        h.push_str(&figure);
+        reports_section(h, run);
+        return show_details(h, run);
     }
     reports_section(h, run);
     h.push_str("<h3>Models</h3>\n");

@@ -20,6 +20,7 @@ pub const FAMILIES: &[&str] = &[
     "ring",
     "http",
     "http-compare",
+    "http-sweep",
     "exec",
     "file",
     "rpc",

@@ -55,12 +55,83 @@ pub struct HttpArgs {
     #[arg(long, value_name = "TIME", value_parser = time_in(SHORTEST, LONGEST_RUN))]
     pub warmup: Option<Duration>,
     #[command(flatten)]
+    pub sweep: SweepArgs,
+    #[command(flatten)]
     pub agents: AgentArgs,
     /// Print the stored run as JSON instead of the report.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
     pub plot: LoadPlotArgs,
+}
+
+/// The most requests per second a constant-rate loop is asked to
+/// schedule (--rate's bound).
+pub const MOST_RATE: f64 = 1e7;
+
+/// `--sweep FROM..TO` and its steps: the offered rate stepped up, open
+/// loop, to find the knee.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Step the offered rate (requests/s, open loop) from FROM to TO and
+    /// find the knee: the highest rate kept up (achieved ≥ 99%, p99 within
+    /// --slo). Stops after two steps in a row that do not keep up.
+    #[arg(long, value_name = "FROM..TO", value_parser = checked(sweep_range))]
+    pub sweep: Option<(f64, f64)>,
+    /// Steps from FROM to TO, a constant factor apart (--sweep).
+    #[arg(long, value_name = "N", value_parser = whole_in::<usize>(2, 100))]
+    pub steps: Option<usize>,
+    /// The load of each step (--sweep), e.g. 2s.
+    #[arg(long, value_name = "TIME",
+          value_parser = time_in(Duration::from_millis(100), Duration::from_secs(3600)))]
+    pub step_duration: Option<Duration>,
+    /// Passes over the steps, low to high each (--sweep): each step's
+    /// figures and the knee get an interval from them.
+    #[arg(long, value_name = "N", value_parser = whole_in::<usize>(1, 20))]
+    pub repeats: Option<usize>,
+    /// The p99 a step keeps up within (--sweep): a multiple of the first
+    /// step's p99, e.g. 5x (the default), or a time, e.g. 50ms.
+    #[arg(long, value_name = "Nx|TIME", value_parser = checked(slo))]
+    pub slo: Option<toll_families::http::sweep::Slo>,
+}
+
+/// --sweep FROM..TO: two rates, FROM below TO, within what the loop
+/// schedules.
+fn sweep_range(flag: &str, text: &str) -> anyhow::Result<(f64, f64)> {
+    let (from, to) = text.split_once("..").ok_or_else(|| {
+        usage(format!(
+            "{flag} `{text}` is not a range: write FROM..TO in requests per second, e.g. {flag} 100..10000"
+        ))
+    })?;
+    let rate = |t: &str| crate::values::real(flag, t, 0.01, MOST_RATE, "requests per second");
+    let (from, to) = (rate(from)?, rate(to)?);
+    if from >= to {
+        return Err(usage(format!(
+            "{flag} {text}: FROM must be below TO (the sweep steps up), e.g. {flag} {to}..{}",
+            if from > to { from } else { to * 10.0 }
+        )));
+    }
+    Ok((from, to))
+}
+
+/// --slo: `5x` (a multiple of the first step's p99, above 1) or a time.
+fn slo(flag: &str, text: &str) -> anyhow::Result<toll_families::http::sweep::Slo> {
+    use toll_families::http::sweep::Slo;
+    let t = text.trim();
+    if let Some(m) = t.strip_suffix('x').or_else(|| t.strip_suffix('×')) {
+        return m
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|m| m.is_finite() && *m > 1.0 && *m <= 1000.0)
+            .map(Slo::Times)
+            .ok_or_else(|| {
+                usage(format!(
+                    "{flag} `{text}` is not a multiple above 1 and at most 1000 of the first step's p99: give e.g. 5x, or a time such as 50ms"
+                ))
+            });
+    }
+    time(flag, t, SHORTEST, LONGEST_WAIT).map(Slo::Fixed)
 }
 
 /// Where the load comes from when not from this machine: load agents.

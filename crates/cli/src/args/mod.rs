@@ -22,6 +22,7 @@ pub use ffi::FfiArgs;
 pub use file::FileArgs;
 pub use http::{
     AgentArgs, CompareArgs, HttpArgs, HttpCommand, IoArg, LoadArgs, LoadPlotArgs, PickArg,
+    SweepArgs,
 };
 pub use results::{
     BoardArgs, BoardCommand, ExportArgs, ImportArgs, PredictArgs, PushArgs, ReplicateArgs,

@@ -33,7 +33,8 @@ pub struct ReplicateArgs {
 #[derive(Debug, Args)]
 pub struct RunsArgs {
     /// Only runs of these families (comma-separated): transfer, spawn,
-    /// ring, file, rpc, http, http-compare, exec, ffi, replicate, atlas.
+    /// ring, file, rpc, http, http-compare, http-sweep, exec, ffi, replicate,
+    /// atlas.
     #[arg(long, value_name = "LIST")]
     pub family: Option<String>,
     /// Only runs in these states (comma-separated): running, complete,

@@ -32,6 +32,9 @@ pub fn run(args: RunCompareArgs, db: Option<&Path>) -> anyhow::Result<ExitCode> 
     if a.family == "atlas" && b.family == "atlas" {
         return atlas(&args, &a, &b);
     }
+    if a.family == "http-sweep" && b.family == "http-sweep" {
+        return sweeps(&args, &a, &b);
+    }
     let c = RunComparison::of(&a, &b, rules).map_err(|e| usage(e.to_string()))?;
     if let Some(w) = runs_compare::cross_machine_warning(&c) {
         crate::tell!("warning: {w}");
@@ -109,6 +112,48 @@ fn atlas(
         writeln!(out, "{}", serde_json::to_string_pretty(&c)?)?;
     } else {
         write!(out, "{}", render(&c, (&machine(a), &machine(b))))?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Two sweeps (`toll http --sweep`): B's knee over A's, with its interval.
+fn sweeps(
+    args: &RunCompareArgs,
+    a: &toll_store::Run,
+    b: &toll_store::Run,
+) -> anyhow::Result<ExitCode> {
+    let refused = [
+        (args.html.is_some(), "--html"),
+        (args.fail_on.is_some(), "--fail-on"),
+        (args.mixed_latency, "--mixed-latency"),
+    ];
+    if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
+        return Err(usage(format!(
+            "{flag} is for runs compared point by point: two sweeps compare by their knees (--json for JSON)"
+        )));
+    }
+    use toll_report::http_sweep_compare::{compare, render};
+    use toll_report::http_sweep_page::of_run;
+    let (Some(sa), Some(sb)) = (of_run(a), of_run(b)) else {
+        anyhow::bail!(
+            "run {} or {} holds no stored sweep: compare two runs of toll http --sweep",
+            a.id,
+            b.id
+        );
+    };
+    let Some(c) = compare(&sa, &sb) else {
+        anyhow::bail!(
+            "run {} or {} measured no step, so has no knee to compare",
+            a.id,
+            b.id
+        );
+    };
+    let mut out = crate::screen::output(args.json);
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&c)?)?;
+    } else {
+        write!(out, "{}", render(&c, &sa, &sb))?;
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)

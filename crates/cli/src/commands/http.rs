@@ -23,6 +23,9 @@ use super::http_load::{
 
 /// `toll http URL` (`toll http compare` is [`super::http_compare::run`]).
 pub fn run(a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
+    if super::http_sweep::wanted(&a.sweep) {
+        return super::http_sweep::run(a, db_path, dry_run);
+    }
     if super::http_agents::wanted(&a) {
         return super::http_agents::run(a, db_path, dry_run);
     }

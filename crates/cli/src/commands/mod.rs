@@ -14,6 +14,7 @@ pub mod http;
 pub mod http_agents;
 pub mod http_compare;
 pub mod http_load;
+pub mod http_sweep;
 pub mod manual;
 pub mod plot;
 pub mod predict;

@@ -18,6 +18,7 @@ const FAMILIES: &[&str] = &[
     "rpc",
     "http",
     "http-compare",
+    "http-sweep",
     "exec",
     "ffi",
     "replicate",

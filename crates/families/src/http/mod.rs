@@ -23,6 +23,7 @@ pub mod sock;
 pub mod stamp;
 pub mod stats;
 mod stored;
+pub mod sweep;
 pub mod target;
 pub mod timer;
 pub mod tls;
@@ -301,11 +302,12 @@ pub fn load_part(
                 if now < plan.start {
                     std::thread::sleep(plan.start - now);
                 }
-                match client {
+                let out = match client {
                     Some(c) => client_loop::run(&c, &stop, &counters[t]),
                     None if uring => uring_loop::run(&plan, &stop, &counters[t]),
                     None => event_loop::run(&plan, &stop, &counters[t]),
-                }
+                };
+                (out, Instant::now())
             })
             .map_err(|e| HttpError::Io(format!("starting event loop {t}: {e}")))?;
         handles.push(h);
@@ -338,13 +340,18 @@ pub fn load_part(
             last_at = now;
         }
     }
-    let end = Instant::now();
     let cpu = crate::rpc::server::cpu_ns().saturating_sub(cpu0);
     let mut stats = Stats::new(cfg.rate.is_some());
+    // The load ended when its last loop did, not when the sampler above
+    // next looked (up to its 20 ms nap later).
+    let mut end = start;
     for h in handles {
         match h.join() {
-            Ok(Ok(s)) => stats.merge(&s),
-            Ok(Err(e)) => return Err(HttpError::Io(format!("event loop: {e}"))),
+            Ok((Ok(s), done)) => {
+                stats.merge(&s);
+                end = end.max(done);
+            }
+            Ok((Err(e), _)) => return Err(HttpError::Io(format!("event loop: {e}"))),
             Err(_) => return Err(HttpError::Io("an event loop panicked".into())),
         }
     }

@@ -45,6 +45,15 @@ use piecewise::best_split;
 use resample::{centre, groups, Replicates};
 use variance::{pooled_variances, replicate_variances};
 
+/// The two-segment model fitted by itself, for a series whose break may
+/// lie anywhere (a load sweep's latency against offered rate): the split
+/// of `xs` (ascending) with the least total residual of `ys` weighted by
+/// 1/`var`, two points at least on each side, its crossing kept between
+/// them. CIs are left at the point estimates. None under four points.
+pub fn two_segments(xs: &[f64], ys: &[f64], var: &[f64]) -> Option<crate::model::Piecewise> {
+    piecewise::split_below(xs, ys, var, f64::INFINITY)
+}
+
 /// Fewest sizes a line is fitted through: two sizes fix a line exactly and
 /// leave nothing to check it against.
 pub const MIN_SIZES: usize = 3;

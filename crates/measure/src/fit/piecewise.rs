@@ -73,6 +73,25 @@ pub(crate) fn best_split(ns: &[f64], medians: &[f64], var: &[f64]) -> Option<Pie
     if k < 4 {
         return None;
     }
+    split_below(ns, medians, var, ns[0] + (ns[k - 1] - ns[0]) / 2.0)
+}
+
+/// The two weighted lines over `medians` (`ns` ascending, weights 1/`var`)
+/// with the least total weighted residual, two points at least in each and
+/// the large segment starting at or below `limit`: [`best_split`] keeps it
+/// to the first half of a cost series; a load sweep, which stops two steps
+/// past its knee, lets it start anywhere (`limit` infinite). None under
+/// four points.
+pub(crate) fn split_below(
+    ns: &[f64],
+    medians: &[f64],
+    var: &[f64],
+    limit: f64,
+) -> Option<Piecewise> {
+    let k = ns.len().min(medians.len()).min(var.len());
+    if k < 4 {
+        return None;
+    }
     let w: Vec<f64> = var[..k].iter().map(|v| 1.0 / v).collect();
     // Centred, so the running sums do not lose the residuals to rounding.
     let cx = ns[..k].iter().sum::<f64>() / k as f64;
@@ -83,10 +102,9 @@ pub(crate) fn best_split(ns: &[f64], medians: &[f64], var: &[f64]) -> Option<Pie
         prefix.push(prefix[i].add(w[i], ns[i] - cx, medians[i] - cy));
     }
     let all = prefix[k];
-    let middle = ns[0] + (ns[k - 1] - ns[0]) / 2.0;
     let mut best: Option<(f64, usize)> = None;
     for b in 2..=k - 2 {
-        if ns[b] > middle {
+        if ns[b] > limit {
             break;
         }
         let (Some(small), Some(large)) = (prefix[b].residual(), all.minus(prefix[b]).residual())
@@ -189,6 +207,19 @@ mod tests {
             p.beta > 0.45,
             "β over the large half counts the step: {p:?}"
         );
+    }
+
+    /// A sweep's hockey stick: flat, then rising over its last two
+    /// points, past the middle of the range.
+    #[test]
+    fn without_a_limit_the_break_may_lie_past_the_middle() {
+        let ns = [50.0, 74.0, 110.0, 164.0, 243.0, 362.0];
+        let ys = [3.0, 3.01, 2.99, 3.0, 6.0, 7.5];
+        let var = [1.0; 6];
+        let p = split_below(&ns, &ys, &var, f64::INFINITY).unwrap();
+        assert_eq!(p.split, (164.0, 243.0), "{p:?}");
+        let halved = best_split(&ns, &ys, &var).unwrap();
+        assert!(halved.split.1 <= 206.0, "{halved:?}");
     }
 
     #[test]

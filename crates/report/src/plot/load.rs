@@ -31,9 +31,10 @@ pub struct LoadCharts {
     pub rate: RateChart,
 }
 
-/// Whether `family` is a load, drawn by [`LoadCharts`] rather than t(n).
+/// Whether `family` is a load (or a sweep of loads), drawn by its own
+/// pictures rather than t(n).
 pub fn is_load(family: &str) -> bool {
-    matches!(family, "http" | "http-compare")
+    matches!(family, "http" | "http-compare" | "http-sweep")
 }
 
 fn report_of(p: &Point) -> Option<HttpReport> {

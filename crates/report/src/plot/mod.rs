@@ -50,6 +50,7 @@ mod series;
 pub mod servers;
 pub mod staircase;
 mod style;
+pub mod sweep;
 pub mod sys;
 pub mod trend;
 
