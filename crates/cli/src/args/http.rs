@@ -90,7 +90,8 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N", value_parser = whole_in::<usize>(1, 20))]
     pub repeats: Option<usize>,
     /// The p99 a step keeps up within (--sweep): a multiple of the first
-    /// step's p99, e.g. 5x (the default), or a time, e.g. 50ms.
+    /// step's p99, e.g. 5x (the default; never below 10 ms), or a time,
+    /// e.g. 50ms.
     #[arg(long, value_name = "Nx|TIME", value_parser = checked(slo))]
     pub slo: Option<toll_families::http::sweep::Slo>,
 }

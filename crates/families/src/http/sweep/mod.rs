@@ -34,6 +34,12 @@ pub enum Slo {
     Fixed(Duration),
 }
 
+/// The least SLO a multiple (`--slo 5x`) gives, ms: 5× a p99 of a few
+/// hundred microseconds is within a busy machine's scheduling noise (a
+/// blip of a few milliseconds failed a step that nginx kept up, on two
+/// vCPUs), so it fails steps the server kept up. A time given is kept.
+pub const SLO_FLOOR_MS: f64 = 10.0;
+
 /// What to sweep: the offered rates (ascending), each step's length and
 /// the passes over them.
 #[derive(Debug, Clone)]
@@ -135,6 +141,15 @@ pub fn sweep(
                     )));
                 }
                 (out.slo_ms, out.slo_rule) = match plan.slo {
+                    // A multiple of a sub-millisecond p99 is within a busy
+                    // machine's scheduling noise: never below the floor.
+                    Slo::Times(m) if m * run.corrected.p99 < SLO_FLOOR_MS => (
+                        SLO_FLOOR_MS,
+                        format!(
+                            "{SLO_FLOOR_MS} ms, the floor: {m}× the first step's p99 in pass 1, {:.3} ms, is less",
+                            run.corrected.p99
+                        ),
+                    ),
                     Slo::Times(m) => (
                         m * run.corrected.p99,
                         format!(
