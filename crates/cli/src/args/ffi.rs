@@ -30,6 +30,16 @@ pub struct FfiArgs {
     /// binding does not offer is a row saying why.
     #[arg(long, default_value = "pinned", value_name = "LIST", value_parser = checked(passes))]
     pub pass: Passes,
+    /// Also measure C calling back into the language: a series per binding,
+    /// `runtime/binding/callback`, whose n is upcalls per call (the sizes
+    /// read as counts); C calls the language's function n times, the
+    /// language counts them, and β is one upcall (ctypes CFUNCTYPE, cffi's
+    /// ffi.callback, PyObject_CallNoArgs, JNI CallStaticVoidMethod, an FFM
+    /// upcall stub, a cgo //export, napi_call_function, a Haskell "wrapper"
+    /// FunPtr; an Erlang NIF cannot call Erlang, so it sends a message per
+    /// upcall). A binding that cannot call back is a row saying why.
+    #[arg(long)]
+    pub callback: bool,
     /// What the C side reads: receipt (n and three bytes, at constant cost,
     /// so β is the crossing's own cost per byte) or all (toll_ffi_sum reads
     /// every byte: β is then C's loop over them).
@@ -92,6 +102,11 @@ pub struct Passes(pub Vec<Pass>);
 fn passes(flag: &str, text: &str) -> anyhow::Result<Passes> {
     let mut out = Vec::new();
     for w in text.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+        if w == Pass::Callback.name() {
+            return Err(usage(format!(
+                "{flag} callback: a callback passes no bytes: give --callback beside --pass"
+            )));
+        }
         let p = Pass::parse(w).ok_or_else(|| {
             usage(format!(
                 "{flag} {w}: unknown way of passing: the ways are pinned, copied, string"

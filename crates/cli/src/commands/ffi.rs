@@ -93,7 +93,11 @@ fn config(a: &FfiArgs) -> anyhow::Result<FfiConfig> {
     if bindings.as_ref().is_some_and(Vec::is_empty) {
         return Err(usage("--binding is empty: give a comma-separated list"));
     }
-    let targets = ffi::select(&runtimes, bindings.as_deref(), &a.pass.0, &a.sizes.0)
+    let mut passes = a.pass.0.clone();
+    if a.callback {
+        passes.push(toll_peers::Pass::Callback);
+    }
+    let targets = ffi::select(&runtimes, bindings.as_deref(), &passes, &a.sizes.0)
         .map_err(|e| usage(e.to_string()))?;
     fits_in_memory(&a.sizes.0, a.max_mem)?;
     // Every binding calls the shared C side: without a compiler, nothing runs.
