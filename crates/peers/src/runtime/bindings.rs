@@ -249,7 +249,7 @@ pub(super) const ERLANG: [Binding; 2] = [
         install: "apt-get install erlang-dev (erl_nif.h)",
         copied: Way::Not("the dirty scheduler's move is priced with the pinned way; the copy with binding nif"),
         string: ERLANG_STRING,
-        callback: ERLANG_CALLBACK,
+        callback: Way::Not("the dirty scheduler's move is priced with the pinned way; the messages a NIF sends in place of a callback with binding nif"),
         ..binding(
             "nif-dirty",
             "the same NIF on a dirty CPU scheduler (ERL_NIF_DIRTY_JOB_CPU_BOUND): the process moves to a dirty scheduler thread and back each call",
