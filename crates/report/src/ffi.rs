@@ -250,7 +250,9 @@ fn table(v: &FfiView, callbacks: bool) -> (String, Vec<String>, bool) {
         if let Some((why, install)) = &s.unavailable {
             let word = match install {
                 Some(cmd) => format!("missing: {cmd}"),
-                None if why.contains(" does not pass `") => "way not offered".into(),
+                None if why.contains(" does not pass `") || why.contains(" does not call back") => {
+                    "way not offered".into()
+                }
                 None => "not available".into(),
             };
             cells.extend(["–".into(), "–".into(), "–".into(), "–".into(), word]);

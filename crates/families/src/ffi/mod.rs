@@ -181,6 +181,9 @@ fn one(
         "unit": if target.pass == Pass::Callback { "upcalls" } else { "bytes" },
     });
     let started = match (prepared, how) {
+        (_, Err(why)) if target.pass == Pass::Callback => {
+            Err(format!("{} does not call back: {why}", target.binding.name))
+        }
         (_, Err(why)) => Err(format!(
             "{} does not pass `{}`: {why}",
             target.binding.name, target.pass
