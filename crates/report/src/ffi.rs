@@ -285,6 +285,66 @@ fn table(v: &FfiView, callbacks: bool) -> (String, Vec<String>, bool) {
 mod tests {
     use super::*;
 
+    fn row(binding: &str, pass: &str, unavailable: Option<&str>) -> FfiSeriesView {
+        FfiSeriesView {
+            runtime: "haskell".into(),
+            binding: binding.into(),
+            pass: pass.into(),
+            how: "a call".into(),
+            null: None,
+            fit: None,
+            measured: 0,
+            failure: None,
+            unavailable: unavailable.map(|w| (w.to_string(), None)),
+        }
+    }
+
+    #[test]
+    fn callbacks_are_a_table_of_their_own_per_upcall() {
+        let why = "unsafe does not call back: an unsafe foreign call may not call back";
+        let v = FfiView {
+            sizes: vec![0, 1024],
+            trials: 3,
+            touch: "receipt".into(),
+            series: vec![
+                row("safe", "pinned", None),
+                row("unsafe", "callback", Some(why)),
+            ],
+            vs_link: vec![],
+        };
+        let blocks = crate::printed::blocks(&page_tables(&v));
+        assert_eq!(blocks.len(), 2, "{blocks:?}");
+        let crate::printed::Block::Table {
+            caption,
+            header,
+            rows,
+        } = &blocks[1]
+        else {
+            panic!("{blocks:?}")
+        };
+        assert!(
+            caption.as_deref().unwrap().contains("β ns per upcall"),
+            "{caption:?}"
+        );
+        assert!(header.iter().any(|h| h == "β ns/upcall"), "{header:?}");
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        let text = render(&v);
+        assert!(
+            text.contains("(upcalls per call for the callbacks)"),
+            "{text}"
+        );
+        assert!(text.contains("β: ns per upcall"), "{text}");
+        let cb = text
+            .lines()
+            .find(|l| l.starts_with("haskell") && l.contains("callback"))
+            .unwrap();
+        assert!(cb.contains("way not offered"), "{cb}");
+        assert!(
+            text.contains(&format!("note: haskell/unsafe/callback: {why}")),
+            "{text}"
+        );
+    }
+
     #[test]
     fn a_missing_binding_is_a_row_with_its_install_command() {
         let why = "not available here: cffi does not import (install: `pip install cffi`)";
