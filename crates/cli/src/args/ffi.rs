@@ -1,7 +1,6 @@
 //! `toll ffi`: the runtimes and bindings, the bytes per call, and the
 //! engine's settings.
 
-use super::plot_scale::PlotScale;
 use crate::parsers::checked;
 use crate::usage::usage;
 use clap::Args;
@@ -75,12 +74,11 @@ pub struct FfiArgs {
     /// Print the stored run as JSON on stdout instead of the table.
     #[arg(long)]
     pub json: bool,
-    /// Draw α per binding as dots with their CIs on a log axis, above ns per
-    /// call against bytes per call (a line per binding), to an SVG file.
+    /// Draw α per series as dots with their CIs on a log axis (with the
+    /// figures dyu/ffi-overhead's README quotes as hollow diamonds), above
+    /// β per binding and way (ns per KiB, ns per upcall), to an SVG file.
     #[arg(long, value_name = "FILE.svg", value_parser = crate::parsers::svg_file())]
     pub plot: Option<PathBuf>,
-    #[command(flatten)]
-    pub scale: PlotScale,
 }
 
 /// Bytes per call, sorted, without duplicates.
