@@ -33,11 +33,16 @@ fn callbacks(run: &Value) -> Vec<&Value> {
 #[test]
 fn every_runtime_calls_back_or_says_why_not() {
     let s = Scratch::new("ffi-callback");
+    let plot = s.0.join("ffi.svg");
     let mut args = RUN.to_vec();
-    args.extend(["--runtime", "all"]);
+    args.extend(["--runtime", "all", "--plot", plot.to_str().unwrap()]);
     let o = s.toll(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
+    // The picture: β per upcall on an axis of its own, below α.
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(svg.contains("β per binding and way"), "{svg}");
+    assert!(svg.contains("β: ns per upcall (callbacks)"), "{svg}");
     assert!(out.contains("β ns/upcall"), "{out}");
     assert!(out.contains("β: ns per upcall"), "{out}");
     assert!(
