@@ -5,7 +5,8 @@
    bytes go "pinned" (the buffer itself) or "copied" (malloc + memcpy each
    call, freed after); C has no "string" way of its own: a C string is
    already a char *. touch "all" calls toll_ffi_sum, "receipt"
-   toll_ffi_receipt. */
+   toll_ffi_receipt. pass "callback" calls toll_ffi_callback, which calls
+   a plain C function of this worker back n times; it counts them. */
 #define _GNU_SOURCE
 #include "ffi.h"
 
@@ -19,8 +20,12 @@
 #include "toll_ffi.h"
 
 typedef uint64_t (*sum_fn)(const uint8_t *, size_t);
+typedef void (*callback_fn)(void (*)(void *), void *, uint64_t);
 
-/* The shared library's sum and receipt, loaded once; 0 when it is not there. */
+static callback_fn lcallback;
+
+/* The shared library's sum and receipt (and callback), loaded once; 0 when
+   it is not there. */
 static int load(sum_fn *sum, sum_fn *receipt, char *why, size_t len) {
     static void *lib;
     static sum_fn lsum, lreceipt;
@@ -39,8 +44,9 @@ static int load(sum_fn *sum, sum_fn *receipt, char *why, size_t len) {
         }
         lsum = (sum_fn)dlsym(lib, "toll_ffi_sum");
         lreceipt = (sum_fn)dlsym(lib, "toll_ffi_receipt");
-        if (!lsum || !lreceipt) {
-            snprintf(why, len, "libtoll_ffi.so lacks toll_ffi_sum or toll_ffi_receipt");
+        lcallback = (callback_fn)dlsym(lib, "toll_ffi_callback");
+        if (!lsum || !lreceipt || !lcallback) {
+            snprintf(why, len, "libtoll_ffi.so lacks toll_ffi_sum, toll_ffi_receipt or toll_ffi_callback");
             lib = NULL;
             return 0;
         }
@@ -81,6 +87,19 @@ static uint64_t calls(sum_fn f, int copied, const uint8_t *buf, size_t n, long r
     return last;
 }
 
+/* The upcall: counts itself in the uint64_t its context points to. */
+static void count_upcall(void *ctx) { ++*(uint64_t *)ctx; }
+
+/* reps calls of cb, each calling back n times: the last call's count. */
+static uint64_t callbacks(callback_fn cb, uint64_t n, long reps) {
+    uint64_t count = 0;
+    for (long r = 0; r < reps; r++) {
+        count = 0;
+        cb(count_upcall, &count, n);
+    }
+    return count;
+}
+
 void ffi_run(const char *binding, const char *pass, const char *touch, long n, long reps, long seed, char *out,
              size_t len) {
     sum_fn sum = toll_ffi_sum, receipt = toll_ffi_receipt;
@@ -98,11 +117,19 @@ void ffi_run(const char *binding, const char *pass, const char *touch, long n, l
         snprintf(out, len, "{\"ok\":false,\"error\":\"no binding %s: the c worker has direct, dlopen\"}", binding);
         return;
     }
+    if (strcmp(pass, "callback") == 0) {
+        callback_fn cb = strcmp(binding, "direct") == 0 ? toll_ffi_callback : lcallback;
+        uint64_t t0 = now_ns(), count = callbacks(cb, (uint64_t)n, reps), t1 = now_ns();
+        snprintf(out, len,
+                 "{\"ok\":true,\"event\":\"done\",\"binding\":\"%s\",\"n\":%ld,\"reps\":%ld,\"ns\":%llu,\"count\":%llu}",
+                 binding, n, reps, (unsigned long long)(t1 - t0), (unsigned long long)count);
+        return;
+    }
     int copied = strcmp(pass, "copied") == 0, all = strcmp(touch, "all") == 0;
     if ((!copied && strcmp(pass, "pinned") != 0) || (!all && strcmp(touch, "receipt") != 0)) {
         snprintf(out, len,
                  "{\"ok\":false,\"error\":\"the c worker passes pinned or copied (a C string is already a char *) "
-                 "and touches all or receipt, not %s and %s\"}",
+                 "or calls back, and touches all or receipt, not %s and %s\"}",
                  pass, touch);
         return;
     }

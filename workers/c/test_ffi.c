@@ -1,7 +1,8 @@
 /* The C worker's `ffi` against spec/vectors/ffi.tsv and ffi_receipt.tsv:
    both bindings return the pattern's sum for every vector, and its receipt
-   passed pinned and copied (TOLL_FFI_DIR names where the Makefile built
-   libtoll_ffi.so). Usage: test_ffi VECTORS_DIR */
+   passed pinned and copied, and their callbacks count every upcall
+   (TOLL_FFI_DIR names where the Makefile built libtoll_ffi.so).
+   Usage: test_ffi VECTORS_DIR */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,8 +68,22 @@ int main(int argc, char **argv) {
         fprintf(stderr, "the string way is not refused naming why: %s\n", out);
         failed++;
     }
+    int counts = 0;
+    const long upcalls[] = {0, 1, 2, 1000};
+    for (int b = 0; b < 2; b++)
+        for (int i = 0; i < 4; i++) {
+            ffi_run(bindings[b], "callback", "receipt", upcalls[i], 3, 0, out, sizeof out);
+            const char *s = strstr(out, "\"count\":");
+            long got = s ? strtol(s + 8, NULL, 10) : -1;
+            if (!strstr(out, "\"ok\":true") || got != upcalls[i]) {
+                fprintf(stderr, "ffi %s callback: want count %ld, got %s\n", bindings[b], upcalls[i], out);
+                failed++;
+            }
+            counts++;
+        }
     if (failed || checked == sums) return 1;
-    printf("c worker ffi: %d sum vectors, %d receipt vectors passed (direct, dlopen; pinned, copied)\n", sums,
-           checked - sums);
+    printf("c worker ffi: %d sum vectors, %d receipt vectors, %d callback counts passed (direct, dlopen; pinned, "
+           "copied, callback)\n",
+           sums, checked - sums, counts);
     return 0;
 }

@@ -5,11 +5,14 @@
 %% (sum_dirty/1, where the runtime has them). The ways: "pinned", a binary
 %% read in place; "copied" (nif only), a list of bytes the NIF flattens into
 %% a new binary each call (sum_list/1, receipt_list/1). touch "receipt" calls
-%% receipt/1 (receipt_dirty/1). The NIF's functions are stubbed below; the
-%% Erlang bodies only stand in until it loads.
+%% receipt/1 (receipt_dirty/1). "callback" (nif only): a NIF cannot call
+%% Erlang, so send_self(N) sends this process N messages from C (enif_send)
+%% and the process receives and counts them: the nearest thing to a callback.
+%% The NIF's functions are stubbed below; the Erlang bodies only stand in
+%% until it loads.
 -module(toll_ffi).
 -export([bindings/0, run/1, pattern/2, null/0, sum/1, sum_dirty/1, receipt/1, receipt_dirty/1,
-         sum_list/1, receipt_list/1]).
+         sum_list/1, receipt_list/1, send_self/1]).
 
 null() -> erlang:nif_error(not_loaded).
 sum(_) -> erlang:nif_error(not_loaded).
@@ -18,6 +21,7 @@ receipt(_) -> erlang:nif_error(not_loaded).
 receipt_dirty(_) -> erlang:nif_error(not_loaded).
 sum_list(_) -> erlang:nif_error(not_loaded).
 receipt_list(_) -> erlang:nif_error(not_loaded).
+send_self(_) -> erlang:nif_error(not_loaded).
 
 %% Loads the NIF (once: OTP refuses a second load, which means it is there).
 load() ->
@@ -73,9 +77,28 @@ loaded(Binding, Way, N, Reps, Seed) ->
         {{error, Why}, _} -> refuse(<<Binding/binary, ": ", Why/binary>>);
         {ok, none} ->
             {Pass, Touch} = Way,
-            refuse(iolist_to_binary([Binding, " passes pinned", [" or copied" || Binding =:= <<"nif">>],
+            refuse(iolist_to_binary([Binding, " passes pinned", [" or copied, or sends itself messages" || Binding =:= <<"nif">>],
                                      " and touches all or receipt, not ", name(Pass), " and ", name(Touch)]));
+        {ok, callback} -> messages(Binding, N, Reps);
         {ok, {Key, Value, F}} -> calls(Binding, Key, F, Value(pattern(N, Seed)), N, Reps)
+    end.
+
+%% Reps calls of send_self(N), each followed by receiving what it sent:
+%% the count is what arrived by then (a message missing leaves it short).
+messages(Binding, N, Reps) ->
+    T0 = erlang:monotonic_time(nanosecond),
+    Count = sends(Reps, N, 0),
+    Ns = erlang:monotonic_time(nanosecond) - T0,
+    [{ok, true}, {event, <<"done">>}, {binding, Binding}, {n, N}, {reps, Reps}, {ns, Ns}, {count, Count}].
+
+sends(0, _, Count) -> Count;
+sends(R, N, _) ->
+    ok = send_self(N),
+    sends(R - 1, N, received(0)).
+
+received(K) ->
+    receive upcall -> received(K + 1)
+    after 0 -> K
     end.
 
 %% The answer's key, the value made once from the pattern, and the NIF to call.
@@ -83,6 +106,7 @@ fn(<<"nif">>, {<<"pinned">>, <<"all">>}) -> {sum, fun id/1, fun sum/1};
 fn(<<"nif">>, {<<"pinned">>, <<"receipt">>}) -> {receipt, fun id/1, fun receipt/1};
 fn(<<"nif">>, {<<"copied">>, <<"all">>}) -> {sum, fun binary_to_list/1, fun sum_list/1};
 fn(<<"nif">>, {<<"copied">>, <<"receipt">>}) -> {receipt, fun binary_to_list/1, fun receipt_list/1};
+fn(<<"nif">>, {<<"callback">>, _}) -> callback;
 fn(<<"nif-dirty">>, {<<"pinned">>, <<"all">>}) -> {sum, fun id/1, fun sum_dirty/1};
 fn(<<"nif-dirty">>, {<<"pinned">>, <<"receipt">>}) -> {receipt, fun id/1, fun receipt_dirty/1};
 fn(_, _) -> none.

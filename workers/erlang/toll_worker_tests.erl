@@ -179,7 +179,8 @@ process_limit() ->
     ok.
 
 %% The NIF returns spec/vectors/ffi.tsv's sums, and ffi_receipt.tsv's
-%% receipts passed every way each binding offers. It is built here as toll
+%% receipts passed every way each binding offers; the messages it sends in
+%% place of a callback all arrive. It is built here as toll
 %% builds it (cc -O2 -fPIC -shared against the OTP install's erl_nif.h);
 %% without erl_nif.h the test says how to get it and checks only the refusal.
 ffi(Vectors) ->
@@ -220,6 +221,12 @@ ffi(Vectors) ->
                           {Name, Binding, Pass, maps:get(receipt, A, none) =:= binary_to_integer(Bytes)}
               end, [{B, P, R} || {B, P} <- [{<<"nif">>, <<"pinned">>}, {<<"nif">>, <<"copied">>},
                                             {<<"nif-dirty">>, <<"pinned">>}], R <- Receipts]),
+            lists:foreach(
+              fun(N) ->
+                      A = maps:from_list(toll_ffi:run(#{<<"binding">> => <<"nif">>, <<"pass">> => <<"callback">>,
+                                                        <<"n">> => N, <<"reps">> => 3, <<"seed">> => 0})),
+                      {callback, N, N} = {callback, N, maps:get(count, A, none)}
+              end, [0, 1, 2, 1000]),
             [_] = [E || {error, E} <- toll_ffi:run(#{<<"binding">> => <<"nif">>, <<"pass">> => <<"string">>,
                                                     <<"n">> => 0, <<"reps">> => 1, <<"seed">> => 0})]
     end,

@@ -5,7 +5,9 @@
    optimiser must keep, so the null call is not folded away; the sum adds
    every byte into the total it returns, so none can be skipped; the receipt
    reads three bytes whatever n is, so a call's cost per byte is the
-   crossing's own (a copy, an encoding), not a loop's on the C side. */
+   crossing's own (a copy, an encoding), not a loop's on the C side; the
+   callback calls the language back n times, so a call's cost per upcall
+   is the upcall's own. */
 #include "toll_ffi.h"
 
 __attribute__((noinline, visibility("default"))) void toll_ffi_null(void) {
@@ -23,4 +25,11 @@ __attribute__((noinline, visibility("default"))) uint64_t toll_ffi_receipt(const
     __asm__ volatile("" ::: "memory");
     if (n == 0) return 0;
     return ((uint64_t)n << 24) | ((uint64_t)p[0] << 16) | ((uint64_t)p[n / 2] << 8) | (uint64_t)p[n - 1];
+}
+
+__attribute__((noinline, visibility("default"))) void toll_ffi_callback(void (*f)(void *), void *ctx, uint64_t n) {
+    for (uint64_t i = 0; i < n; i++) {
+        f(ctx);
+        __asm__ volatile("" ::: "memory");
+    }
 }

@@ -17,4 +17,8 @@ uint64_t toll_ffi_sum(const uint8_t *p, size_t n);
    n << 24 | p[0] << 16 | p[n / 2] << 8 | p[n - 1]. */
 uint64_t toll_ffi_receipt(const uint8_t *p, size_t n);
 
+/* C calling back: f(ctx) n times, one after another. The language's f
+   counts its calls; that count, equal to n, is the proof of receipt. */
+void toll_ffi_callback(void (*f)(void *), void *ctx, uint64_t n);
+
 #endif

@@ -12,7 +12,12 @@
    - string: a String through GetStringUTFChars (its modified UTF-8, a copy)
      and GetStringUTFLength, released by ReleaseStringUTFChars.
    JNI_ABORT: nothing written back. A NULL from Get means an OutOfMemoryError
-   is pending: the method returns -1 and the worker reports it. */
+   is pending: the method returns -1 and the worker reports it.
+
+   The callback: jniCallback(n) has toll_ffi_callback call the static Java
+   method Ffi.upcall() back n times through CallStaticVoidMethod (the thread
+   is attached already: it is the caller's; the jmethodID looked up once).
+   An exception stops the upcalls and is thrown when the native returns. */
 #include <jni.h>
 
 #include "toll_ffi.h"
@@ -77,4 +82,22 @@ JNIEXPORT jlong JNICALL Java_Ffi_jniSumString(JNIEnv *env, jclass cls, jstring s
 JNIEXPORT jlong JNICALL Java_Ffi_jniReceiptString(JNIEnv *env, jclass cls, jstring s) {
     (void)cls;
     return string(env, s, toll_ffi_receipt);
+}
+
+struct upcall {
+    JNIEnv *env;
+    jclass cls;
+    jmethodID mid;
+};
+
+static void call_java(void *ctx) {
+    struct upcall *u = ctx;
+    if (!(*u->env)->ExceptionCheck(u->env)) (*u->env)->CallStaticVoidMethod(u->env, u->cls, u->mid);
+}
+
+JNIEXPORT void JNICALL Java_Ffi_jniCallback(JNIEnv *env, jclass cls, jlong n) {
+    static jmethodID mid;
+    if (!mid && !(mid = (*env)->GetStaticMethodID(env, cls, "upcall", "()V"))) return;
+    struct upcall u = {env, cls, mid};
+    toll_ffi_callback(call_java, &u, (uint64_t)n);
 }

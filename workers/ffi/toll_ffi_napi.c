@@ -6,6 +6,10 @@
    string and copy its UTF-8 into a malloc'd buffer (napi_get_value_string_utf8,
    asked its length first), freed after. Each returns a Number (exact to 2^53).
 
+   callback(f, n) has toll_ffi_callback call the JS function f back n
+   times, each by napi_call_function (with `undefined` as this and no
+   arguments); a throw stops the upcalls and is thrown on return.
+
    Each call runs inside the handle scope node opens around a native
    callback: the values made here (the result) are freed with it. */
 #define NAPI_VERSION 8
@@ -63,6 +67,37 @@ static napi_value receipt_call(napi_env env, napi_callback_info info) { return o
 static napi_value sum_str(napi_env env, napi_callback_info info) { return on_string(env, info, toll_ffi_sum); }
 static napi_value receipt_str(napi_env env, napi_callback_info info) { return on_string(env, info, toll_ffi_receipt); }
 
+/* One upcall: f(), unless an earlier one threw. */
+struct upcall {
+    napi_env env;
+    napi_value f, self;
+    int failed;
+};
+
+static void call_js(void *ctx) {
+    struct upcall *u = ctx;
+    napi_value result;
+    if (!u->failed && napi_call_function(u->env, u->self, u->f, 0, NULL, &result) != napi_ok) u->failed = 1;
+}
+
+static napi_value callback_call(napi_env env, napi_callback_info info) {
+    size_t argc = 2;
+    napi_value args[2];
+    int64_t n;
+    struct upcall u = {env, NULL, NULL, 0};
+    napi_valuetype type;
+    if (napi_get_cb_info(env, info, &argc, args, NULL, NULL) != napi_ok || argc < 2 ||
+        napi_typeof(env, args[0], &type) != napi_ok || type != napi_function ||
+        napi_get_value_int64(env, args[1], &n) != napi_ok || n < 0) {
+        napi_throw_type_error(env, NULL, "callback takes a function and a count");
+        return NULL;
+    }
+    u.f = args[0];
+    napi_get_undefined(env, &u.self);
+    toll_ffi_callback(call_js, &u, (uint64_t)n);
+    return u.self;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
     napi_property_descriptor fns[] = {
         {"null", NULL, null_call, NULL, NULL, NULL, napi_default, NULL},
@@ -70,6 +105,7 @@ static napi_value init(napi_env env, napi_value exports) {
         {"receipt", NULL, receipt_call, NULL, NULL, NULL, napi_default, NULL},
         {"sum_str", NULL, sum_str, NULL, NULL, NULL, napi_default, NULL},
         {"receipt_str", NULL, receipt_str, NULL, NULL, NULL, napi_default, NULL},
+        {"callback", NULL, callback_call, NULL, NULL, NULL, napi_default, NULL},
     };
     napi_define_properties(env, exports, sizeof fns / sizeof fns[0], fns);
     return exports;

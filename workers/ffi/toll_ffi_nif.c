@@ -11,17 +11,24 @@
    receipt read a binary's own bytes (enif_inspect_binary: no copy: the
    pinned way); sum_list and receipt_list take a list of bytes and flatten
    it into a new binary each call (enif_inspect_iolist_as_binary: the
-   copied way). */
+   copied way).
+
+   A NIF cannot call Erlang code, so it has no callback: send_self(N) has
+   toll_ffi_callback call a C function back N times that sends the calling
+   process the atom `upcall` (enif_send, the message copied into its
+   mailbox), which the process then receives: the nearest thing, measured
+   as such. */
 #include <erl_nif.h>
 
 #include "toll_ffi.h"
 
-static ERL_NIF_TERM atom_ok;
+static ERL_NIF_TERM atom_ok, atom_upcall;
 
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     (void)priv;
     (void)info;
     atom_ok = enif_make_atom(env, "ok"); /* made once: an atom lookup per call would be timed */
+    atom_upcall = enif_make_atom(env, "upcall");
     return 0;
 }
 
@@ -67,6 +74,26 @@ static ERL_NIF_TERM receipt_list_nif(ErlNifEnv *env, int argc, const ERL_NIF_TER
     return on_list(env, argv[0], toll_ffi_receipt);
 }
 
+struct upcall {
+    ErlNifEnv *env;
+    ErlNifPid self;
+    int failed;
+};
+
+static void send_one(void *ctx) {
+    struct upcall *u = ctx;
+    if (!u->failed && !enif_send(u->env, &u->self, NULL, atom_upcall)) u->failed = 1;
+}
+
+static ERL_NIF_TERM send_self_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    struct upcall u = {env, {0}, 0};
+    ErlNifUInt64 n;
+    if (!enif_get_uint64(env, argv[0], &n) || !enif_self(env, &u.self)) return enif_make_badarg(env);
+    toll_ffi_callback(send_one, &u, n);
+    return u.failed ? enif_make_badarg(env) : atom_ok;
+}
+
 static ErlNifFunc funcs[] = {
     {"null", 0, null_nif, 0},
     {"sum", 1, sum_nif, 0},
@@ -75,6 +102,7 @@ static ErlNifFunc funcs[] = {
     {"receipt_dirty", 1, receipt_nif, ERL_NIF_DIRTY_JOB_CPU_BOUND},
     {"sum_list", 1, sum_list_nif, 0},
     {"receipt_list", 1, receipt_list_nif, 0},
+    {"send_self", 1, send_self_nif, 0},
 };
 
 ERL_NIF_INIT(toll_ffi, funcs, load, NULL, NULL, NULL)

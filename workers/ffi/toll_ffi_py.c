@@ -5,7 +5,10 @@
    str, read by PyUnicode_AsUTF8AndSize (the way an extension reads text:
    the UTF-8 is made once and cached in the str, and an ASCII str's is its
    own bytes). METH_NOARGS and METH_O are CPython's cheapest calling
-   conventions, so this is the least a call from Python into C can cost. */
+   conventions, so this is the least a call from Python into C can cost.
+   callback(f, n) has toll_ffi_callback call the Python callable f back n
+   times, each by PyObject_CallNoArgs (vectorcall); an exception stops the
+   upcalls and is raised. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -55,12 +58,37 @@ static PyObject *ext_receipt_str(PyObject *self, PyObject *arg) {
     return on_str(arg, toll_ffi_receipt);
 }
 
+/* One upcall: f(), unless an earlier one raised. */
+struct upcall {
+    PyObject *f;
+    int failed;
+};
+
+static void call_python(void *ctx) {
+    struct upcall *u = ctx;
+    if (u->failed) return;
+    PyObject *r = PyObject_CallNoArgs(u->f);
+    if (!r) u->failed = 1;
+    Py_XDECREF(r);
+}
+
+static PyObject *ext_callback(PyObject *self, PyObject *args) {
+    (void)self;
+    struct upcall u = {NULL, 0};
+    unsigned long long n;
+    if (!PyArg_ParseTuple(args, "OK", &u.f, &n)) return NULL;
+    toll_ffi_callback(call_python, &u, (uint64_t)n);
+    if (u.failed) return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"null", ext_null, METH_NOARGS, "toll_ffi_null()"},
     {"sum", ext_sum, METH_O, "toll_ffi_sum(buffer, len(buffer))"},
     {"receipt", ext_receipt, METH_O, "toll_ffi_receipt(buffer, len(buffer))"},
     {"sum_str", ext_sum_str, METH_O, "toll_ffi_sum of a str's UTF-8"},
     {"receipt_str", ext_receipt_str, METH_O, "toll_ffi_receipt of a str's UTF-8"},
+    {"callback", ext_callback, METH_VARARGS, "toll_ffi_callback calling f() back n times"},
     {NULL, NULL, 0, NULL},
 };
 

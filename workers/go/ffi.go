@@ -6,8 +6,9 @@ package main
 
 // ffiCalls makes reps calls passing value (a []byte, or a string for the
 // "string" way) the way named, to the sum (touch "all") or the receipt, and
-// gives their time and the last call's return; ok is false for a way or
-// touch it does not know.
+// gives their time and the last call's return; for "callback", value is
+// the upcalls per call and the return their count. ok is false for a way
+// or touch it does not know.
 type ffiCalls func(pass, touch string, value any, reps int64) (ns int64, last uint64, ok bool)
 
 // ffiBindings are the bindings this build can call; ffi_cgo.go adds cgo.
@@ -27,15 +28,21 @@ func ffi(c command) object {
 	pass, touch := or(c.Pass, "pinned"), or(c.Touch, "all")
 	// The value is made once per command, in the form Go code holds it.
 	var value any = pattern(*c.N, *c.Seed)
-	if pass == "string" {
+	switch pass {
+	case "string":
 		value = textPattern(*c.N, *c.Seed)
+	case "callback":
+		value = *c.N // upcalls per call
 	}
 	ns, last, ok := calls(pass, touch, value, *c.Reps)
 	if !ok {
-		return refuse("cgo passes pinned, copied or string and touches all or receipt, not %s and %s", pass, touch)
+		return refuse("cgo passes pinned, copied or string, or calls back, and touches all or receipt, not %s and %s", pass, touch)
 	}
 	key := "sum"
-	if touch == "receipt" {
+	switch {
+	case pass == "callback":
+		key = "count"
+	case touch == "receipt":
 		key = "receipt"
 	}
 	return object{"ok": true, "event": "done", "binding": c.Binding, "n": *c.N, "reps": *c.Reps,

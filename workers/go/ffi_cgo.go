@@ -5,7 +5,8 @@
 // costs. The ways: "pinned" passes the slice's own bytes (cgo's pointer
 // rules let C read Go memory without Go pointers in it for the call);
 // "copied" is C.CBytes (malloc + copy) and C.free each call; "string" is
-// C.CString (malloc + copy + NUL) of a Go string and C.free each call.
+// C.CString (malloc + copy + NUL) of a Go string and C.free each call;
+// "callback" is C calling Go back (ffi_callback_cgo.go).
 package main
 
 /*
@@ -35,6 +36,9 @@ func cgoCalls(pass, touch string, value any, reps int64) (int64, uint64, bool) {
 	var last C.uint64_t
 	t0 := time.Now()
 	switch pass {
+	case "callback":
+		ns, count := cgoCallbacks(value.(int64), reps)
+		return ns, count, true
 	case "pinned":
 		buf := value.([]byte)
 		n := C.size_t(len(buf))

@@ -68,6 +68,20 @@ func TestFfiReceiptVectors(t *testing.T) {
 	}
 }
 
+// The callback counts every upcall.
+func TestFfiCallbackCounts(t *testing.T) {
+	count(t)
+	if _, ok := ffiBindings["cgo"]; !ok {
+		t.Skip("built without cgo: install a C compiler (apt-get install gcc)")
+	}
+	for _, n := range []int64{0, 1, 2, 1000} {
+		a := ffi(command{Op: "ffi", Binding: "cgo", Pass: "callback", N: &n, Reps: ptr(3), Seed: ptr(0)})
+		if a["ok"] != true || a["count"] != uint64(n) {
+			t.Errorf("callback, n = %d: %v", n, a)
+		}
+	}
+}
+
 func TestFfiHelloOffersCgoAndRefusesWhatItLacks(t *testing.T) {
 	count(t)
 	w := start(t)

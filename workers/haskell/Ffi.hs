@@ -7,16 +7,20 @@
 -- move) passed as it is; "copied", that buffer copied into a fresh one each
 -- call (@allocaBytes@ + @copyBytes@, what @useAsCStringLen@ does); "string",
 -- a 'String' marshalled each call (@withCStringLen@). touch "all" calls
--- toll_ffi_sum, "receipt" toll_ffi_receipt.
+-- toll_ffi_sum, "receipt" toll_ffi_receipt. "callback": toll_ffi_callback
+-- calls a Haskell function back n times through a 'FunPtr' made once
+-- (@foreign import ccall "wrapper"@), which counts them in an 'IORef'; only
+-- a safe call may call back, so the unsafe binding refuses it.
 module Ffi (bindings, ffiCalls) where
 
 import Data.Bits ((.&.))
+import Data.IORef (modifyIORef', newIORef, readIORef, writeIORef)
 import Data.Word (Word64, Word8)
 import Foreign.C.String (withCStringLen)
 import Foreign.C.Types (CSize (..))
 import Foreign.Marshal.Alloc (allocaBytes)
 import Foreign.Marshal.Utils (copyBytes)
-import Foreign.Ptr (Ptr, castPtr)
+import Foreign.Ptr (FunPtr, Ptr, castPtr, freeHaskellFunPtr, nullPtr)
 import Foreign.Storable (pokeByteOff)
 import GHC.Clock (getMonotonicTimeNSec)
 
@@ -26,6 +30,11 @@ foreign import ccall safe "toll_ffi_sum" sumSafe :: Touch
 foreign import ccall unsafe "toll_ffi_sum" sumUnsafe :: Touch
 foreign import ccall safe "toll_ffi_receipt" receiptSafe :: Touch
 foreign import ccall unsafe "toll_ffi_receipt" receiptUnsafe :: Touch
+
+type Upcall = Ptr () -> IO ()
+
+foreign import ccall "wrapper" mkUpcall :: Upcall -> IO (FunPtr Upcall)
+foreign import ccall safe "toll_ffi_callback" callbackSafe :: FunPtr Upcall -> Ptr () -> Word64 -> IO ()
 
 -- | The bindings; both are compiled in, so always callable.
 bindings :: [String]
@@ -37,6 +46,8 @@ bindings = ["safe", "unsafe"]
 -- or why not.
 ffiCalls :: String -> String -> String -> Int -> Int -> Int -> IO (Either String (Word64, Word64))
 ffiCalls binding pass touch n reps seed = case (binding, touch) of
+  ("safe", _) | pass == "callback" -> Right <$> callbacks (fromIntegral n) reps
+  ("unsafe", _) | pass == "callback" -> return (Left "unsafe cannot call back: an unsafe foreign call may not re-enter Haskell (use safe)")
   ("safe", "all") -> way sumSafe
   ("safe", "receipt") -> way receiptSafe
   ("unsafe", "all") -> way sumUnsafe
@@ -45,7 +56,7 @@ ffiCalls binding pass touch n reps seed = case (binding, touch) of
   ("unsafe", _) -> bad
   (other, _) -> return (Left ("no binding " ++ other ++ ": the haskell worker has safe, unsafe"))
   where
-    bad = return (Left (binding ++ " passes pinned, copied or string and touches all or receipt, not " ++ pass ++ " and " ++ touch))
+    bad = return (Left (binding ++ " passes pinned, copied or string (safe: or calls back) and touches all or receipt, not " ++ pass ++ " and " ++ touch))
     byte i = fromIntegral ((seed + 131 * i) .&. 255) :: Word8
     len = fromIntegral n :: CSize
     way f = case pass of
@@ -64,6 +75,18 @@ ffiCalls binding pass touch n reps seed = case (binding, touch) of
       s <- loop call reps 0
       t1 <- getMonotonicTimeNSec
       return (t1 - t0, s)
+
+-- | @reps@ safe calls, each calling a counting Haskell function back n
+-- times: (ns, the last call's count).
+callbacks :: Word64 -> Int -> IO (Word64, Word64)
+callbacks n reps = do
+  count <- newIORef 0
+  up <- mkUpcall (\_ -> modifyIORef' count (+ 1))
+  t0 <- getMonotonicTimeNSec
+  s <- loop (writeIORef count 0 >> callbackSafe up nullPtr n >> readIORef count) reps 0
+  t1 <- getMonotonicTimeNSec
+  freeHaskellFunPtr up
+  return (t1 - t0, s)
 
 -- The loop does nothing but call.
 loop :: IO Word64 -> Int -> Word64 -> IO Word64

@@ -109,13 +109,18 @@ ffi :: [(String, Value)] -> IO Answer
 ffi c = case (str "binding" c, int "n" c, int "reps" c, int "seed" c) of
   (Just b, Just n, Just reps, Just seed) | n >= 0 && reps >= 1 && seed >= 0 -> do
     let touch = maybe "all" id (str "touch" c)
-    r <- ffiCalls b (maybe "pinned" id (str "pass" c)) touch (fromIntegral n) (fromIntegral reps) (fromIntegral seed)
+        pass = maybe "pinned" id (str "pass" c)
+        key
+          | pass == "callback" = "count"
+          | touch == "receipt" = "receipt"
+          | otherwise = "sum"
+    r <- ffiCalls b pass touch (fromIntegral n) (fromIntegral reps) (fromIntegral seed)
     case r of
       Left why -> refuse why
       Right (ns, s) ->
         return
           [ ("ok", JB True), ("event", JS "done"), ("binding", JS b), ("n", JI n), ("reps", JI reps)
-          , ("ns", JI (fromIntegral ns)), (if touch == "receipt" then "receipt" else "sum", JI (fromIntegral s))
+          , ("ns", JI (fromIntegral ns)), (key, JI (fromIntegral s))
           ]
   _ -> refuse "`ffi` needs a binding and whole numbers n, reps (at least 1) and seed"
 

@@ -5,6 +5,7 @@ module Main (main) where
 
 import Control.Monad (forM, unless)
 import Data.Char (digitToInt, intToDigit)
+import Data.List (isInfixOf)
 import Data.IORef
 import Data.Word (Word8)
 import Ffi (ffiCalls)
@@ -120,6 +121,12 @@ main = do
       let want = read (if w == "string" then inString else inBytes)
       check ("ffi " ++ b ++ " " ++ w ++ " receipt " ++ name) (either (const False) (\(_, s) -> s == want) r)
     other -> check ("malformed receipt row " ++ show other) False
+  -- ffi: the safe binding's callback counts every upcall; unsafe refuses it.
+  _ <- forM [0, 1, 2, 1000] $ \n -> do
+    r <- ffiCalls "safe" "callback" "receipt" n 3 0
+    check ("ffi safe callback " ++ show n) (either (const False) (\(_, s) -> s == fromIntegral n) r)
+  unsafeCb <- ffiCalls "unsafe" "callback" "receipt" 1 1 0
+  check "ffi unsafe refuses a callback" (either ("may not re-enter Haskell" `isInfixOf`) (const False) unsafeCb)
   refused <- ffiCalls "jni" "pinned" "all" 0 1 0
   check "ffi refuses a binding it lacks" (either (== "no binding jni: the haskell worker has safe, unsafe") (const False) refused)
   p <- readIORef passed

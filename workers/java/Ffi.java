@@ -8,7 +8,9 @@
 // off-heap segment made once), "copied" (JNI: GetByteArrayElements; FFM: a
 // byte[] copied into a confined arena each call), "string" (a String:
 // GetStringUTFChars; arena.allocateFrom(String)), to toll_ffi_sum (touch
-// "all") or toll_ffi_receipt.
+// "all") or toll_ffi_receipt. "callback" goes the other way: C calls the
+// static method upcall() back n times (JNI: CallStaticVoidMethod; FFM: an
+// upcall stub), which counts them.
 import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,6 +33,16 @@ final class Ffi {
     static native long jniSumString(String s);
 
     static native long jniReceiptString(String s);
+
+    static native void jniCallback(long n);
+
+    /** Upcalls counted since the last callback call began. */
+    static long upcalls;
+
+    /** What C calls back: counts itself. */
+    static void upcall() {
+        upcalls++;
+    }
 
     /** The bindings this worker can call now, in toll's order. */
     static List<String> bindings() {
@@ -103,16 +115,18 @@ final class Ffi {
                 || !(cmd.get("seed") instanceof Long seed) || n < 0 || reps < 1 || seed < 0)
             return TollWorker.refuse("`ffi` needs whole numbers n, reps (at least 1) and seed");
         Object pass = cmd.getOrDefault("pass", "pinned"), touch = cmd.getOrDefault("touch", "all");
-        if (!List.of("pinned", "copied", "string").contains(pass) || !List.of("all", "receipt").contains(touch))
-            return TollWorker.refuse(binding + " passes pinned, copied or string and touches all or receipt, not " + pass + " and " + touch);
+        if (!List.of("pinned", "copied", "string", "callback").contains(pass) || !List.of("all", "receipt").contains(touch))
+            return TollWorker.refuse(binding + " passes pinned, copied or string, or calls back, and touches all or receipt, not " + pass + " and " + touch);
+        boolean callback = "callback".equals(pass);
         boolean receipt = "receipt".equals(touch);
         long[] r;
         if ("jni".equals(binding)) {
             String why = jni();
             if (why != null) return TollWorker.refuse("jni: " + why);
-            if (n > Integer.MAX_VALUE - 8)
+            if (callback) r = jniCallbacks(n, reps);
+            else if (n > Integer.MAX_VALUE - 8)
                 return TollWorker.refuse("jni passes a byte[]: at most " + (Integer.MAX_VALUE - 8) + " bytes");
-            r = "string".equals(pass) ? jniString(text(n.intValue(), seed), reps, receipt)
+            else r = "string".equals(pass) ? jniString(text(n.intValue(), seed), reps, receipt)
                     : jniCalls(pattern(n.intValue(), seed), reps, "copied".equals(pass), receipt);
         } else if ("ffm".equals(binding)) {
             if (!(ffm() instanceof Method m)) return TollWorker.refuse("ffm: " + ffm());
@@ -126,7 +140,17 @@ final class Ffi {
         }
         if (r[1] < 0) return TollWorker.refuse(binding + ": the native side could not read the buffer");
         return TollWorker.obj("ok", true, "event", "done", "binding", binding, "n", n, "reps", reps, "ns", r[0],
-                receipt ? "receipt" : "sum", r[1]);
+                callback ? "count" : receipt ? "receipt" : "sum", r[1]);
+    }
+
+    /** {ns, the last call's count} of reps calls each calling upcall() back n times. */
+    static long[] jniCallbacks(long n, long reps) {
+        long t0 = System.nanoTime();
+        for (long r = 0; r < reps; r++) {
+            upcalls = 0;
+            jniCallback(n);
+        }
+        return new long[] {System.nanoTime() - t0, upcalls};
     }
 
     /** {ns, last return} of a byte[] passed pinned or copied: the loops do nothing but call. */

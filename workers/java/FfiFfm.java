@@ -5,8 +5,9 @@
 // in an off-heap MemorySegment made once, the form FFM passes without
 // copying; "copied": a byte[] copied into a confined Arena each call
 // (arena.allocateFrom), the arena closed after; "string": a String made a
-// NUL-terminated UTF-8 segment in a confined Arena each call. Ffi.java
-// finds this class by name: a JDK older than 22 leaves it out.
+// NUL-terminated UTF-8 segment in a confined Arena each call; "callback":
+// toll_ffi_callback calls Ffi.upcall back through an upcall stub made once.
+// Ffi.java finds this class by name: a JDK older than 22 leaves it out.
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -14,6 +15,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.nio.file.Path;
 
 public final class FfiFfm {
@@ -26,7 +29,9 @@ public final class FfiFfm {
     }
 
     private static final class Handles {
-        static final MethodHandle NULL, SUM, RECEIPT;
+        static final MethodHandle NULL, SUM, RECEIPT, CALLBACK;
+        /** Ffi.upcall(MemorySegment ctx) as a C function pointer, made once. */
+        static final MemorySegment UPCALL;
 
         static {
             Linker linker = Linker.nativeLinker();
@@ -35,16 +40,40 @@ public final class FfiFfm {
             FunctionDescriptor touch = FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG);
             SUM = linker.downcallHandle(syms.find("toll_ffi_sum").orElseThrow(), touch);
             RECEIPT = linker.downcallHandle(syms.find("toll_ffi_receipt").orElseThrow(), touch);
+            CALLBACK = linker.downcallHandle(syms.find("toll_ffi_callback").orElseThrow(),
+                    FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+            try {
+                MethodHandle up = MethodHandles.lookup().findStatic(FfiFfm.class, "upcall",
+                        MethodType.methodType(void.class, MemorySegment.class));
+                UPCALL = linker.upcallStub(up, FunctionDescriptor.ofVoid(ValueLayout.ADDRESS), Arena.global());
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
         }
     }
 
     /** {ns, last return} of reps calls with n bytes of the pattern passed `pass`. */
     public static long[] run(long n, long seed, long reps, String pass, boolean receipt) throws Throwable {
         return switch (pass) {
+            case "callback" -> callbacks(n, reps);
             case "copied" -> copied(Ffi.pattern(Math.toIntExact(n), seed), reps, receipt);
             case "string" -> string(Ffi.text(Math.toIntExact(n), seed), reps, receipt);
             default -> pinned(n, seed, reps, receipt);
         };
+    }
+
+    /** What the upcall stub calls: Ffi's count, as JNI's upcall counts. */
+    static void upcall(MemorySegment ctx) {
+        Ffi.upcalls++;
+    }
+
+    private static long[] callbacks(long n, long reps) throws Throwable {
+        long t0 = System.nanoTime();
+        for (long r = 0; r < reps; r++) {
+            Ffi.upcalls = 0;
+            Handles.CALLBACK.invokeExact(Handles.UPCALL, MemorySegment.NULL, n);
+        }
+        return new long[] {System.nanoTime() - t0, Ffi.upcalls};
     }
 
     // Each loop calls a static final handle, which the JIT compiles to the

@@ -73,6 +73,12 @@ public final class FfiTest {
                 check(TollWorker.parse(a).get("sum") instanceof Long got && got == want, binding + " " + pass + " sum: " + a);
             }
         }
+        for (String binding : ffm ? new String[] {"jni", "ffm"} : new String[] {"jni"})
+            for (long n : new long[] {0, 1, 2, 1000}) {
+                String a = TollWorkerTest.ask(in, out, "{\"op\":\"ffi\",\"binding\":\"" + binding
+                        + "\",\"pass\":\"callback\",\"n\":" + n + ",\"reps\":3,\"seed\":0}");
+                check(TollWorker.parse(a).get("count") instanceof Long got && got == n, binding + " callback " + n + ": " + a);
+            }
         check(TollWorkerTest.ask(in, out, "{\"op\":\"ffi\",\"binding\":\"cgo\",\"n\":0,\"reps\":1,\"seed\":0}")
                 .equals("{\"ok\":false,\"error\":\"no binding cgo: the java worker has jni, ffm\"}"), "a binding it lacks is refused");
         in.write("{\"op\":\"exit\"}\n".getBytes());

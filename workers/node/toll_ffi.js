@@ -6,6 +6,8 @@
 // "string", a JS string the addon copies out as UTF-8 each call
 // (napi_get_value_string_utf8). touch "all" calls sum, "receipt" receipt.
 // The timed loop calls one of them `reps` times and does nothing else.
+// "callback": the addon has C call a JS function back n times
+// (napi_call_function), which counts them.
 'use strict';
 
 const path = require('node:path');
@@ -56,9 +58,10 @@ function run(cmd) {
   if (!a) return { ok: false, error: `napi: ${why}` };
   const pass = cmd.pass ?? 'pinned';
   const touch = cmd.touch ?? 'all';
-  if (!['pinned', 'copied', 'string'].includes(pass) || !['all', 'receipt'].includes(touch)) {
-    return { ok: false, error: `napi passes pinned, copied or string and touches all or receipt, not ${pass} and ${touch}` };
+  if (!['pinned', 'copied', 'string', 'callback'].includes(pass) || !['all', 'receipt'].includes(touch)) {
+    return { ok: false, error: `napi passes pinned, copied or string, or calls back, and touches all or receipt, not ${pass} and ${touch}` };
   }
+  if (pass === 'callback') return callbacks(a, binding, n, reps);
   const f = touch === 'all' ? (pass === 'string' ? a.sum_str : a.sum) : (pass === 'string' ? a.receipt_str : a.receipt);
   const value = pass === 'string' ? text(n, seed) : pattern(n, seed);
   let last = 0;
@@ -68,6 +71,19 @@ function run(cmd) {
   else for (let r = 0; r < reps; r++) last = f(value);
   const ns = Number(process.hrtime.bigint() - t0);
   return { ok: true, event: 'done', binding, n, reps, ns, [touch === 'all' ? 'sum' : 'receipt']: last };
+}
+
+// reps calls, each having C call a counting JS function back n times.
+function callbacks(a, binding, n, reps) {
+  let count = 0;
+  const upcall = () => { count++; };
+  const t0 = process.hrtime.bigint();
+  for (let r = 0; r < reps; r++) {
+    count = 0;
+    a.callback(upcall, n);
+  }
+  const ns = Number(process.hrtime.bigint() - t0);
+  return { ok: true, event: 'done', binding, n, reps, ns, count };
 }
 
 module.exports = { bindings, pattern, text, run, ADDON };

@@ -1,5 +1,5 @@
 // The Node.js worker's `ffi` binding (N-API) returns spec/vectors/ffi.tsv's
-// sums, and spec/vectors/ffi_receipt.tsv's receipts passed every way. The addon is built here as toll builds it (cc -O2 -fPIC -shared
+// sums, and spec/vectors/ffi_receipt.tsv's receipts passed every way, and its callback's counts. The addon is built here as toll builds it (cc -O2 -fPIC -shared
 // against node's headers); without the headers the test says how to get them.
 // Run: node --test workers/node/toll_ffi_test.js
 'use strict';
@@ -55,6 +55,13 @@ test('napi returns every receipt vector, every way', { skip }, () => {
     const a = ffi.run({ op: 'ffi', binding: 'napi', pass, touch: 'all', n: 1000, reps: 1, seed: 42 });
     const value = pass === 'string' ? Buffer.from(ffi.text(1000, 42)) : ffi.pattern(1000, 42);
     assert.strictEqual(a.sum, value.reduce((x, y) => x + y, 0), `${pass} sum`);
+  }
+});
+
+test('napi\'s callback counts every upcall', { skip }, () => {
+  for (const n of [0, 1, 2, 1000]) {
+    const a = ffi.run({ op: 'ffi', binding: 'napi', pass: 'callback', n, reps: 3, seed: 0 });
+    assert.strictEqual(a.count, n, `callback, n = ${n}: ${JSON.stringify(a)}`);
   }
 });
 

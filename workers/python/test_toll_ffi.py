@@ -1,5 +1,6 @@
 """The Python worker's `ffi` bindings return the sums of spec/vectors/ffi.tsv,
-and the receipts of spec/vectors/ffi_receipt.tsv for every way each offers.
+and the receipts of spec/vectors/ffi_receipt.tsv for every way each offers;
+their callbacks count every upcall.
 
 The C side is built here as toll builds it (cc -O2 -fPIC -shared): the
 library for ctypes and cffi, the extension module for `ext`. cffi is
@@ -60,6 +61,13 @@ class SumVectors(unittest.TestCase):
     def check(self, binding):
         self.check_sums(binding)
         self.check_receipts(binding)
+        self.check_callbacks(binding)
+
+    def check_callbacks(self, binding):
+        for n in (0, 1, 2, 1000):
+            a = toll_ffi.run({"op": "ffi", "binding": binding, "pass": "callback", "n": n, "reps": 3, "seed": 0})
+            self.assertTrue(a["ok"], a)
+            self.assertEqual(a["count"], n, f"{binding} callback, n = {n}")
 
     def check_receipts(self, binding):
         checked = 0
@@ -108,7 +116,7 @@ class SumVectors(unittest.TestCase):
         if not os.path.exists(os.path.join(BUILD, "toll_ffi_ext.so")):
             self.skipTest("no Python.h to build the extension against: apt-get install python3-dev")
         a = toll_ffi.run({"op": "ffi", "binding": "ext", "pass": "copied", "touch": "receipt", "n": 0, "reps": 1, "seed": 0})
-        self.assertEqual(a, {"ok": False, "error": "ext passes pinned, string and touches all or receipt, not copied and receipt"})
+        self.assertEqual(a, {"ok": False, "error": "ext passes callback, pinned, string and touches all or receipt, not copied and receipt"})
 
     def test_a_binding_it_lacks_is_refused_naming_those_it_has(self):
         a = toll_ffi.run({"op": "ffi", "binding": "jni", "n": 0, "reps": 1, "seed": 0})

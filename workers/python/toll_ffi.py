@@ -13,6 +13,11 @@ binding owns each call (ctypes.create_string_buffer, cffi's ffi.new);
 the str itself) — and the touch is the C function called: toll_ffi_sum
 ("all") or toll_ffi_receipt. The value is made once per command; the timed
 loop calls one callable `reps` times and does nothing else.
+
+"callback" goes the other way: toll_ffi_callback calls a Python function
+back n times (made a C function pointer once: ctypes.CFUNCTYPE, cffi's
+ffi.callback; the extension module calls a Python callable itself), the
+function counts its calls, and the count is the answer.
 """
 import itertools
 import os
@@ -56,6 +61,26 @@ def _ways(f, copy):
     return {"pinned": pinned, "copied": copied, "string": encoded}
 
 
+def _counted(down, wrap):
+    """The callback way: down(upcall, n) makes C call `upcall` back n times;
+    wrap(f) is the binding's C function pointer of f, made once. The count."""
+    count = 0
+
+    def up(_ctx):
+        nonlocal count
+        count += 1
+
+    upcall = wrap(up)  # kept alive as long as the way is
+
+    def callback(n):
+        nonlocal count
+        count = 0
+        down(upcall, n)
+        return count
+
+    return callback
+
+
 def _ctypes():
     import ctypes
 
@@ -66,6 +91,10 @@ def _ctypes():
         f.argtypes, f.restype = [ctypes.c_char_p, ctypes.c_size_t], ctypes.c_uint64
         for way, call in _ways(f, ctypes.create_string_buffer).items():
             ways[way, touch] = call
+    upcall = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+    cb = lib.toll_ffi_callback
+    cb.argtypes, cb.restype = [upcall, ctypes.c_void_p, ctypes.c_uint64], None
+    ways["callback", None] = _counted(lambda f, n: cb(f, None, n), upcall)
     return ways
 
 
@@ -78,12 +107,15 @@ def _cffi():
     ffi.cdef(
         "void toll_ffi_null(void); uint64_t toll_ffi_sum(const char *p, size_t n);"
         " uint64_t toll_ffi_receipt(const char *p, size_t n);"
+        " void toll_ffi_callback(void (*f)(void *), void *ctx, uint64_t n);"
     )
     lib = ffi.dlopen(os.path.join(_dir(), LIB))
     ways = {}
     for touch, f in (("all", lib.toll_ffi_sum), ("receipt", lib.toll_ffi_receipt)):
         for way, call in _ways(f, lambda b: ffi.new("char[]", b)).items():
             ways[way, touch] = call
+    cb = lib.toll_ffi_callback
+    ways["callback", None] = _counted(lambda f, n: cb(f, ffi.NULL, n), ffi.callback("void(void *)"))
     return ways
 
 
@@ -100,6 +132,8 @@ def _ext():
         ("pinned", "receipt"): e.receipt,
         ("string", "all"): e.sum_str,
         ("string", "receipt"): e.receipt_str,
+        # The module calls a Python callable itself: no argument to pass it.
+        ("callback", None): _counted(e.callback, lambda up: lambda: up(None)),
     }
 
 
@@ -139,11 +173,11 @@ def run(cmd):
         ways = binding(name)
     except Exception as e:  # noqa: BLE001 - said in one line, the worker goes on
         return {"ok": False, "error": f"{name}: {type(e).__name__}: {e}".splitlines()[0]}
-    call = ways.get((way, touch))
+    call = ways.get((way, None if way == "callback" else touch))
     if call is None:
         has = sorted({w for w, _ in ways})
         return {"ok": False, "error": f"{name} passes {', '.join(has)} and touches all or receipt, not {way} and {touch}"}
-    value = string(n, seed) if way == "string" else pattern(n, seed)
+    value = {"string": string, "callback": lambda n, _: n}.get(way, pattern)(n, seed)
     last = 0
     clock = time.perf_counter_ns
     # itertools.repeat, as timeit loops: range would make an int object per
@@ -155,5 +189,5 @@ def run(cmd):
     for _ in loop:
         last = call(value)
     t1 = clock()
-    key = "receipt" if touch == "receipt" else "sum"
+    key = "count" if way == "callback" else "receipt" if touch == "receipt" else "sum"
     return {"ok": True, "event": "done", "binding": name, "n": n, "reps": reps, "ns": t1 - t0, key: last}

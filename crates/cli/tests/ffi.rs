@@ -20,9 +20,10 @@ const RUN: &[&str] = &[
     "2",
 ];
 
-/// The dots of `toll ffi --plot`'s upper picture.
+/// The dots of `toll ffi --plot`'s upper picture (α), alone when no β is
+/// above 0 to draw beneath it.
 fn dots(svg: &str) -> usize {
-    let upper = svg.split("<svg y=").nth(1).expect("two pictures stacked");
+    let upper = svg.split("<svg y=").nth(1).unwrap_or(svg);
     let circles = upper.matches("<circle").count();
     assert!(
         circles % 2 == 1,
@@ -49,15 +50,17 @@ fn every_binding_here_is_measured_stored_and_each_series_has_a_fit_or_says_why_n
     let run = export_json(&s, "last");
     assert_eq!(run["family"], "ffi");
     assert_eq!(run["status"], "complete");
-    // The picture: α per binding as dots (each a filled circle and its
-    // white rim, past the legend's one), above the t(n) lines.
+    // The picture: α per series as dots (each a filled circle and its
+    // white rim, past the legend's one), above β per binding and way.
     let measured = series(&run)
         .iter()
         .filter(|sr| sr["points"][0]["status"] == "ok")
         .count();
     assert!(measured >= 4, "rust and c at least: {measured}");
     assert_eq!(dots(&svg), measured, "one dot per binding measured");
-    assert!(svg.contains("α per binding") && svg.contains("t(n) per binding"));
+    assert!(svg.contains("α per series"), "{svg}");
+    // The quoted figures on α, with their source.
+    assert!(svg.contains("dyu/ffi-overhead README"), "{svg}");
     let labels: Vec<&str> = series(&run)
         .iter()
         .map(|sr| sr["label"].as_str().unwrap())
@@ -321,8 +324,8 @@ fn assert_ffi_page(page: &str, what: &str) {
         "β ns/KiB",
         "binding or helper process?",
         "link ÷ call",
-        "α per binding",
-        "t(n) per binding",
+        "α per series",
+        "dyu/ffi-overhead README",
     ] {
         assert!(page.contains(needle), "{what} lacks {needle:?}");
     }

@@ -174,7 +174,8 @@ fn a_wrong_receipt_fails_the_point() {
         &src,
         "#include <stdint.h>\n#include <stddef.h>\nvoid toll_ffi_null(void) {}\n\
          uint64_t toll_ffi_sum(const uint8_t *p, size_t n) { (void)p; return n; }\n\
-         uint64_t toll_ffi_receipt(const uint8_t *p, size_t n) { (void)p; return (uint64_t)n << 24; }\n",
+         uint64_t toll_ffi_receipt(const uint8_t *p, size_t n) { (void)p; return (uint64_t)n << 24; }\n\
+         void toll_ffi_callback(void (*f)(void *), void *ctx, uint64_t n) { while (n--) f(ctx); }\n",
     )
     .unwrap();
     let lib = dir.join("libtoll_ffi.so");

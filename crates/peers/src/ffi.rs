@@ -4,7 +4,9 @@
 //! calls toll_ffi.c itself, through the pointers dlsym gives for
 //! `$TOLL_FFI_DIR/libtoll_ffi.so`. Each passes the bytes one of three ways
 //! (`pass`: the slice itself, a copy made each call, a `CString` made from a
-//! `&str` each call) to the sum or the receipt (`touch`). The pattern, its
+//! `&str` each call) to the sum or the receipt (`touch`), or is called back
+//! (`pass` "callback": an `extern "C" fn` counting through its context
+//! pointer, n times per call). The pattern, its
 //! sum and receipt are here too (from `runtime::ways`), so toll checks an
 //! answer against the same definition the workers follow.
 
@@ -15,7 +17,7 @@ use std::hint::black_box;
 use std::sync::OnceLock;
 use std::time::Instant;
 
-pub use crate::runtime::{expected, pattern_byte, string_byte, way_receipt, way_sum};
+pub use crate::runtime::{answer_key, expected, pattern_byte, string_byte, way_receipt, way_sum};
 
 /// The sum of the pattern's first `n` bytes.
 pub fn pattern_sum(n: u64, seed: u64) -> u64 {
@@ -41,10 +43,27 @@ extern "C" fn rust_receipt(p: *const u8, n: usize) -> u64 {
     black_box((n as u64) << 24 | b(0) << 16 | b(n / 2) << 8 | b(n - 1))
 }
 
-type SumFn = unsafe extern "C" fn(*const u8, usize) -> u64;
+/// toll_ffi_callback in Rust: `f(ctx)` n times.
+#[inline(never)]
+extern "C" fn rust_callback(f: UpcallFn, ctx: *mut libc::c_void, n: u64) {
+    for _ in 0..n {
+        f(black_box(ctx));
+    }
+}
 
-/// toll_ffi_sum and toll_ffi_receipt from `$TOLL_FFI_DIR`'s library, loaded once.
-type Lib = (SumFn, SumFn);
+/// The upcall: counts itself in the u64 its context points to.
+extern "C" fn count_upcall(ctx: *mut libc::c_void) {
+    // SAFETY: `callbacks` passes a live, unshared u64.
+    unsafe { *ctx.cast::<u64>() += 1 }
+}
+
+type SumFn = unsafe extern "C" fn(*const u8, usize) -> u64;
+type UpcallFn = extern "C" fn(*mut libc::c_void);
+type CallbackFn = unsafe extern "C" fn(UpcallFn, *mut libc::c_void, u64);
+
+/// toll_ffi_sum, toll_ffi_receipt and toll_ffi_callback from
+/// `$TOLL_FFI_DIR`'s library, loaded once.
+type Lib = (SumFn, SumFn, CallbackFn);
 
 fn library() -> Result<Lib, String> {
     static LIB: OnceLock<Result<Lib, String>> = OnceLock::new();
@@ -71,15 +90,22 @@ fn open(dir: &std::path::Path) -> Result<Lib, String> {
         // SAFETY: a live handle and a NUL-terminated name.
         unsafe { libc::dlsym(lib, c.as_ptr()) }
     };
-    let (sum, receipt) = (sym("toll_ffi_sum"), sym("toll_ffi_receipt"));
-    if sum.is_null() || receipt.is_null() {
-        return Err("libtoll_ffi.so lacks toll_ffi_sum or toll_ffi_receipt".into());
+    let (sum, receipt, callback) = (
+        sym("toll_ffi_sum"),
+        sym("toll_ffi_receipt"),
+        sym("toll_ffi_callback"),
+    );
+    if sum.is_null() || receipt.is_null() || callback.is_null() {
+        return Err(
+            "libtoll_ffi.so lacks toll_ffi_sum, toll_ffi_receipt or toll_ffi_callback".into(),
+        );
     }
     // SAFETY: the symbols of workers/ffi/toll_ffi.h, with these signatures.
     unsafe {
         Ok((
             std::mem::transmute::<*mut libc::c_void, SumFn>(sum),
             std::mem::transmute::<*mut libc::c_void, SumFn>(receipt),
+            std::mem::transmute::<*mut libc::c_void, CallbackFn>(callback),
         ))
     }
 }
@@ -112,13 +138,13 @@ fn run_with(cmd: &Value, library: &dyn Fn() -> Result<Lib, String>) -> Value {
         Pass::parse(word("pass", "pinned")),
         Touch::parse(word("touch", "all")),
     ) else {
-        return json!({"ok": false, "error": "`ffi` takes pass pinned, copied or string and touch all or receipt"});
+        return json!({"ok": false, "error": "`ffi` takes pass pinned, copied, string or callback and touch all or receipt"});
     };
     let Ok(len) = usize::try_from(n) else {
         return json!({"ok": false, "error": format!("n = {n} does not fit in memory here")});
     };
-    let (sum, receipt): Lib = match binding {
-        "direct" => (rust_sum, rust_receipt),
+    let (sum, receipt, callback): Lib = match binding {
+        "direct" => (rust_sum, rust_receipt, rust_callback),
         "dlopen" => match library() {
             Ok(l) => l,
             Err(why) => return json!({"ok": false, "error": format!("dlopen: {why}")}),
@@ -127,6 +153,10 @@ fn run_with(cmd: &Value, library: &dyn Fn() -> Result<Lib, String>) -> Value {
             return json!({"ok": false, "error": format!("no binding {other}: the rust worker has direct, dlopen")})
         }
     };
+    if pass == Pass::Callback {
+        let (ns, count) = callbacks(callback, n, reps);
+        return json!({"ok": true, "event": "done", "binding": binding, "n": n, "reps": reps, "ns": ns, "count": count});
+    }
     let f = match touch {
         Touch::All => sum,
         Touch::Receipt => receipt,
@@ -147,6 +177,7 @@ fn run_with(cmd: &Value, library: &dyn Fn() -> Result<Lib, String>) -> Value {
             // SAFETY: as above, the copy lives until after the call.
             unsafe { f(copy.as_ptr(), len) }
         }),
+        Pass::Callback => unreachable!("answered above"),
         Pass::String => {
             let text = String::from_utf8(buf).expect("the string way's bytes are ASCII");
             calls(reps, || {
@@ -156,11 +187,20 @@ fn run_with(cmd: &Value, library: &dyn Fn() -> Result<Lib, String>) -> Value {
             })
         }
     };
-    let key = match touch {
-        Touch::All => "sum",
-        Touch::Receipt => "receipt",
-    };
+    let key = crate::runtime::answer_key(pass, touch);
     json!({"ok": true, "event": "done", "binding": binding, "n": n, "reps": reps, "ns": ns, key: last})
+}
+
+/// `reps` calls of `callback`, each calling back `n` times, timed: (ns,
+/// the last call's count of its upcalls).
+fn callbacks(callback: CallbackFn, n: u64, reps: u64) -> (u64, u64) {
+    let mut count = 0u64;
+    calls(reps, || {
+        count = 0;
+        // SAFETY: toll_ffi.h's function; the count outlives the call.
+        unsafe { callback(count_upcall, black_box(&raw mut count).cast(), n) };
+        count
+    })
 }
 
 /// `reps` calls of `call`, timed: (ns, the last return). One call shape at
@@ -240,6 +280,16 @@ mod tests {
     #[test]
     fn every_way_of_the_direct_binding_passes_the_receipt_vectors() {
         every_way_passes_the_receipt_vectors("direct", &library);
+        counts_every_upcall("direct", &library);
+    }
+
+    /// The callback's count is n, for every n of the counts' checks.
+    fn counts_every_upcall(binding: &str, lib: &dyn Fn() -> Result<Lib, String>) {
+        for n in [0u64, 1, 2, 1000] {
+            let cmd = json!({"binding": binding, "pass": "callback", "n": n, "reps": 3, "seed": 0});
+            let a = run_with(&cmd, lib);
+            assert_eq!(a["count"], n, "{binding} callback, n = {n}: {a}");
+        }
     }
 
     /// The shared library toll builds, called through dlopen, sums every vector.
@@ -262,6 +312,7 @@ mod tests {
             assert_eq!(a["sum"], sum, "dlopen, n = {n}, seed = {seed}: {a}");
         }
         every_way_passes_the_receipt_vectors("dlopen", &|| Ok(lib));
+        counts_every_upcall("dlopen", &|| Ok(lib));
     }
 
     #[test]

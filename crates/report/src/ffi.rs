@@ -32,7 +32,7 @@ pub struct FfiView {
 pub struct FfiSeriesView {
     pub runtime: String,
     pub binding: String,
-    /// The way the bytes were passed: pinned, copied, string.
+    /// The way the bytes were passed: pinned, copied, string; or callback.
     pub pass: String,
     /// What the call goes through.
     pub how: String,
@@ -130,12 +130,24 @@ fn label(s: &FfiSeriesView) -> String {
     }
 }
 
+/// What the callback table's columns measure.
+const CALLBACK_LEGEND: &str = "callbacks: n is upcalls per call (C calls the language back n times, the language counts them); t(0) ns: the call down alone; α: the call down, from the line t(n) = α + β·n; β: ns per upcall\n";
+
+/// The callback series, in their own table: their n is upcalls, not bytes.
+fn is_callback(s: &FfiSeriesView) -> bool {
+    s.pass == "callback"
+}
+
 /// The line above the table.
 fn caption(v: &FfiView) -> String {
     let sizes: Vec<String> = v.sizes.iter().map(u64::to_string).collect();
     format!(
-        "toll ffi: bytes per call = {}; {} rounds (every size once a round, shuffled); the worker times each batch of calls itself; the C side reads {}",
+        "toll ffi: bytes per call = {}{}; {} rounds (every size once a round, shuffled); the worker times each batch of calls itself; the C side reads {}",
         sizes.join(", "),
+        match v.series.iter().any(is_callback) {
+            true => " (upcalls per call for the callbacks)",
+            false => "",
+        },
         v.trials,
         match v.touch.as_str() {
             "all" => "every byte (--touch all)",
@@ -147,9 +159,19 @@ fn caption(v: &FfiView) -> String {
 /// The table, its legend and notes.
 pub fn render(v: &FfiView) -> String {
     let mut out = format!("{}\n\n", caption(v));
-    let (table, notes, near_zero) = table(v);
-    out.push_str(&table);
+    let (mut table_text, mut notes, mut near_zero) = table(v, false);
+    let (cb_table, cb_notes, cb_near_zero) = table(v, true);
+    if v.series.iter().any(is_callback) {
+        table_text.push('\n');
+        table_text.push_str(&cb_table);
+        notes.extend(cb_notes);
+        near_zero |= cb_near_zero;
+    }
+    out.push_str(&table_text);
     out.push_str(&legend_line(&v.touch));
+    if v.series.iter().any(is_callback) {
+        out.push_str(CALLBACK_LEGEND);
+    }
     out.push_str(decided::FIT_LEGEND);
     out.push('\n');
     out.push_str(&legend::run_to_run(
@@ -174,7 +196,13 @@ pub fn render(v: &FfiView) -> String {
 /// legend and notes (`toll report`, the board): blocks the page's reader
 /// of printed reports turns into tables ([`crate::printed`]).
 pub fn page_tables(v: &FfiView) -> String {
-    let mut out = format!("{}\n{}", caption(v), table(v).0);
+    let mut out = format!("{}\n{}", caption(v), table(v, false).0);
+    if v.series.iter().any(is_callback) {
+        out.push_str(&format!(
+            "\ncallbacks: n upcalls per call, β ns per upcall\n{}",
+            table(v, true).0
+        ));
+    }
     if let Some(t) = ffi_link::table(&v.vs_link) {
         out.push_str(&format!("\n{}\n{t}", ffi_link::CAPTION));
         if let Some(n) = ffi_link::dagger(&v.vs_link) {
@@ -184,8 +212,9 @@ pub fn page_tables(v: &FfiView) -> String {
     out
 }
 
-/// The table's text, its notes, and whether a figure is near 0.
-fn table(v: &FfiView) -> (String, Vec<String>, bool) {
+/// The table's text, its notes, and whether a figure is near 0: of the
+/// ways of passing, or (`callbacks`) of the callback series, β per upcall.
+fn table(v: &FfiView, callbacks: bool) -> (String, Vec<String>, bool) {
     let widened = v
         .series
         .iter()
@@ -199,13 +228,18 @@ fn table(v: &FfiView) -> (String, Vec<String>, bool) {
         "t(0) ns",
         "α ns",
         &a_ci,
-        "β ns/KiB",
+        if callbacks {
+            "β ns/upcall"
+        } else {
+            "β ns/KiB"
+        },
         &b_ci,
         "fit",
     ]);
+    let per_unit = if callbacks { 1.0 } else { 1024.0 };
     let mut notes = Vec::new();
     let mut near_zero = false;
-    for s in &v.series {
+    for s in v.series.iter().filter(|s| is_callback(s) == callbacks) {
         let label = label(s);
         let null = s
             .null
@@ -216,7 +250,9 @@ fn table(v: &FfiView) -> (String, Vec<String>, bool) {
         if let Some((why, install)) = &s.unavailable {
             let word = match install {
                 Some(cmd) => format!("missing: {cmd}"),
-                None if why.contains(" does not pass `") => "way not offered".into(),
+                None if why.contains(" does not pass `") || why.contains(" does not call back") => {
+                    "way not offered".into()
+                }
                 None => "not available".into(),
             };
             cells.extend(["–".into(), "–".into(), "–".into(), "–".into(), word]);
@@ -224,7 +260,7 @@ fn table(v: &FfiView) -> (String, Vec<String>, bool) {
         } else if let Some(d) = s.fit.as_ref().and_then(|f| f.decision.as_ref()) {
             near_zero |= d.alpha.sign != Sign::Positive || d.beta.sign != Sign::Positive;
             let (a, ac) = decided::cells(&d.alpha, |x| format!("{x:.1}"));
-            let (b, bc) = decided::cells(&d.beta, |x| format!("{:.1}", x * 1024.0));
+            let (b, bc) = decided::cells(&d.beta, |x| format!("{:.1}", x * per_unit));
             cells.extend([a, ac, b, bc, d.words()]);
         } else {
             cells.extend([
@@ -248,6 +284,66 @@ fn table(v: &FfiView) -> (String, Vec<String>, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn row(binding: &str, pass: &str, unavailable: Option<&str>) -> FfiSeriesView {
+        FfiSeriesView {
+            runtime: "haskell".into(),
+            binding: binding.into(),
+            pass: pass.into(),
+            how: "a call".into(),
+            null: None,
+            fit: None,
+            measured: 0,
+            failure: None,
+            unavailable: unavailable.map(|w| (w.to_string(), None)),
+        }
+    }
+
+    #[test]
+    fn callbacks_are_a_table_of_their_own_per_upcall() {
+        let why = "unsafe does not call back: an unsafe foreign call may not call back";
+        let v = FfiView {
+            sizes: vec![0, 1024],
+            trials: 3,
+            touch: "receipt".into(),
+            series: vec![
+                row("safe", "pinned", None),
+                row("unsafe", "callback", Some(why)),
+            ],
+            vs_link: vec![],
+        };
+        let blocks = crate::printed::blocks(&page_tables(&v));
+        assert_eq!(blocks.len(), 2, "{blocks:?}");
+        let crate::printed::Block::Table {
+            caption,
+            header,
+            rows,
+        } = &blocks[1]
+        else {
+            panic!("{blocks:?}")
+        };
+        assert!(
+            caption.as_deref().unwrap().contains("β ns per upcall"),
+            "{caption:?}"
+        );
+        assert!(header.iter().any(|h| h == "β ns/upcall"), "{header:?}");
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        let text = render(&v);
+        assert!(
+            text.contains("(upcalls per call for the callbacks)"),
+            "{text}"
+        );
+        assert!(text.contains("β: ns per upcall"), "{text}");
+        let cb = text
+            .lines()
+            .find(|l| l.starts_with("haskell") && l.contains("callback"))
+            .unwrap();
+        assert!(cb.contains("way not offered"), "{cb}");
+        assert!(
+            text.contains(&format!("note: haskell/unsafe/callback: {why}")),
+            "{text}"
+        );
+    }
 
     #[test]
     fn a_missing_binding_is_a_row_with_its_install_command() {

@@ -230,7 +230,7 @@ pub fn run_section(h: &mut String, run: &Run, scale: Scale) {
 
     let chart = Chart::for_run(run);
     if let Some(charts) = FfiCharts::for_run(run) {
-        ffi_figure(h, &charts, scale);
+        ffi_figure(h, &charts);
     } else if let Some(charts) = SysCharts::for_run(run) {
         figure(h, charts.svg(scale), &escape(&charts.caption()));
     } else if chart.has_lines() {
@@ -307,17 +307,13 @@ pub fn run_section(h: &mut String, run: &Run, scale: Scale) {
     show_details(h, run);
 }
 
-/// `toll ffi`'s picture: α per binding as dots, above the t(n) lines.
-fn ffi_figure(h: &mut String, charts: &FfiCharts, scale: Scale) {
+/// `toll ffi`'s picture: α per series as dots, above β per binding and way.
+fn ffi_figure(h: &mut String, charts: &FfiCharts) {
     let words = format!(
-        "Above: each binding's α (the crossing) with its 95% CI on a log axis, and with <code>--vs-link</code> each runtime's round trip over its cheapest link; below: each binding's medians with their CIs and its fitted t(n).{}",
-        charts
-            .lines
-            .panels_note()
-            .map(|n| format!(" {}", escape(&n)))
-            .unwrap_or_default()
+        "Above: each series' α (the crossing) with its 95% CI on a log axis, the figures dyu/ffi-overhead gives for the same call as hollow diamonds ({}), and with <code>--vs-link</code> each runtime's round trip over its cheapest link; below: β per binding and way with its 95% CI on log axes of their own, ns per KiB passed and ns per upcall for the callbacks (a β that cannot be told from 0 is a row without a dot).",
+        escape(crate::ffi_quotes::CITE)
     );
-    figure(h, charts.svg(scale), &words);
+    figure(h, charts.svg(), &words);
 }
 
 /// A family's picture with its caption (HTML), or why there is none.

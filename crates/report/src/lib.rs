@@ -23,6 +23,7 @@ pub mod export;
 pub mod family_reports;
 pub mod ffi;
 pub mod ffi_link;
+pub mod ffi_quotes;
 pub mod file;
 pub mod html;
 pub mod http;

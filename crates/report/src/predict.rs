@@ -169,6 +169,11 @@ fn meaning(family: &str, s: &Series) -> String {
         "ring" => "one round of the token round a ring of n units".into(),
         "file" => "one read of n bytes".into(),
         "rpc" => "one call carrying n payload bytes".into(),
+        "ffi" if attr("pass") == "callback" => format!(
+            "one call from {} into C ({}) that calls back n times",
+            attr("runtime"),
+            attr("binding"),
+        ),
         "ffi" => format!(
             "one call from {} into C ({}) passing n bytes {}",
             attr("runtime"),

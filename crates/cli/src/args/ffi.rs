@@ -1,7 +1,6 @@
 //! `toll ffi`: the runtimes and bindings, the bytes per call, and the
 //! engine's settings.
 
-use super::plot_scale::PlotScale;
 use crate::parsers::checked;
 use crate::usage::usage;
 use clap::Args;
@@ -30,6 +29,16 @@ pub struct FfiArgs {
     /// binding does not offer is a row saying why.
     #[arg(long, default_value = "pinned", value_name = "LIST", value_parser = checked(passes))]
     pub pass: Passes,
+    /// Also measure C calling back into the language: a series per binding,
+    /// `runtime/binding/callback`, whose n is upcalls per call (the sizes
+    /// read as counts); C calls the language's function n times, the
+    /// language counts them, and β is one upcall (ctypes CFUNCTYPE, cffi's
+    /// ffi.callback, PyObject_CallNoArgs, JNI CallStaticVoidMethod, an FFM
+    /// upcall stub, a cgo //export, napi_call_function, a Haskell "wrapper"
+    /// FunPtr; an Erlang NIF cannot call Erlang, so it sends a message per
+    /// upcall). A binding that cannot call back is a row saying why.
+    #[arg(long)]
+    pub callback: bool,
     /// What the C side reads: receipt (n and three bytes, at constant cost,
     /// so β is the crossing's own cost per byte) or all (toll_ffi_sum reads
     /// every byte: β is then C's loop over them).
@@ -65,12 +74,11 @@ pub struct FfiArgs {
     /// Print the stored run as JSON on stdout instead of the table.
     #[arg(long)]
     pub json: bool,
-    /// Draw α per binding as dots with their CIs on a log axis, above ns per
-    /// call against bytes per call (a line per binding), to an SVG file.
+    /// Draw α per series as dots with their CIs on a log axis (with the
+    /// figures dyu/ffi-overhead's README quotes as hollow diamonds), above
+    /// β per binding and way (ns per KiB, ns per upcall), to an SVG file.
     #[arg(long, value_name = "FILE.svg", value_parser = crate::parsers::svg_file())]
     pub plot: Option<PathBuf>,
-    #[command(flatten)]
-    pub scale: PlotScale,
 }
 
 /// Bytes per call, sorted, without duplicates.
@@ -92,6 +100,11 @@ pub struct Passes(pub Vec<Pass>);
 fn passes(flag: &str, text: &str) -> anyhow::Result<Passes> {
     let mut out = Vec::new();
     for w in text.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+        if w == Pass::Callback.name() {
+            return Err(usage(format!(
+                "{flag} callback: a callback passes no bytes: give --callback beside --pass"
+            )));
+        }
         let p = Pass::parse(w).ok_or_else(|| {
             usage(format!(
                 "{flag} {w}: unknown way of passing: the ways are pinned, copied, string"

@@ -93,7 +93,11 @@ fn config(a: &FfiArgs) -> anyhow::Result<FfiConfig> {
     if bindings.as_ref().is_some_and(Vec::is_empty) {
         return Err(usage("--binding is empty: give a comma-separated list"));
     }
-    let targets = ffi::select(&runtimes, bindings.as_deref(), &a.pass.0, &a.sizes.0)
+    let mut passes = a.pass.0.clone();
+    if a.callback {
+        passes.push(toll_peers::Pass::Callback);
+    }
+    let targets = ffi::select(&runtimes, bindings.as_deref(), &passes, &a.sizes.0)
         .map_err(|e| usage(e.to_string()))?;
     fits_in_memory(&a.sizes.0, a.max_mem)?;
     // Every binding calls the shared C side: without a compiler, nothing runs.
@@ -145,12 +149,11 @@ fn dry(cfg: &FfiConfig, db: Option<&Path>) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `--plot`: α per binding as dots above the t(n) lines, one SVG.
-fn draw(run: &toll_store::Run, path: &Path, scale: &str) -> anyhow::Result<()> {
-    let scale: toll_report::plot::Scale = scale.parse().map_err(usage)?;
+/// `--plot`: α per series as dots above β per binding and way, one SVG.
+fn draw(run: &toll_store::Run, path: &Path) -> anyhow::Result<()> {
     let charts = toll_report::plot::FfiCharts::for_run(run).expect("an ffi run");
     charts
-        .write(path, scale)
+        .write(path)
         .map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", path.display()))?;
     crate::tell!("plot written to {}", path.display());
     Ok(())
@@ -201,7 +204,7 @@ fn measure(cfg: FfiConfig, a: &FfiArgs, db: Option<&Path>) -> anyhow::Result<Exi
         _ => drop(out),
     }
     if let Some(path) = &a.plot {
-        draw(&run, path, &a.scale.plot_scale)?;
+        draw(&run, path)?;
     }
     match outcome.error {
         Some(e) => Err(anyhow::anyhow!(

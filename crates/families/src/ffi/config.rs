@@ -275,4 +275,33 @@ mod tests {
         assert!(e.to_string().starts_with("--sizes 536870912 is beyond what node/napi/string can pass in one call: at most 536870888 bytes (a V8 string"), "{e}");
         assert!(select(&[Runtime::Node], None, &[Pass::Pinned], &[1 << 29]).is_ok());
     }
+
+    #[test]
+    fn a_callback_is_a_series_per_binding_counting_upcalls_not_bytes() {
+        let both = [Pass::Pinned, Pass::Callback];
+        let t = select(&[Runtime::Haskell], None, &both, &[0, 1 << 40]).unwrap();
+        let labels: Vec<String> = t.iter().map(FfiTarget::label).collect();
+        assert_eq!(
+            labels,
+            [
+                "haskell/safe",
+                "haskell/safe/callback",
+                "haskell/unsafe",
+                "haskell/unsafe/callback"
+            ]
+        );
+        assert!(t[1].how().unwrap().contains("\"wrapper\""));
+        assert!(t[3].how().unwrap_err().contains("safe binding"));
+        // Every binding of every runtime says how it calls back, or why not.
+        for r in runtimes_with_bindings() {
+            for b in r.bindings() {
+                assert_ne!(
+                    b.callback,
+                    Way::Not("not offered yet by this worker"),
+                    "{r}/{}",
+                    b.name
+                );
+            }
+        }
+    }
 }

@@ -1,9 +1,10 @@
 //! `toll ffi`: what a call from one language into C costs inside one
 //! process, for each (runtime, binding, way of passing): the null call's
 //! time is α, the bytes passed in (and, with `--touch all`, summed on the
-//! C side) give β; one series per (runtime, binding, way), one point per
-//! size, every batch stored. A way a binding does not offer is a series
-//! that says why.
+//! C side) give β; with `--callback`, C calls the language back n times a
+//! call and β is one upcall. One series per (runtime, binding, way), one
+//! point per size, every batch stored. A way a binding does not offer is a
+//! series that says why.
 //!
 //! A runtime this machine lacks, or a binding whose part is missing (cffi
 //! not installed, no Python headers for the extension module), is stored
@@ -15,7 +16,7 @@ use serde_json::json;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use toll_measure::{Engine, Fingerprint};
-use toll_peers::{FfiLaunch, Peer, PeerError, Runtime};
+use toll_peers::{FfiLaunch, Pass, Peer, PeerError, Runtime};
 use toll_store::{NewRun, Point, PointStatus, RunStatus, Store};
 
 mod config;
@@ -176,9 +177,13 @@ fn one(
     let mut attrs = json!({
         "runtime": target.runtime.name(), "binding": target.binding.name,
         "pass": target.pass.name(), "touch": cfg.touch.name(),
-        "how": how.as_deref().unwrap_or(target.binding.how), "per": "call", "unit": "bytes",
+        "how": how.as_deref().unwrap_or(target.binding.how), "per": "call",
+        "unit": if target.pass == Pass::Callback { "upcalls" } else { "bytes" },
     });
     let started = match (prepared, how) {
+        (_, Err(why)) if target.pass == Pass::Callback => {
+            Err(format!("{} does not call back: {why}", target.binding.name))
+        }
         (_, Err(why)) => Err(format!(
             "{} does not pass `{}`: {why}",
             target.binding.name, target.pass

@@ -2,7 +2,7 @@
 //! batch size by the engine (the worker makes that many calls and times
 //! them with its own monotonic clock), then every size timed once a round
 //! in interleaved rounds, each answer's sum or receipt checked against the
-//! pattern's.
+//! pattern's (a callback's count against its n).
 
 use super::config::*;
 use crate::history::{self, Comparable};
@@ -14,8 +14,8 @@ use std::time::Duration;
 use toll_measure::env::OthersBusy;
 use toll_measure::fit::fit_series;
 use toll_measure::{rounds, Engine, Sample};
-use toll_peers::ffi::expected;
-use toll_peers::{Peer, PeerError, Touch};
+use toll_peers::ffi::{answer_key, expected};
+use toll_peers::{Pass, Peer, PeerError, Touch};
 use toll_store::{Point, Store};
 
 /// One series' sweep over the sizes, with the worker it talks to.
@@ -63,15 +63,17 @@ fn batch(
 }
 
 /// An answer's sum (`--touch all`) or receipt must be the pattern's (0 at
-/// n = 0): the proof that the C side got the bytes it was passed.
+/// n = 0): the proof that the C side got the bytes it was passed; a
+/// callback's count must be n: the proof that every upcall arrived.
 fn check(answer: &Value, target: &FfiTarget, touch: Touch, n: u64) -> Result<(), String> {
     let want = expected(target.pass, touch, n, seed(n));
-    let key = match touch {
-        Touch::All => "sum",
-        Touch::Receipt => "receipt",
-    };
+    let key = answer_key(target.pass, touch);
     match answer.get(key).and_then(Value::as_u64) {
         Some(got) if got == want => Ok(()),
+        Some(got) if target.pass == Pass::Callback => Err(format!(
+            "{} counted {got} upcalls for {n}: not every callback arrived",
+            target.label()
+        )),
         Some(got) => Err(format!(
             "{} returned the {key} {got} for {n} bytes, not {want}: the bytes did not all arrive",
             target.label()
@@ -247,5 +249,16 @@ mod tests {
         let e = check(&json!({"receipt": want ^ 1}), &t, r, 1000).unwrap_err();
         assert!(e.starts_with("c/dlopen returned the receipt"), "{e}");
         assert!(check(&json!({"sum": right}), &t, r, 1000).is_err());
+        let cb = FfiTarget {
+            pass: Pass::Callback,
+            ..t
+        };
+        assert!(check(&json!({"count": 1000}), &cb, r, 1000).is_ok());
+        let e = check(&json!({"count": 999}), &cb, r, 1000).unwrap_err();
+        assert_eq!(
+            e,
+            "c/dlopen/callback counted 999 upcalls for 1000: not every callback arrived"
+        );
+        assert!(check(&json!({"receipt": 1000}), &cb, r, 1000).is_err());
     }
 }

@@ -13,7 +13,7 @@ pub(super) const INSTALL: &str = "apt-get install golang-go (or a release from h
 
 /// The worker's files, and the shared C side beside them where ffi_cgo.go's
 /// `-I${SRCDIR}/../ffi` finds it (the repository's layout).
-const SOURCES: [(&str, &str); 8] = [
+const SOURCES: [(&str, &str); 9] = [
     ("go/go.mod", include_str!("../../../../workers/go/go.mod")),
     ("go/main.go", include_str!("../../../../workers/go/main.go")),
     ("go/wire.go", include_str!("../../../../workers/go/wire.go")),
@@ -25,6 +25,10 @@ const SOURCES: [(&str, &str); 8] = [
     (
         "go/ffi_cgo.go",
         include_str!("../../../../workers/go/ffi_cgo.go"),
+    ),
+    (
+        "go/ffi_callback_cgo.go",
+        include_str!("../../../../workers/go/ffi_callback_cgo.go"),
     ),
     (
         "ffi/toll_ffi.c",

@@ -30,7 +30,8 @@ use ffi_glue::Glue;
 pub use launch::Launch;
 pub use toolchain::{find_in_path, Toolchain};
 pub use ways::{
-    expected, pattern_byte, string_byte, way_byte, way_receipt, way_sum, Pass, Touch, Way,
+    answer_key, expected, pattern_byte, string_byte, way_byte, way_receipt, way_sum, Pass, Touch,
+    Way,
 };
 
 /// A language runtime with a worker.

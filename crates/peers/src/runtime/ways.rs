@@ -1,7 +1,8 @@
 //! The ways a binding passes bytes to C for `toll ffi` (`--pass`) and what
 //! the C side does with them (`--touch`), as the wire names them
-//! (spec/wire.md, `ffi`): the catalog in `bindings` says, per binding, how
-//! each way is done in its language, or why it is not offered.
+//! (spec/wire.md, `ffi`), and the other direction (`--callback`: C calling
+//! the language back): the catalog in `bindings` says, per binding, how
+//! each is done in its language, or why it is not offered.
 
 use std::fmt;
 
@@ -15,10 +16,13 @@ pub enum Pass {
     Copied,
     /// The language's text made into a C string, once per call.
     String,
+    /// Not bytes passed down but calls coming up (`--callback`): C calls
+    /// the language back n times per call, and the language counts them.
+    Callback,
 }
 
 impl Pass {
-    /// Every way, in the order toll measures them.
+    /// Every way of passing bytes, in the order toll measures them.
     pub const ALL: [Pass; 3] = [Pass::Pinned, Pass::Copied, Pass::String];
 
     /// Its name on the command line and the wire.
@@ -27,12 +31,16 @@ impl Pass {
             Pass::Pinned => "pinned",
             Pass::Copied => "copied",
             Pass::String => "string",
+            Pass::Callback => "callback",
         }
     }
 
-    /// The way named `name`, if there is one.
+    /// The way named `name` on the wire, if there is one (`callback` too).
     pub fn parse(name: &str) -> Option<Pass> {
-        Pass::ALL.into_iter().find(|p| p.name() == name)
+        Pass::ALL
+            .into_iter()
+            .chain([Pass::Callback])
+            .find(|p| p.name() == name)
     }
 }
 
@@ -117,11 +125,22 @@ pub fn way_receipt(pass: Pass, n: u64, seed: u64) -> u64 {
     n << 24 | b(0) << 16 | b(n / 2) << 8 | b(n - 1)
 }
 
-/// What a worker must answer for `n` bytes passed `pass` and touched `touch`.
+/// What a worker must answer for `n` bytes passed `pass` and touched
+/// `touch`; for the callback, the count of its `n` upcalls.
 pub fn expected(pass: Pass, touch: Touch, n: u64, seed: u64) -> u64 {
-    match touch {
-        Touch::All => way_sum(pass, n, seed),
-        Touch::Receipt => way_receipt(pass, n, seed),
+    match (pass, touch) {
+        (Pass::Callback, _) => n,
+        (_, Touch::All) => way_sum(pass, n, seed),
+        (_, Touch::Receipt) => way_receipt(pass, n, seed),
+    }
+}
+
+/// The key of a worker's answer that holds what [`expected`] gives.
+pub fn answer_key(pass: Pass, touch: Touch) -> &'static str {
+    match (pass, touch) {
+        (Pass::Callback, _) => "count",
+        (_, Touch::All) => "sum",
+        (_, Touch::Receipt) => "receipt",
     }
 }
 

@@ -1,28 +1,36 @@
-//! `toll ffi`'s picture: α per binding as dots with their intervals on a
+//! `toll ffi`'s picture: α per series as dots with their intervals on a
 //! log axis (the crossings span decades: a C call at 2 ns, a JNI call at
-//! 20, a safe Haskell call at 100, ctypes at 400), above the t(n) lines of
-//! every binding. With `--vs-link`, each runtime's empty round trip over
-//! its cheapest link sits on the same axis, so "binding or helper
+//! 20, a safe Haskell call at 100, ctypes at 400), with the figures people
+//! quote as hollow diamonds (`crate::ffi_quotes`); beside it, β per
+//! binding and way on log axes of their own: ns per KiB passed, and ns per
+//! upcall for the callbacks. With `--vs-link`, each runtime's empty round
+//! trip over its cheapest link sits on α's axis, so "binding or helper
 //! process?" reads as a distance.
 
 use super::canvas::{err, PlotError};
 use super::compose::stack;
 use super::dots::{DotChart, DotRow};
-use super::{Chart, Scale};
 use crate::ffi_link::VsLinkRow;
+use crate::ffi_quotes;
 use std::path::Path;
 use toll_store::{PointStatus, Run, Series};
 
 /// The words of the dots' axis.
 pub const ALPHA_UNIT: &str = "α: ns per call (the crossing)";
 
+/// The words of β's axes: bytes passed, and upcalls.
+pub const BETA_PER_KIB: &str = "β: ns per KiB passed";
+pub const BETA_PER_UPCALL: &str = "β: ns per upcall (callbacks)";
+
 /// Both pictures of an ffi run.
 #[derive(Debug, Clone)]
 pub struct FfiCharts {
-    /// A row per binding (and per runtime's link with `--vs-link`).
+    /// A row per series (and per runtime's link with `--vs-link`), the
+    /// quoted figures as hollow diamonds.
     pub alphas: DotChart,
-    /// t(n) per binding; the links (one point each) are left out.
-    pub lines: Chart,
+    /// β per series, a group per unit; a β that cannot be told from 0 is a
+    /// row without a dot, saying so.
+    pub betas: DotChart,
 }
 
 /// A binding's α in ns with its interval: the stored decision's, or the
@@ -42,6 +50,30 @@ fn alpha(s: &Series) -> Option<((f64, f64, f64), bool)> {
     Some(((m.median, m.ci_low, m.ci_high), false))
 }
 
+/// A series' β row: per KiB for a way of passing, per upcall for a
+/// callback; None when it has no fit (its α row says why).
+fn beta(s: &Series) -> Option<(String, DotRow)> {
+    let d = s.fit.as_ref()?.decision.as_ref()?;
+    let (unit, scale) = match s.attrs.get("pass").and_then(|p| p.as_str()) {
+        Some("callback") => (BETA_PER_UPCALL, 1.0),
+        _ => (BETA_PER_KIB, 1024.0),
+    };
+    let b = &d.beta;
+    let (label, measured) = match b.value > 0.0 && b.ci.0 > 0.0 {
+        true => (
+            s.label.clone(),
+            Some((b.value * scale, b.ci.0 * scale, b.ci.1 * scale)),
+        ),
+        false => (format!("{} (≈ 0: cannot be told from 0)", s.label), None),
+    };
+    let row = DotRow {
+        label,
+        measured,
+        original: None,
+    };
+    Some((unit.to_string(), row))
+}
+
 impl FfiCharts {
     /// The pictures of a stored ffi run; None for another family's.
     pub fn for_run(run: &Run) -> Option<FfiCharts> {
@@ -59,12 +91,19 @@ impl FfiCharts {
                 let (measured, label) = match alpha(s) {
                     Some((a, true)) => (Some(a), s.label.clone()),
                     Some((a, false)) => (Some(a), format!("{} (null call)", s.label)),
-                    None => (None, format!("{} (not measured here)", s.label)),
+                    None => {
+                        let why = s.attrs.get("unavailable").and_then(|w| w.as_str());
+                        let word = match why {
+                            Some(w) if w.contains(" does not ") => "way not offered",
+                            _ => "not measured here",
+                        };
+                        (None, format!("{} ({word})", s.label))
+                    }
                 };
                 let row = DotRow {
                     label,
                     measured,
-                    original: None,
+                    original: ffi_quotes::quote(&s.label),
                 };
                 (ALPHA_UNIT.to_string(), row)
             })
@@ -82,30 +121,29 @@ impl FfiCharts {
                 rows.push((ALPHA_UNIT.to_string(), row));
             }
         }
-        let mut lines = Chart::for_run(run);
-        lines
-            .series
-            .retain(|p| bindings.iter().any(|s| s.label == p.label));
-        lines.title = format!("toll ffi — run {}: t(n) per binding", run.id);
         Some(FfiCharts {
             alphas: DotChart::grouped(
-                format!("toll ffi — run {}: α per binding, 95% CIs", run.id),
-                "",
+                format!("toll ffi — run {}: α per series, 95% CIs", run.id),
+                ffi_quotes::SOURCE,
                 rows,
             ),
-            lines,
+            betas: DotChart::grouped(
+                format!("toll ffi — run {}: β per binding and way, 95% CIs", run.id),
+                "",
+                bindings.iter().filter_map(|s| beta(s)),
+            ),
         })
     }
 
-    /// Both pictures in one SVG, the dots above the lines; either alone
-    /// when the other has nothing to draw.
-    pub fn svg(&self, scale: Scale) -> Result<String, PlotError> {
+    /// Both pictures in one SVG, α above β; either alone when the other
+    /// has nothing to draw.
+    pub fn svg(&self) -> Result<String, PlotError> {
         let mut parts = Vec::new();
         if self.alphas.has_marks() {
             parts.push(self.alphas.svg()?);
         }
-        if self.lines.has_lines() {
-            parts.push(self.lines.svg(scale)?);
+        if self.betas.has_marks() {
+            parts.push(self.betas.svg()?);
         }
         match parts.len() {
             0 => Err(PlotError("no binding measured: nothing to plot".into())),
@@ -115,8 +153,8 @@ impl FfiCharts {
     }
 
     /// Write both pictures to `path` as one SVG, atomically.
-    pub fn write(&self, path: &Path, scale: Scale) -> Result<(), PlotError> {
-        let svg = self.svg(scale)?;
+    pub fn write(&self, path: &Path) -> Result<(), PlotError> {
+        let svg = self.svg()?;
         crate::atomic::write(path, svg.as_bytes()).map_err(err)
     }
 }

@@ -24,7 +24,7 @@
 //!   second over time ([`rate`]), from the stored run by [`load`].
 //! - **Dot plots** ([`dots`]): figures of different kinds side by side on
 //!   a log axis, the original's beside this machine's (`toll replicate`);
-//!   `toll ffi`'s α per binding above its t(n) lines ([`ffi`]).
+//!   `toll ffi`'s α per series above β per binding and way ([`ffi`]).
 //! - **Scaling** ([`scaling`]): a cost per unit against N on log–log axes,
 //!   a line per runtime (E2's spawn and ring); **servers** ([`servers`]):
 //!   requests per second per server with CIs (E5's comparison).

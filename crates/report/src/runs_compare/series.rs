@@ -31,9 +31,9 @@ impl Between<'_> {
                 .and_then(|f| f.run_to_run.as_ref())
                 .or(fa.and_then(|f| f.run_to_run.as_ref())),
             model: fa.and_then(|f| f.decision.as_ref()),
-            figure: [sb, sa].iter().find_map(|s| {
-                serde_json::from_value(s.attrs.get("figure")?.clone()).ok()
-            }),
+            figure: [sb, sa]
+                .iter()
+                .find_map(|s| serde_json::from_value(s.attrs.get("figure")?.clone()).ok()),
         }
     }
 
