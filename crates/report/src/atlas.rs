@@ -29,6 +29,15 @@ fn rate_unit(bps: f64) -> (f64, &'static str) {
     }
 }
 
+/// Requests a second as (divisor, unit).
+fn requests_unit(r: f64) -> (f64, &'static str) {
+    match r.abs() {
+        a if a < 1e3 => (1.0, "req/s"),
+        a if a < 1e6 => (1e3, "k req/s"),
+        _ => (1e6, "M req/s"),
+    }
+}
+
 /// A size in bytes as (divisor, unit).
 fn size_unit(b: f64) -> (f64, &'static str) {
     match b.abs() {
@@ -68,6 +77,7 @@ pub fn cells(f: &Value, unit: &str) -> Option<(String, String)> {
     let (k, u) = match unit {
         "B/s" => rate_unit(value),
         "B" => size_unit(value),
+        "req/s" => requests_unit(value),
         _ => time_unit(value),
     };
     let shown = format!("{} {u}", sig3(value / k));

@@ -153,7 +153,7 @@ fn crossing(row: &Value, fa: &Value, fb: &Value, threshold: f64) -> Option<Cross
     let unit = text(row, "unit").to_string();
     let ((va, ia, la), (vb, ib, lb)) = (parts(fa)?, parts(fb)?);
     // A rate's ratio as time per byte: A's ÷ B's.
-    let rate = unit == "B/s";
+    let rate = unit == "B/s" || unit == "req/s";
     let (ratio, interval) = match (ia, ib) {
         (Some((a0, a1)), Some((b0, b1))) if rate => (va / vb, Some((a0 / b1, a1 / b0))),
         (Some((a0, a1)), Some((b0, b1))) => (vb / va, Some((b0 / a1, b1 / a0))),

@@ -71,7 +71,7 @@ impl Group {
             }
             Group::Files => "a 4 KiB read at random by pread and from an mmap, warm and cold",
             Group::Programs => "start-up of a program that does nothing: C, Rust, Go, Python, Node, Java; the C one by fork+exec too",
-            Group::Rpc => "a null call over raw TCP frames, HTTP/1.1 and gRPC; one request at a time to a local nginx",
+            Group::Rpc => "a null call over raw TCP frames, HTTP/1.1 and gRPC; one request at a time to a local nginx, and its knee (a sweep of offered rate)",
         }
     }
 }

@@ -19,6 +19,7 @@
 pub mod files;
 pub mod group;
 pub mod hardware;
+pub mod knee;
 pub mod languages;
 pub mod links;
 pub mod made_of;

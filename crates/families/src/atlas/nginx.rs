@@ -2,9 +2,8 @@
 //! time over one keep-alive connection to a local nginx that toll starts on
 //! 127.0.0.1 as E5 starts it (one process, one worker, no access log, E5's
 //! 92-byte page), for a few seconds — the time per request, each second's
-//! mean, their median with its interval. The rate at the knee needs a load
-//! swept over concurrency (`toll http --sweep`), which toll does not have
-//! yet: its row says so rather than guess it from one load.
+//! mean, their median with its interval. Then the same nginx swept over
+//! offered rate for its knee (`super::knee`).
 
 use super::group::Group;
 use super::links::round_trip;
@@ -21,8 +20,7 @@ const G: Group = Group::Rpc;
 
 /// The one-connection row's crossing.
 pub const ONE: &str = "HTTP request to a local nginx, one keep-alive connection";
-/// The knee's crossing.
-pub const KNEE: &str = "HTTP requests a second from a local nginx, at its rate's knee";
+pub use super::knee::KNEE;
 
 /// Seconds of load.
 fn seconds(p: Preset) -> u64 {
@@ -41,23 +39,8 @@ fn planned(source: Source) -> Planned {
     Planned::new(ONE, Kind::Time, made_of(), source)
 }
 
-/// The knee's row: not measured, and why.
-fn knee(sheet: &mut Sheet) {
-    let p = Planned::new(
-        KNEE,
-        Kind::Rate,
-        MadeOf::words("the rate where adding connections stops adding requests a second"),
-        Source::new("", Take::Point { n: 0 }),
-    );
-    sheet.missing(
-        G,
-        &p,
-        "needs --sweep: `toll http --sweep` (a load swept over concurrency) is not in toll yet",
-    );
-}
-
 /// One load of `url`: one connection, keep-alive, `secs` seconds.
-fn config(url: &str, secs: u64) -> Result<HttpConfig, String> {
+pub(super) fn config(url: &str, secs: u64) -> Result<HttpConfig, String> {
     let mut cfg = HttpConfig {
         target: Target::resolve(url).map_err(|e| e.to_string())?,
         spec: RequestSpec {
@@ -90,7 +73,7 @@ pub fn run(ctx: &mut Ctx, sheet: &mut Sheet) {
     let unplaced = || planned(Source::new("", Take::Point { n: 0 }));
     if ctx.stopped() {
         sheet.missing(G, &unplaced(), INTERRUPTED);
-        return knee(sheet);
+        return super::knee::row(ctx, sheet, Err(INTERRUPTED.into()));
     }
     // Started on a port the system picks, stopped when dropped.
     let server = match nginx::start(&ctx.scratch, &mut Ports::new(None)) {
@@ -99,8 +82,8 @@ pub fn run(ctx: &mut Ctx, sheet: &mut Sheet) {
             if !why.contains("not installed") {
                 sheet.failed("nginx", &why);
             }
-            sheet.missing(G, &unplaced(), why);
-            return knee(sheet);
+            sheet.missing(G, &unplaced(), why.clone());
+            return super::knee::row(ctx, sheet, Err(why));
         }
     };
     let measured = config(&server.url(SMALL.0), seconds(ctx.preset)).and_then(|cfg| {
@@ -110,7 +93,6 @@ pub fn run(ctx: &mut Ctx, sheet: &mut Sheet) {
         let label = format!("{} {}", cfg.spec.method(), cfg.target.url);
         Ok((id, label, o.stats.complete))
     });
-    drop(server);
     match measured {
         Ok((id, label, n)) => {
             sheet.runs.push(("http".into(), id));
@@ -122,10 +104,12 @@ pub fn run(ctx: &mut Ctx, sheet: &mut Sheet) {
             sheet.missing(G, &unplaced(), format!("failed: {e}"));
         }
     }
-    knee(sheet);
+    // The knee, from a sweep of the same nginx; then it stops.
+    super::knee::row(ctx, sheet, Ok(server.url(SMALL.0)));
+    drop(server);
 }
 
-/// About how long it takes, s: nginx's start, then the load.
+/// About how long it takes, s: nginx's start, the load, then the sweep.
 pub fn estimate(p: Preset) -> f64 {
-    0.5 + seconds(p) as f64
+    0.5 + seconds(p) as f64 + super::knee::estimate(p)
 }

@@ -97,6 +97,10 @@ impl Stored {
                     (None, None) => Err(self.not_reached(&format!("{label} at n = {n}"))),
                 }
             }
+            Take::Knee => Err(format!(
+                "the knee is read from its sweep's report, not a series (run {})",
+                self.run.id
+            )),
             Take::Alpha => self.fitted(label, true),
             Take::Beta => self.fitted(label, false),
             Take::Rate { bytes } => {

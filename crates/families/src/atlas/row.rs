@@ -17,6 +17,8 @@ pub enum Kind {
     Rate,
     /// A size, bytes.
     Size,
+    /// Requests a second.
+    Requests,
 }
 
 impl Kind {
@@ -26,6 +28,7 @@ impl Kind {
             Kind::Time => "ns",
             Kind::Rate => "B/s",
             Kind::Size => "B",
+            Kind::Requests => "req/s",
         }
     }
 }
@@ -44,6 +47,9 @@ pub enum Take {
     Rate { bytes: f64 },
     /// n½ = α/β, in bytes (`bytes` per unit of n).
     NHalf { bytes: f64 },
+    /// The knee of a sweep of offered rate (`toll http --sweep`), as its
+    /// stored report has it.
+    Knee,
 }
 
 /// Where in its family run a row's figure is.
