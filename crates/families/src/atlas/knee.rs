@@ -46,14 +46,15 @@ fn planned(series: &str) -> Planned {
     )
 }
 
-/// The knee's row: a sweep of the nginx at `url` (already running), stored
-/// as its own run; or why not.
-pub fn row(ctx: &mut Ctx, sheet: &mut Sheet, url: Result<String, String>) {
-    let url = match url {
+/// The knee's row: a sweep of the running nginx `base` loads (one
+/// connection's config, made into the sweep's), stored as its own run; or
+/// why not.
+pub fn row(ctx: &mut Ctx, sheet: &mut Sheet, base: Result<HttpConfig, String>) {
+    let base = match base {
         _ if ctx.stopped() => Err(INTERRUPTED.to_string()),
-        u => u,
+        b => b,
     };
-    let cfg = url.and_then(|u| config(&u, ctx.preset));
+    let cfg = base.and_then(|b| config(b, ctx.preset));
     let measured = cfg.and_then(|cfg| {
         let plan = plan(ctx.preset);
         let env = toll_measure::Fingerprint::capture(vec![]);
@@ -96,8 +97,7 @@ pub fn row(ctx: &mut Ctx, sheet: &mut Sheet, url: Result<String, String>) {
 }
 
 /// The sweep's load: `CONNECTIONS` keep-alive connections, a thread per CPU.
-fn config(url: &str, p: Preset) -> Result<HttpConfig, String> {
-    let mut cfg = super::nginx::config(url, 1)?;
+fn config(mut cfg: HttpConfig, p: Preset) -> Result<HttpConfig, String> {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     cfg.concurrency = CONNECTIONS;
     cfg.threads = cpus.min(CONNECTIONS);

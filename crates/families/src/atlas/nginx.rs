@@ -40,7 +40,7 @@ fn planned(source: Source) -> Planned {
 }
 
 /// One load of `url`: one connection, keep-alive, `secs` seconds.
-pub(super) fn config(url: &str, secs: u64) -> Result<HttpConfig, String> {
+fn config(url: &str, secs: u64) -> Result<HttpConfig, String> {
     let mut cfg = HttpConfig {
         target: Target::resolve(url).map_err(|e| e.to_string())?,
         spec: RequestSpec {
@@ -105,7 +105,7 @@ pub fn run(ctx: &mut Ctx, sheet: &mut Sheet) {
         }
     }
     // The knee, from a sweep of the same nginx; then it stops.
-    super::knee::row(ctx, sheet, Ok(server.url(SMALL.0)));
+    super::knee::row(ctx, sheet, config(&server.url(SMALL.0), 1));
     drop(server);
 }
 
