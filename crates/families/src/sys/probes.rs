@@ -181,21 +181,38 @@ impl CopyBuffers {
     /// copy repeated back to back (as a C loop or `bw_mem` times it); 50 ms
     /// of them leave none. β is the steady copy's cost per byte.
     pub fn copy(&mut self, reps: u64, lead: Duration) -> Duration {
+        let n = self.src.len().min(self.dst.len());
+        let (src, dst) = (self.src.as_ptr(), self.dst.as_mut_ptr());
+        // SAFETY (both loops): two distinct buffers this struct owns, each
+        // at least n bytes.
         let t = Instant::now();
         loop {
-            self.dst.copy_from_slice(black_box(&self.src));
-            black_box(&mut self.dst);
+            unsafe { std::ptr::copy_nonoverlapping(src, dst, n) };
+            kept(src, dst);
             if t.elapsed() >= lead {
                 break;
             }
         }
         let t = Instant::now();
         for _ in 0..reps {
-            self.dst.copy_from_slice(black_box(&self.src));
-            black_box(&mut self.dst);
+            unsafe { std::ptr::copy_nonoverlapping(src, dst, n) };
+            kept(src, dst);
         }
         t.elapsed()
     }
+}
+
+/// What keeps each copy: the pointers in registers and memory said to be
+/// read and written, so no copy is folded into the next or dropped — the
+/// C loop's `asm volatile("" : : "r"(dst), "r"(src) : "memory")`, no more.
+/// (`black_box` of the slices stored and reloaded them every copy: a cycle
+/// on a 2 ns copy of 64 bytes, 1.18× the C loop.)
+#[inline(always)]
+fn kept(src: *const u8, dst: *mut u8) {
+    // SAFETY: a template that is only a comment naming two registers.
+    unsafe {
+        std::arch::asm!("/* {0} {1} */", in(reg) src, in(reg) dst, options(nostack, preserves_flags))
+    };
 }
 
 /// One load per cache line, 64 bytes apart.
