@@ -13,7 +13,7 @@
 // through GetPrimitiveArrayCritical, copied through GetByteArrayElements,
 // string through GetStringUTFChars — on a byte[] or String made once. ffm:
 // this file's own downcall handle to toll_ffi_receipt (static final, as the
-// JIT wants it): pinned, an off-heap segment made once; copied, a confined
+// JIT wants it): pinned, an off-heap segment of a confined arena made once; copied, a confined
 // arena per call holding a copy of the byte[]; string, a confined arena per
 // call holding the String as NUL-terminated UTF-8. After WARMUP_MS of calls
 // (the JIT compiles the loop), each of TRIALS batches of K calls, K chosen
@@ -78,7 +78,9 @@ public final class FfiLoop {
                 };
             };
         } else {
-            MemorySegment seg = Arena.global().allocate(Math.max(n, 1));
+            // A confined arena's segment, as the worker makes it (a global
+            // one skips the owner-thread check each call makes).
+            MemorySegment seg = Arena.ofConfined().allocate(Math.max(n, 1));
             MemorySegment.copy(b, 0, seg, ValueLayout.JAVA_BYTE, 0, n);
             batch = switch (way) {
                 case "copied" -> k -> {
