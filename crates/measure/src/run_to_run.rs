@@ -189,34 +189,52 @@ pub(crate) struct Between {
     pub(crate) half: f64,
 }
 
+/// A quantity's mean counts towards the machine's share only where it
+/// stands this many of its own mean within-run standard errors clear of 0:
+/// the relative variance of a figure that cannot be told from 0 (a β near
+/// zero — ffi's pinned pass, mmap + munmap's cost per page untouched) has
+/// no bound, and pooled in it made every other series' interval reach 0.
+pub const CLEAR: f64 = 3.0;
+
 /// The machine's share, pooled over `groups`: each the earlier runs of one
 /// other series on this machine. A series counts when it has two runs or
-/// more and positive mean α and β; its relative between-run variance
-/// (method of moments over the mean²) is weighted by its runs − 1.
+/// more; its α (and, on its own, its β) when the mean is positive and
+/// [`CLEAR`] of its own noise. Each relative between-run variance (method
+/// of moments over the mean²) is weighted by its runs − 1.
 pub fn machine_share(groups: &[Vec<Estimate>]) -> Option<MachineShare> {
-    let (mut va, mut vb, mut df, mut series) = (0.0, 0.0, 0.0, 0);
+    let (mut va, mut vb, mut da, mut db, mut series) = (0.0, 0.0, 0.0, 0.0, 0);
+    let clear = |runs: &[Run]| -> Option<(f64, f64, f64)> {
+        let k = runs.len() as f64;
+        let m = runs.iter().map(|r| r.0).sum::<f64>() / k;
+        let se = runs
+            .iter()
+            .map(|&(est, ci, df)| within_se(est, ci, df))
+            .filter(|v| v.is_finite())
+            .sum::<f64>()
+            / k;
+        let (v, d) = moments(runs)?;
+        (m > 0.0 && m.is_finite() && m > CLEAR * se).then_some((v / (m * m), d, m))
+    };
     for g in groups {
-        let k = g.len() as f64;
-        let ma = g.iter().map(|e| e.alpha).sum::<f64>() / k;
-        let mb = g.iter().map(|e| e.beta).sum::<f64>() / k;
-        if !(ma > 0.0 && mb > 0.0 && ma.is_finite() && mb.is_finite()) {
-            continue;
-        }
         let a: Vec<_> = g.iter().map(|e| (e.alpha, e.alpha_ci, e.df)).collect();
         let b: Vec<_> = g.iter().map(|e| (e.beta, e.beta_ci, e.df)).collect();
-        let (Some((a, d)), Some((b, _))) = (moments(&a), moments(&b)) else {
-            continue;
-        };
-        va += d * a / (ma * ma);
-        vb += d * b / (mb * mb);
-        df += d;
-        series += 1;
+        let (ra, rb) = (clear(&a), clear(&b));
+        if let Some((v, d, _)) = ra {
+            va += d * v;
+            da += d;
+        }
+        if let Some((v, d, _)) = rb {
+            vb += d * v;
+            db += d;
+        }
+        series += usize::from(ra.is_some() || rb.is_some());
     }
-    (df > 0.0).then(|| MachineShare {
-        alpha: (va / df).sqrt(),
-        beta: (vb / df).sqrt(),
+    (da > 0.0 || db > 0.0).then(|| MachineShare {
+        alpha: if da > 0.0 { (va / da).sqrt() } else { 0.0 },
+        beta: if db > 0.0 { (vb / db).sqrt() } else { 0.0 },
         series,
-        df: df as usize,
+        df: da as usize,
+        beta_df: Some(db as usize),
     })
 }
 
@@ -230,17 +248,13 @@ pub fn widen(fit: &mut SeriesFit, earlier: &[Estimate], machine: Option<MachineS
         .map(|e| (e.alpha, e.alpha_ci, e.df))
         .collect();
     let betas: Vec<Run> = earlier.iter().map(|e| (e.beta, e.beta_ci, e.df)).collect();
-    let prior_df = machine.map(|m| (m.df as f64).min(PRIOR_DF));
+    let prior = |df: usize| (df as f64).min(PRIOR_DF);
     let (alpha, beta) = (
-        between(
-            now.alpha,
-            &alphas,
-            machine.map(|m| (m.alpha, prior_df.unwrap_or(0.0))),
-        ),
+        between(now.alpha, &alphas, machine.map(|m| (m.alpha, prior(m.df)))),
         between(
             now.beta,
             &betas,
-            machine.map(|m| (m.beta, prior_df.unwrap_or(0.0))),
+            machine.map(|m| (m.beta, prior(m.beta_df.unwrap_or(m.df)))),
         ),
     );
     let wider = |est: f64, (lo, hi): (f64, f64), b: Between| {
@@ -284,6 +298,10 @@ pub fn widen(fit: &mut SeriesFit, earlier: &[Estimate], machine: Option<MachineS
         machine,
     });
 }
+
+#[cfg(test)]
+#[path = "run_to_run_share_tests.rs"]
+mod share_tests;
 
 #[cfg(test)]
 mod tests {
@@ -455,7 +473,9 @@ mod tests {
         assert!((m.beta - 0.0816).abs() < 0.002, "{m:?}");
         // One run says nothing of variation; a negative α is not a cost.
         assert_eq!(machine_share(&[runs(&[1000.0], &[2.0])]), None);
-        assert_eq!(machine_share(&[runs(&[-5.0, -6.0], &[2.0, 2.1])]), None);
+        // A negative α is not a cost: only β counts from such a series.
+        let m = machine_share(&[runs(&[-5.0, -6.0], &[2.0, 2.1])]).unwrap();
+        assert_eq!((m.df, m.beta_df, m.alpha), (0, Some(1), 0.0));
     }
 
     #[test]

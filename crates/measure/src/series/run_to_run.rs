@@ -31,8 +31,13 @@ pub struct MachineShare {
     pub beta: f64,
     /// Series it pools, each with two runs or more.
     pub series: usize,
-    /// Degrees of freedom behind it: Σ (runs − 1) over those series.
+    /// Degrees of freedom behind it: Σ (runs − 1) over those series (α's,
+    /// and β's where `beta_df` is absent).
     pub df: usize,
+    /// Degrees of freedom behind β's share, where it pools other series
+    /// than α's (a β that cannot be told from 0 is left out of it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beta_df: Option<usize>,
 }
 
 /// The between-run term of one fitted series.
