@@ -31,9 +31,12 @@ fn common(r: Runtime) -> &'static str {
 fn engine(p: Preset) -> EngineConfig {
     p.pick(
         EngineConfig::default(),
+        // A warm-up long enough for a JIT: at 20 ms the quick atlas found
+        // Java's FFM call slower than JNI (C2 had not compiled the
+        // downcall) and CPython's ctypes call at twice the full atlas's.
         EngineConfig {
             trials: 5,
-            warmup: Duration::from_millis(20),
+            warmup: Duration::from_millis(300),
             batch_time: Duration::from_millis(5),
             ..EngineConfig::default()
         },
