@@ -10,11 +10,11 @@
 //! function is the whole of its defence.
 
 use crate::atlas_page;
-use crate::family_reports::family_reports;
+use crate::family_reports::{family_reports, is_table_key};
 use crate::models::{legend, models_table};
 use crate::plot::{is_load, Chart, FfiCharts, LoadCharts, Scale, SysCharts};
 use crate::replicate_page;
-use crate::show::{config_row, fit_lines, is_table_key, machine_rows, points_table};
+use crate::show::{config_row, fit_lines, machine_rows, points_table};
 use crate::table::Table;
 use std::fmt::Write;
 use toll_store::Run;
@@ -354,7 +354,10 @@ fn reports_section(h: &mut String, run: &Run) {
             h,
             "<h3>As <code>toll {}</code> reported it</h3>",
             // `http-compare` is stored for `toll http compare`.
-            escape(&run.family.replace('-', " "))
+            escape(&match run.family.as_str() {
+                "http-sweep" => "http --sweep".to_string(),
+                f => f.replace('-', " "),
+            })
         );
     }
     let drawn = |first: &str| {

@@ -115,6 +115,10 @@ pub struct SweepReport {
     /// Answers to the warm-up, the lowest step once before pass 1, not
     /// measured.
     pub warmup_requests: Option<u64>,
+    /// Load agents each step was sent from (0: this machine), each its
+    /// share of the step's rate.
+    #[serde(default)]
+    pub agents: usize,
 }
 
 fn range(s: &Spread, runs: usize) -> String {
@@ -164,13 +168,19 @@ pub fn render(r: &SweepReport) -> String {
     let w = &mut o;
     let _ = writeln!(
         w,
-        "Sweep: {} steps from {} to {} req/s, {:.3} s each, {} pass(es) low to high, -c {}",
+        "Sweep: {} steps from {} to {} req/s, {:.3} s each, {} pass(es) low to high, -c {}{}",
         r.rates.len(),
         r.rates.first().map_or("–".into(), |v| sig3(*v)),
         r.rates.last().map_or("–".into(), |v| sig3(*v)),
         r.step_ns as f64 / 1e9,
         r.repeats,
-        r.concurrency
+        r.concurrency,
+        match r.agents {
+            0 => String::new(),
+            k => format!(
+                " from {k} load agent(s), each step's rate shared over them and their histograms merged exactly"
+            ),
+        }
     );
     if let Some(n) = r.warmup_requests {
         let _ = writeln!(
@@ -197,7 +207,7 @@ pub fn render(r: &SweepReport) -> String {
         t.row(vec![
             sig3(s.offered),
             range(&s.achieved, s.runs),
-            sig3(s.p50.median),
+            range(&s.p50, s.runs),
             sig3(s.p90.median),
             range(&s.p99, s.runs),
             sig3(s.p999.median),
