@@ -313,6 +313,12 @@ fn an_agent_lost_mid_sweep_stops_it_names_it_and_keeps_the_steps_before() {
     let report = &points[0]["extra"]["sweep"];
     assert_eq!(report["partial"], true);
     assert!(report["stopped"].as_str().unwrap().contains("step 3"));
+    // Its knee speaks of the steps that ran, not of those never reached.
+    let shown = stdout(&s.toll(&["show", "last"]));
+    assert!(
+        shown.contains("capacity above 159 req/s (no step up to 159 failed)"),
+        "{shown}"
+    );
 }
 
 fn stdout_pretty(v: &Value) -> String {
@@ -374,23 +380,23 @@ fn the_sweeps_mistakes_are_one_line_before_any_load() {
     // Through load agents, what does not fit a sweep.
     let agent = agent_cmd();
     let two = ["--remote-cmd", &agent, "--remote-cmd", &agent];
-    let with = |extra: &[&str]| {
-        let mut v = vec!["http", url, "--sweep", "100..500"];
-        v.extend(two);
-        v.extend(extra.iter().copied());
-        v
-    };
     let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--min-agents", "1"], "cannot go with --min-agents 1"),
         (
-            with(&["--min-agents", "1"]),
-            "cannot go with --min-agents 1",
-        ),
-        (
-            with(&["--raw-latencies", "raw.json"]),
+            vec!["--raw-latencies", "raw.json"],
             "cannot go with --raw-latencies",
         ),
-        (with(&["-c", "1"]), "2 agents need at least 2 connections"),
+        (vec!["-c", "1"], "2 agents need at least 2 connections"),
     ];
+    let cases: Vec<(Vec<&str>, &str)> = cases
+        .into_iter()
+        .map(|(extra, needle)| {
+            let mut v = vec!["http", url, "--sweep", "100..500"];
+            v.extend(two);
+            v.extend(extra);
+            (v, needle)
+        })
+        .collect();
     let cases: Vec<(&[&str], &str)> = cases.iter().map(|(a, n)| (a.as_slice(), *n)).collect();
     assert_usage_errors(&s, &cases);
     let o = s.toll(&[

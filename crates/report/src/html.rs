@@ -214,9 +214,8 @@ pub fn run_section(h: &mut String, run: &Run, scale: Scale) {
         load_section(h, run, &charts, scale);
         return show_details(h, run);
     }
-    if let Some(figure) = crate::http_sweep_page::figure(run) {
-        h.push_str(&figure);
-        reports_section(h, run);
+    if let Some(section) = crate::http_sweep_page::section(run) {
+        h.push_str(&section);
         return show_details(h, run);
     }
     reports_section(h, run);
@@ -354,10 +353,7 @@ fn reports_section(h: &mut String, run: &Run) {
             h,
             "<h3>As <code>toll {}</code> reported it</h3>",
             // `http-compare` is stored for `toll http compare`.
-            escape(&match run.family.as_str() {
-                "http-sweep" => "http --sweep".to_string(),
-                f => f.replace('-', " "),
-            })
+            escape(&run.family.replace('-', " "))
         );
     }
     let drawn = |first: &str| {

@@ -19,7 +19,10 @@ pub fn loader<'a>(
     warn: &'a mut dyn FnMut(&str),
 ) -> impl FnMut(&HttpConfig) -> Result<LoadOutcome, HttpError> + 'a {
     move |step| {
-        let out = agents::load(step, plan, stop, warn, &mut |_| {})?;
+        let out = agents::load(step, plan, stop, warn, &mut |_| {}).map_err(|e| match e {
+            HttpError::Agents(why) => HttpError::Agents(reasons(&why).to_string()),
+            other => other,
+        })?;
         // Stopped by the user with an agent lost: the step is partial by
         // the stop, and the sweep ends on it.
         match out.lost.first() {
@@ -29,5 +32,31 @@ pub fn loader<'a>(
             }
             _ => Ok(out.outcome),
         }
+    }
+}
+
+/// The agents' reasons without the count a load from too few agents ends
+/// with (`1 of 2 agent(s) left, and --min-agents is 2`): a sweep takes no
+/// --min-agents, every agent must last.
+fn reasons(why: &str) -> &str {
+    match why.rsplit_once("; ") {
+        Some((named, count)) if count.contains(" agent(s) left, and --min-agents is ") => named,
+        _ => why,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reasons;
+
+    #[test]
+    fn a_lost_agent_is_named_without_the_count_of_those_left() {
+        assert_eq!(
+            reasons(
+                "agent `b` died; agent `c` stalled; 1 of 3 agent(s) left, and --min-agents is 3"
+            ),
+            "agent `b` died; agent `c` stalled"
+        );
+        assert_eq!(reasons("agent `b` died"), "agent `b` died");
     }
 }
