@@ -24,6 +24,9 @@ mod pg;
 /// case; a pushed run's summaries made from its samples.
 #[path = "board/refusals.rs"]
 mod refusals;
+/// A pushed sweep's page: its knee, its steps and its picture (issue 51).
+#[path = "board/sweep.rs"]
+mod sweep;
 /// The trend draws runs measured alike and names what differs (issue 48).
 #[path = "board/trend.rs"]
 mod trend;

@@ -164,10 +164,22 @@ fn the_knee_brackets_the_capacity_and_the_sweep_stops_two_steps_past_it() {
     ] {
         assert!(drawn.contains(label), "{label} not drawn");
     }
-    // And `toll show` prints the stored sweep.
+    // And `toll show` prints the stored sweep as the command did: its
+    // table, knee and break, not its steps as points of a model in n.
     let shown = s.toll(&["show", "last"]);
     assert!(shown.status.success(), "{}", stderr(&shown));
-    assert!(stdout(&shown).contains("Knee: "), "{}", stdout(&shown));
+    let text = stdout(&shown);
+    for needle in [
+        "offered/s",
+        "kept up",
+        "A step keeps up when",
+        "Knee: ",
+        "Latency leaves its floor",
+        "Stopped: ",
+    ] {
+        assert!(text.contains(needle), "{needle}: {text}");
+    }
+    assert!(!text.contains("median CI"), "no points table: {text}");
     // `toll report`'s page draws it, and prints its table.
     let page = s.0.join("page.html");
     let o = s.toll(&["report", "last", "-o", page.to_str().unwrap()]);
@@ -185,6 +197,128 @@ fn the_knee_brackets_the_capacity_and_the_sweep_stops_two_steps_past_it() {
         "{text}"
     );
     assert!(text.contains("within the intervals"), "{text}");
+}
+
+/// `toll agent` as a launcher: this very binary.
+fn agent_cmd() -> String {
+    format!("{} agent", env!("CARGO_BIN_EXE_toll"))
+}
+
+/// 100, 159, 252, 400 req/s, 1 s each: the capacity between the second
+/// and the third.
+const SHORT_SWEEP: [&str; 8] = [
+    "--sweep",
+    "100..400",
+    "--steps",
+    "4",
+    "--step-duration",
+    "1s",
+    "-c",
+    "32",
+];
+
+#[test]
+fn a_sweep_through_two_agents_brackets_the_capacity_from_their_merged_histograms() {
+    let s = Scratch::new("http-sweep-agents");
+    let url = start_server();
+    let agent = agent_cmd();
+    let mut args = vec!["http", &url, "-k", "--repeats", "2"];
+    args.extend(SHORT_SWEEP);
+    args.extend(["--remote-cmd", &agent, "--remote-cmd", &agent]);
+    let o = s.toll(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let printed = stdout(&o);
+    assert!(
+        printed.contains("from 2 load agent(s), each step's rate shared over them"),
+        "{printed}"
+    );
+    let run = export_json(&s, "last");
+    assert_eq!(run["family"], "http-sweep");
+    assert_eq!(run["status"], "complete");
+    assert_eq!(run["config"]["agents"].as_array().unwrap().len(), 2);
+    let points = run["series"][0]["points"].as_array().unwrap();
+    let report = &points[0]["extra"]["sweep"];
+    assert_eq!(report["agents"], 2);
+    let knee = &report["knee"];
+    let (lo, hi) = (knee["lo"].as_f64(), knee["hi"].as_f64());
+    assert!(
+        lo.is_some_and(|lo| lo < CAPACITY) && hi.is_some_and(|hi| hi > CAPACITY),
+        "the knee's interval [{lo:?}, {hi:?}] holds {CAPACITY}: {}",
+        stdout_pretty(report)
+    );
+    assert_eq!(knee["passes"], 2);
+    // The lowest step, below the capacity: 3 requests on each of the 32
+    // connections, 16 on each agent, every one answered and counted once
+    // in the merge; its histogram holds them all.
+    let runs = report["runs"].as_array().unwrap();
+    assert_eq!(points.len(), runs.len());
+    let first = &runs[0];
+    assert_eq!(first["requests"], 96, "{first}");
+    assert_eq!(first["errors"], 0, "{first}");
+    let counted: u64 = points[0]["extra"]["latency_ns_histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b[1].as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, 96);
+    // Timed from each request's slot on either agent: on the server's floor.
+    assert!(first["corrected"]["p50"].as_f64().unwrap() >= HOLD.as_secs_f64() * 1e3);
+    // `toll show` prints what the command printed, line for line.
+    let shown = stdout(&s.toll(&["show", "last"]));
+    let report_lines = printed
+        .lines()
+        .skip_while(|l| !l.starts_with("Sweep: "))
+        .take_while(|l| !l.starts_with("Stopped: "));
+    let mut n = 0;
+    for line in report_lines.filter(|l| !l.trim().is_empty()) {
+        assert!(
+            shown.contains(line.trim_end()),
+            "{line:?} not shown: {shown}"
+        );
+        n += 1;
+    }
+    assert!(n >= 8, "the report's lines: {printed}");
+    assert!(!shown.contains("median CI"), "no points table: {shown}");
+}
+
+#[test]
+fn an_agent_lost_mid_sweep_stops_it_names_it_and_keeps_the_steps_before() {
+    let s = Scratch::new("http-sweep-agent-lost");
+    let url = start_server();
+    let agent = agent_cmd();
+    // Starts as an agent three times (the warm-up and two steps), then
+    // fails to start: the sweep's third step breaks.
+    let count = s.0.join("launches");
+    let failing = format!(
+        "n=$(cat {c} 2>/dev/null || echo 0); echo $((n + 1)) > {c}; [ $n -lt 3 ] || exit 3; exec {agent}",
+        c = count.display()
+    );
+    let mut args = vec!["http", &url, "-k", "--repeats", "1"];
+    args.extend(SHORT_SWEEP);
+    args.extend(["--remote-cmd", &agent, "--remote-cmd", &failing]);
+    let o = s.toll(&args);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("the sweep stopped early, pass 1 step 3") && err.contains(&failing),
+        "{err}"
+    );
+    let run = export_json(&s, "last");
+    assert_eq!(run["status"], "partial");
+    let why = run["error"].as_str().unwrap_or("");
+    assert!(why.contains(&failing), "the lost agent is named: {why}");
+    let points = run["series"][0]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2, "the two steps that finished");
+    let report = &points[0]["extra"]["sweep"];
+    assert_eq!(report["partial"], true);
+    assert!(report["stopped"].as_str().unwrap().contains("step 3"));
+    // Its knee speaks of the steps that ran, not of those never reached.
+    let shown = stdout(&s.toll(&["show", "last"]));
+    assert!(
+        shown.contains("capacity above 159 req/s (no step up to 159 failed)"),
+        "{shown}"
+    );
 }
 
 fn stdout_pretty(v: &Value) -> String {
@@ -243,4 +377,44 @@ fn the_sweeps_mistakes_are_one_line_before_any_load() {
         ),
     ];
     assert_usage_errors(&s, cases);
+    // Through load agents, what does not fit a sweep.
+    let agent = agent_cmd();
+    let two = ["--remote-cmd", &agent, "--remote-cmd", &agent];
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--min-agents", "1"], "cannot go with --min-agents 1"),
+        (
+            vec!["--raw-latencies", "raw.json"],
+            "cannot go with --raw-latencies",
+        ),
+        (vec!["-c", "1"], "2 agents need at least 2 connections"),
+    ];
+    let cases: Vec<(Vec<&str>, &str)> = cases
+        .into_iter()
+        .map(|(extra, needle)| {
+            let mut v = vec!["http", url, "--sweep", "100..500"];
+            v.extend(two);
+            v.extend(extra);
+            (v, needle)
+        })
+        .collect();
+    let cases: Vec<(&[&str], &str)> = cases.iter().map(|(a, n)| (a.as_slice(), *n)).collect();
+    assert_usage_errors(&s, &cases);
+    let o = s.toll(&[
+        "http",
+        url,
+        "--sweep",
+        "1.5..500",
+        "--step-duration",
+        "100s",
+        "-c",
+        "2",
+        "--remote-cmd",
+        &agent,
+        "--remote-cmd",
+        &agent,
+    ]);
+    assert_one_line_error(
+        &o,
+        "lower than the 2 agents that would share its first step",
+    );
 }

@@ -60,3 +60,10 @@ pub fn family_reports(run: &Run) -> Vec<(String, String)> {
     }
     out
 }
+
+/// A config key that is part of a `replicate` or `atlas` run's table (its
+/// rows, findings and errors), printed as the table rather than as a value.
+pub fn is_table_key(run: &Run, key: &str) -> bool {
+    (run.family == "replicate" && matches!(key, "rows" | "findings" | "errors"))
+        || (run.family == "atlas" && matches!(key, "rows" | "groups" | "runs" | "errors"))
+}

@@ -10,11 +10,11 @@
 //! function is the whole of its defence.
 
 use crate::atlas_page;
-use crate::family_reports::family_reports;
+use crate::family_reports::{family_reports, is_table_key};
 use crate::models::{legend, models_table};
 use crate::plot::{is_load, Chart, FfiCharts, LoadCharts, Scale, SysCharts};
 use crate::replicate_page;
-use crate::show::{config_row, fit_lines, is_table_key, machine_rows, points_table};
+use crate::show::{config_row, fit_lines, machine_rows, points_table};
 use crate::table::Table;
 use std::fmt::Write;
 use toll_store::Run;
@@ -214,9 +214,8 @@ pub fn run_section(h: &mut String, run: &Run, scale: Scale) {
         load_section(h, run, &charts, scale);
         return show_details(h, run);
     }
-    if let Some(figure) = crate::http_sweep_page::figure(run) {
-        h.push_str(&figure);
-        reports_section(h, run);
+    if let Some(section) = crate::http_sweep_page::section(run) {
+        h.push_str(&section);
         return show_details(h, run);
     }
     reports_section(h, run);

@@ -115,6 +115,10 @@ pub struct SweepReport {
     /// Answers to the warm-up, the lowest step once before pass 1, not
     /// measured.
     pub warmup_requests: Option<u64>,
+    /// Load agents each step was sent from (0: this machine), each its
+    /// share of the step's rate.
+    #[serde(default)]
+    pub agents: usize,
 }
 
 fn range(s: &Spread, runs: usize) -> String {
@@ -131,7 +135,14 @@ pub fn knee_line(r: &SweepReport) -> String {
         return "Knee: none (no step was measured)".into();
     };
     let first = r.rates.first().copied().unwrap_or_default();
-    let last = r.rates.last().copied().unwrap_or_default();
+    // The highest step run (a sweep stopped early ran none above it).
+    let last = r
+        .runs
+        .iter()
+        .map(|s| s.offered)
+        .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
+        .or(r.rates.last().copied())
+        .unwrap_or_default();
     let rate = match k.rate {
         Some(v) => format!("{} req/s offered kept up", sig3(v)),
         None => format!("below the first step ({} req/s)", sig3(first)),
@@ -158,80 +169,111 @@ pub fn knee_line(r: &SweepReport) -> String {
     format!("Knee: {rate}; {interval} ({level})")
 }
 
-/// The report: settings, the steps' table, the SLO, the knee and the break.
-pub fn render(r: &SweepReport) -> String {
-    let mut o = String::new();
-    let w = &mut o;
-    let _ = writeln!(
-        w,
-        "Sweep: {} steps from {} to {} req/s, {:.3} s each, {} pass(es) low to high, -c {}",
+/// The report's parts as printed: the lines above the steps' table, its
+/// header and rows, and the lines below it (the SLO, the knee, the break,
+/// why it stopped). The terminal and the page render the same parts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parts {
+    pub above: Vec<String>,
+    pub header: [&'static str; 9],
+    pub rows: Vec<Vec<String>>,
+    pub below: Vec<String>,
+}
+
+/// The report's [`Parts`].
+pub fn parts(r: &SweepReport) -> Parts {
+    let mut above = vec![format!(
+        "Sweep: {} steps from {} to {} req/s, {:.3} s each, {} pass(es) low to high, -c {}{}",
         r.rates.len(),
         r.rates.first().map_or("–".into(), |v| sig3(*v)),
         r.rates.last().map_or("–".into(), |v| sig3(*v)),
         r.step_ns as f64 / 1e9,
         r.repeats,
-        r.concurrency
-    );
+        r.concurrency,
+        match r.agents {
+            0 => String::new(),
+            k => format!(
+                " from {k} load agent(s), each step's rate shared over them and their histograms merged exactly"
+            ),
+        }
+    )];
     if let Some(n) = r.warmup_requests {
-        let _ = writeln!(
-            w,
+        above.push(format!(
             "Warm-up: the first step once before pass 1, {n} requests answered, not measured."
-        );
+        ));
     }
-    let _ = writeln!(
-        w,
-        "Latencies in ms, corrected for coordinated omission; median (range) over the passes.\n"
+    above.push(
+        "Latencies in ms, corrected for coordinated omission; median (range) over the passes."
+            .into(),
     );
-    let mut t = Table::new(&[
-        "offered/s",
-        "achieved/s",
-        "p50",
-        "p90",
-        "p99",
-        "p99.9",
-        "p99 uncorr.",
-        "errors",
-        "kept up",
-    ]);
-    for s in &r.steps {
-        t.row(vec![
-            sig3(s.offered),
-            range(&s.achieved, s.runs),
-            sig3(s.p50.median),
-            sig3(s.p90.median),
-            range(&s.p99, s.runs),
-            sig3(s.p999.median),
-            sig3(s.p99_uncorrected.median),
-            s.errors.to_string(),
-            format!("{}/{}", s.kept_up, s.runs),
-        ]);
+    let rows = r
+        .steps
+        .iter()
+        .map(|s| {
+            vec![
+                sig3(s.offered),
+                range(&s.achieved, s.runs),
+                range(&s.p50, s.runs),
+                sig3(s.p90.median),
+                range(&s.p99, s.runs),
+                sig3(s.p999.median),
+                sig3(s.p99_uncorrected.median),
+                s.errors.to_string(),
+                format!("{}/{}", s.kept_up, s.runs),
+            ]
+        })
+        .collect();
+    let latency_break = match &r.latency_break {
+        Some(b) => format!(
+            "Latency leaves its floor between {} and {} req/s (two-segment fit of ln p99 on offered rate, lines crossing at {}).",
+            sig3(b.split.0),
+            sig3(b.split.1),
+            sig3(b.rate)
+        ),
+        None => "Latency break: not fitted (the two-segment fit needs 4 steps or more).".into(),
+    };
+    Parts {
+        above,
+        header: [
+            "offered/s",
+            "achieved/s",
+            "p50",
+            "p90",
+            "p99",
+            "p99.9",
+            "p99 uncorr.",
+            "errors",
+            "kept up",
+        ],
+        rows,
+        below: vec![
+            format!(
+                "A step keeps up when achieved ≥ 99% of offered, errors < 1% and p99 ≤ {} ms ({}).",
+                sig3(r.slo_ms),
+                r.slo_rule
+            ),
+            knee_line(r),
+            latency_break,
+            format!("Stopped: {}; load {:.1} s.", r.stopped, r.load_s),
+        ],
     }
-    let _ = writeln!(w, "{}", t.render());
-    let _ = writeln!(
-        w,
-        "A step keeps up when achieved ≥ 99% of offered, errors < 1% and p99 ≤ {} ms ({}).",
-        sig3(r.slo_ms),
-        r.slo_rule
-    );
-    let _ = writeln!(w, "{}", knee_line(r));
-    match &r.latency_break {
-        Some(b) => {
-            let _ = writeln!(
-                w,
-                "Latency leaves its floor between {} and {} req/s (two-segment fit of ln p99 on offered rate, lines crossing at {}).",
-                sig3(b.split.0),
-                sig3(b.split.1),
-                sig3(b.rate)
-            );
-        }
-        None => {
-            let _ = writeln!(
-                w,
-                "Latency break: not fitted (the two-segment fit needs 4 steps or more)."
-            );
-        }
+}
+
+/// The report: settings, the steps' table, the SLO, the knee and the break.
+pub fn render(r: &SweepReport) -> String {
+    let p = parts(r);
+    let mut o = String::new();
+    for line in &p.above {
+        let _ = writeln!(o, "{line}");
     }
-    let _ = writeln!(w, "Stopped: {}; load {:.1} s.", r.stopped, r.load_s);
+    let mut t = Table::new(&p.header);
+    for row in p.rows {
+        t.row(row);
+    }
+    let _ = writeln!(o, "\n{}", t.render());
+    for line in &p.below {
+        let _ = writeln!(o, "{line}");
+    }
     o
 }
 

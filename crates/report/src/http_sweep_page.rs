@@ -1,7 +1,8 @@
-//! A sweep's part of `toll report`'s page: its picture (latency against
-//! offered rate above achieved against offered, the knee's interval
-//! shaded) with a caption that says how to read it. The table below it is
-//! the report as the command printed it.
+//! A sweep's part of `toll report`'s page and the board's run page: its
+//! picture (latency against offered rate above achieved against offered,
+//! the knee's interval shaded) with a caption that says how to read it,
+//! then the report as the command printed it — the same parts
+//! ([`crate::http_sweep::parts`]), the steps as an HTML table.
 
 use crate::escape::escape;
 use crate::http_sweep::SweepReport;
@@ -17,8 +18,9 @@ pub fn of_run(run: &Run) -> Option<SweepReport> {
     serde_json::from_value(p.extra.as_ref()?.get("sweep")?.clone()).ok()
 }
 
-/// The picture and its caption as HTML; None for a run that is not a sweep.
-pub fn figure(run: &Run) -> Option<String> {
+/// The picture and its caption, then the report, as HTML; None for a run
+/// that is not a sweep.
+pub fn section(run: &Run) -> Option<String> {
     let r = of_run(run)?;
     let title = format!(
         "toll http --sweep — run {}: latency and achieved rate against offered",
@@ -41,5 +43,37 @@ pub fn figure(run: &Run) -> Option<String> {
             );
         }
     }
+    report(&mut h, &r);
     Some(h)
+}
+
+/// The report as the command printed it: its lines, the steps a table,
+/// the knee in bold.
+fn report(h: &mut String, r: &SweepReport) {
+    let p = crate::http_sweep::parts(r);
+    h.push_str("<h3>As <code>toll http --sweep</code> reported it</h3>\n");
+    for line in &p.above {
+        let _ = writeln!(h, "<p class=\"meta\">{}</p>", escape(line));
+    }
+    h.push_str("<div class=\"scroll\"><table class=\"points\">\n<thead><tr>");
+    for c in p.header {
+        let _ = write!(h, "<th>{}</th>", escape(c));
+    }
+    h.push_str("</tr></thead>\n<tbody>\n");
+    for row in &p.rows {
+        h.push_str("<tr>");
+        for c in row {
+            let _ = write!(h, "<td class=\"num\">{}</td>", escape(c));
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</tbody></table></div>\n");
+    let knee = crate::http_sweep::knee_line(r);
+    for line in &p.below {
+        if *line == knee {
+            let _ = writeln!(h, "<p><strong>{}</strong></p>", escape(line));
+        } else {
+            let _ = writeln!(h, "<p>{}</p>", escape(line));
+        }
+    }
 }

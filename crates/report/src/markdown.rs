@@ -7,9 +7,9 @@
 //! entities, `|` escaped so it cannot split a table cell, line breaks
 //! folded so it cannot end a row, code, emphasis and links disarmed.
 
-use crate::family_reports::family_reports;
+use crate::family_reports::{family_reports, is_table_key};
 use crate::models::{legend, models_table};
-use crate::show::{config_row, fit_lines, is_table_key, machine_rows, points_table};
+use crate::show::{config_row, fit_lines, machine_rows, points_table};
 use crate::table::Table;
 use std::fmt::Write;
 use toll_store::Run;

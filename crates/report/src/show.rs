@@ -1,5 +1,6 @@
 //! `toll show`: one stored run, in full, for a person.
 
+use crate::family_reports::is_table_key;
 use crate::http_compare::CompareReport;
 use crate::table::{fmt_ns, sig3, Table};
 use std::fmt::Write;
@@ -91,6 +92,11 @@ pub fn render_run(run: &Run) -> String {
         let attrs = attr_words(&shown);
         if !attrs.is_empty() {
             let _ = writeln!(s, "  {attrs}");
+        }
+        // A sweep's steps are its own table (its report, below), not
+        // points of a model in n.
+        if run.family == "http-sweep" {
+            continue;
         }
         match &series.fit {
             Some(fit) => {
@@ -502,13 +508,6 @@ pub fn points_table(series: &Series) -> (Table, Vec<String>) {
         ));
     }
     (t, notes)
-}
-
-/// A config key that is part of a `replicate` run's table (its rows,
-/// findings and errors), printed as the table rather than as a value.
-pub fn is_table_key(run: &Run, key: &str) -> bool {
-    (run.family == "replicate" && matches!(key, "rows" | "findings" | "errors"))
-        || (run.family == "atlas" && matches!(key, "rows" | "groups" | "runs" | "errors"))
 }
 
 /// A config entry as a person reads it: a time's key without its `_ns`

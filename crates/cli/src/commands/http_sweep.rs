@@ -1,7 +1,8 @@
 //! `toll http URL --sweep FROM..TO`: check the sweep's flags (every refusal
-//! before any load), step the offered rate up pass after pass, store the
-//! sweep as one run, print its table, knee and break (or the stored run as
-//! JSON).
+//! before any load), step the offered rate up pass after pass — from this
+//! machine, or through load agents (`--remote`, `--remote-cmd`), each step
+//! one `--rate` load from them — store the sweep as one run, print its
+//! table, knee and break (or the stored run as JSON).
 
 use super::db;
 use super::http_load::{config, plot_target, print_run, stop_flag};
@@ -11,7 +12,9 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 use toll_families::http;
+use toll_families::http::agents::AgentsPlan;
 use toll_families::http::sweep::{self, Slo, SweepPlan};
+use toll_report::http_sweep::StepRun;
 
 /// A p99 send lag (ms) past which a step's corrected latencies say as
 /// much about toll as about the server (as `toll http --rate`'s).
@@ -37,7 +40,8 @@ pub fn wanted(a: &SweepArgs) -> bool {
         || a.slo.is_some()
 }
 
-/// `toll http URL --sweep FROM..TO`.
+/// `toll http URL --sweep FROM..TO`, from this machine or through load
+/// agents (each step one `--rate` load from them).
 pub fn run(mut a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Result<ExitCode> {
     let plan = plan(&a)?;
     // Each step is a timed load (-n, -t and --duration were refused above).
@@ -45,28 +49,63 @@ pub fn run(mut a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Re
     let Some(url) = a.url.as_deref() else {
         return Err(usage("--sweep loads one URL: give it"));
     };
-    let mut cfg = config(url, &a.load, true)?;
+    let launchers = super::http_agents::launchers(&a.agents)?;
+    let k = launchers.len();
+    let mut cfg = config(url, &a.load, k == 0)?;
     cfg.coalesce = Duration::ZERO;
     if cfg.insecure && !cfg.target.tls {
         return Err(usage(format!(
             "--insecure is for https:// URLs; {url} is plain http"
         )));
     }
+    // A step from fewer agents would be another load: every one must last.
+    match a.agents.min_agents.map(|m| m as usize) {
+        Some(_) if k == 0 => {
+            return Err(usage(
+                "--min-agents applies to load agents: add --remote HOST or --remote-cmd CMD",
+            ))
+        }
+        Some(m) if m != k => {
+            return Err(usage(format!(
+                "--sweep cannot go with --min-agents {m} (every step needs all {k} agents, each sending its share of the step's rate): drop --min-agents"
+            )))
+        }
+        _ => {}
+    }
+    if k > 0 {
+        super::http_agents::enough_connections(k, &cfg)?;
+        // Each agent's shard of a step is at least one arrival a second.
+        if plan.rates[0] < k as f64 {
+            return Err(usage(format!(
+                "--sweep from {} req/s is lower than the {k} agents that would share its first step (each sends at least 1 request/s): raise FROM to {k} or more, or give fewer agents",
+                plan.rates[0]
+            )));
+        }
+    }
     let plot = plot_target(&a.plot)?;
     if let Some(p) = db_path {
         db::check_name(p)?;
     }
-    http::preflight(&mut cfg)?;
+    // Through agents, each agent connects once before each step: the
+    // server may not be reachable from here at all.
+    if k == 0 {
+        http::preflight(&mut cfg)?;
+    }
     let most = plan.rates.len() * plan.repeats;
     if dry_run {
         crate::say!(
-            "would sweep {} over {} steps from {:.1} to {:.1} req/s, {:?} each, up to {most} steps in all, with {} connection(s); the server answers",
+            "would sweep {} over {} steps from {:.1} to {:.1} req/s, {:?} each, up to {most} steps in all, with {} connection(s){}",
             cfg.target.shown(),
             plan.rates.len(),
             plan.rates[0],
             plan.rates[plan.rates.len() - 1],
             plan.step,
-            cfg.concurrency
+            cfg.concurrency,
+            if k == 0 {
+                "; the server answers".to_string()
+            } else {
+                format!(" from {k} load agent(s) ({})", launchers.join("; "))
+            }
         );
         return Ok(ExitCode::SUCCESS);
     }
@@ -76,7 +115,7 @@ pub fn run(mut a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Re
         crate::tell!("warning: {w}");
     }
     let stop = stop_flag();
-    let (report, loads) = http::sweep::run(&cfg, &plan, &stop, &mut |r| {
+    let mut on_step = |r: &StepRun| {
         crate::tell!(
             "pass {} step {}: offered {:.1}/s, achieved {:.1}/s, p99 {:.3} ms{}",
             r.pass,
@@ -89,12 +128,32 @@ pub fn run(mut a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Re
                 None => String::new(),
             }
         );
-    })?;
-    let run_id = http::sweep::store_sweep(&store, &cfg, &loads, &report, env)?;
+    };
+    let agents_plan = AgentsPlan {
+        launchers: launchers.clone(),
+        // Every step needs every agent: each sends its share of the rate.
+        min_agents: k,
+        threads: a.load.threads,
+        raw: false,
+    };
+    let mut warn = |line: &str| crate::tell!("warning: {line}");
+    let (mut report, loads) = if k == 0 {
+        http::sweep::run(&cfg, &plan, &stop, &mut on_step, &mut sweep::here(&stop))?
+    } else {
+        let mut there = sweep::agents::loader(&agents_plan, &stop, &mut warn);
+        http::sweep::run(&cfg, &plan, &stop, &mut on_step, &mut there)?
+    };
+    report.agents = k;
+    let run_id = http::sweep::store_sweep(&store, &cfg, &loads, &report, env, &launchers)?;
     let title = format!(
-        "This is toll http {}, sweeping {}",
+        "This is toll http {}, sweeping {}{}",
         env!("CARGO_PKG_VERSION"),
-        cfg.target.shown()
+        cfg.target.shown(),
+        if k == 0 {
+            String::new()
+        } else {
+            format!(" from {k} load agent(s)")
+        }
     );
     print_run(
         &store,
@@ -116,8 +175,18 @@ pub fn run(mut a: HttpArgs, db_path: Option<&Path>, dry_run: bool) -> anyhow::Re
             "warning: toll ran behind its own schedule (send lag p99 {lag:.3} ms in its worst step), and that step's corrected latencies include the delay: give it more --threads, a lower TO, or a quieter machine"
         );
     }
+    let broken = report.partial && !crate::stop::stopped();
+    if broken {
+        crate::tell!(
+            "toll: the sweep stopped early, {}; the {} step(s) before it are stored as run {run_id}, partial",
+            report.stopped,
+            loads.len()
+        );
+    }
     Ok(if crate::stop::stopped() {
         crate::stop::exit_code()
+    } else if broken {
+        ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
@@ -169,9 +238,9 @@ fn plan(a: &HttpArgs) -> anyhow::Result<SweepPlan> {
             "its lowest steps warm the server",
         ),
         (
-            super::http_agents::wanted(a),
-            "load agents",
-            "a sweep runs from this machine",
+            a.agents.raw_latencies.is_some(),
+            "--raw-latencies",
+            "it checks one load's merge, and a sweep is many",
         ),
     ];
     if let Some((_, flag, why)) = refused.iter().find(|r| r.0) {

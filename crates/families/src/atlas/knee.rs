@@ -58,9 +58,15 @@ pub fn row(ctx: &mut Ctx, sheet: &mut Sheet, base: Result<HttpConfig, String>) {
     let measured = cfg.and_then(|cfg| {
         let plan = plan(ctx.preset);
         let env = toll_measure::Fingerprint::capture(vec![]);
-        let (report, loads) =
-            sweep::run(&cfg, &plan, ctx.stop, &mut |_| {}).map_err(|e| format!("failed: {e}"))?;
-        let id = sweep::store_sweep(ctx.store, &cfg, &loads, &report, env)
+        let (report, loads) = sweep::run(
+            &cfg,
+            &plan,
+            ctx.stop,
+            &mut |_| {},
+            &mut sweep::here(ctx.stop),
+        )
+        .map_err(|e| format!("failed: {e}"))?;
+        let id = sweep::store_sweep(ctx.store, &cfg, &loads, &report, env, &[])
             .map_err(|e| format!("failed: {e}"))?;
         Ok((
             id,

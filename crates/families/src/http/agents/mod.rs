@@ -231,7 +231,12 @@ pub fn load(
     // as shares() gives it, and at a constant rate its shard of arrivals.
     let k = ready.len();
     let conns = shares(cfg.concurrency as u64, k);
-    let reqs = cfg.requests.map(|n| shares(n, ready.len()));
+    // At a constant rate arrival i goes on connection i mod c, so an agent
+    // sends its connections' requests; otherwise shares of -n.
+    let reqs = cfg.requests.map(|n| match cfg.rate {
+        Some(_) => by_connection(n, cfg.concurrency, k),
+        None => shares(n, k),
+    });
     // One start instant for all, on the coordinator's clock, far enough
     // ahead for every `http-go` line to arrive; each agent is told it on
     // its own clock.
@@ -396,6 +401,15 @@ pub fn load(
     })
 }
 
+/// `n` requests of one arrival schedule over `c` connections, as `k`
+/// agents hold them (agent i: connections i, i + k, …): each agent's sum.
+fn by_connection(n: u64, c: usize, k: usize) -> Vec<u64> {
+    let each = shares(n, c.max(1));
+    (0..k)
+        .map(|i| each.iter().skip(i).step_by(k.max(1)).sum())
+        .collect()
+}
+
 /// End an agent's launcher and everything in its process group (on this
 /// machine: an agent beyond ssh is stopped by its channel closing).
 fn kill_group(pid: u32) {
@@ -476,6 +490,15 @@ mod tests {
                 raw: None,
             },
         }
+    }
+
+    #[test]
+    fn at_a_rate_each_agent_sends_its_connections_requests() {
+        // 5 connections of 10 requests each: 3 and 2 of them.
+        assert_eq!(by_connection(50, 5, 2), vec![30, 20]);
+        assert_eq!(by_connection(12, 4, 2), vec![6, 6]);
+        // 7 over 3 connections: 3, 2, 2; agents hold {0, 2} and {1}.
+        assert_eq!(by_connection(7, 3, 2), vec![5, 2]);
     }
 
     #[test]

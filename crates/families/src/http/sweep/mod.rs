@@ -5,8 +5,12 @@
 //! `stored` keeps the sweep as one run whose points are the steps.
 //!
 //! The driver takes the step as a closure, so its order and its stopping
-//! rule are tested without a server.
+//! rule are tested without a server; the load of a step is a closure too
+//! ([`Loader`]), so a sweep runs from this machine or through load agents
+//! (`agents`: each step one `--rate` load from them, their histograms
+//! merged exactly) by the same driver, knee and store.
 
+pub mod agents;
 pub mod knee;
 mod stored;
 
@@ -67,6 +71,13 @@ pub fn geometric(from: f64, to: f64, steps: usize) -> Vec<f64> {
         .collect()
 }
 
+/// One step's load from this machine.
+pub fn here(
+    stop: &Arc<AtomicBool>,
+) -> impl FnMut(&HttpConfig) -> Result<LoadOutcome, HttpError> + '_ {
+    move |step| super::load(step, stop, &mut |_, _| {})
+}
+
 /// What a sweep did: every step run, the SLO it was judged by and why it
 /// stopped.
 #[derive(Debug, Clone, Default)]
@@ -76,7 +87,14 @@ pub struct Swept {
     pub slo_rule: String,
     pub stopped: String,
     pub interrupted: bool,
+    /// A step whose load broke (a load agent lost): why; the steps before
+    /// it are kept and the sweep is partial.
+    pub broken: Option<String>,
 }
+
+/// One step's load, as [`super::load`] runs it from this machine or
+/// [`agents::loader`] through load agents.
+pub type Loader<'a> = dyn FnMut(&HttpConfig) -> Result<LoadOutcome, HttpError> + 'a;
 
 /// Whether a step kept up under `slo_ms`; None when it did, else why not.
 pub fn judge(run: &StepRun, slo_ms: f64) -> Option<String> {
@@ -114,7 +132,9 @@ pub fn rest_after(run: &StepRun, step: Duration) -> Duration {
 /// itself as pass 1 did. `step(pass, index, rate, rest)` loads one step
 /// after resting that long (a step that did not keep up left a queue in
 /// the server: [`rest_after`]). Every loop is bounded: at most `repeats ×
-/// rates` steps of `plan.step` each.
+/// rates` steps of `plan.step` each. A step that fails with
+/// [`HttpError::Agents`] (a load agent lost) ends the sweep there, with
+/// the steps before it kept (`broken`); before any step, it is the error.
 pub fn sweep(
     plan: &SweepPlan,
     stop: &AtomicBool,
@@ -133,7 +153,17 @@ pub fn sweep(
                 out.stopped = "interrupted".into();
                 break 'passes;
             }
-            let mut run = step(pass, i, rate, rest)?;
+            let mut run = match step(pass, i, rate, rest) {
+                Ok(run) => run,
+                Err(HttpError::Agents(why)) if !out.runs.is_empty() => {
+                    out.broken = Some(format!(
+                        "pass {pass} step {} ({rate:.1} req/s) broke: {why}",
+                        i + 1
+                    ));
+                    break 'passes;
+                }
+                Err(e) => return Err(e),
+            };
             if pass == 1 && i == 0 {
                 if run.requests == 0 {
                     return Err(HttpError::Io(format!(
@@ -178,7 +208,9 @@ pub fn sweep(
             }
         }
     }
-    if !out.interrupted {
+    if let Some(why) = &out.broken {
+        out.stopped = why.clone();
+    } else if !out.interrupted {
         out.stopped = why_top;
     }
     Ok(out)
@@ -271,23 +303,20 @@ pub fn schedule(step: &HttpConfig) -> Duration {
     }
 }
 
-/// Load the sweep against `cfg`'s server (see [`sweep`]); `on_step` hears
-/// of each step once judged. The report with its knee and break, and
-/// every step's load.
+/// Load the sweep against `cfg`'s server (see [`sweep`]), each step by
+/// `load`; `on_step` hears of each step once judged. The report with its
+/// knee and break, and every step's load.
 pub fn run(
     cfg: &HttpConfig,
     plan: &SweepPlan,
     stop: &Arc<AtomicBool>,
     on_step: &mut dyn FnMut(&StepRun),
+    load: &mut Loader,
 ) -> Result<(SweepReport, Vec<StepLoad>), HttpError> {
     // The lowest step once, not measured: the first measured step sets
     // the SLO, and a cold server (or one still draining an earlier load)
     // would set it high.
-    let warm = super::load(
-        &step_config(cfg, plan.rates[0], plan.step),
-        stop,
-        &mut |_, _| {},
-    )?;
+    let warm = load(&step_config(cfg, plan.rates[0], plan.step))?;
     let mut loads: Vec<StepLoad> = Vec::new();
     let mut load_s = 0.0;
     let swept = sweep(
@@ -302,7 +331,7 @@ pub fn run(
                 }
             }
             let step = step_config(cfg, rate, plan.step);
-            let out = super::load(&step, stop, &mut |_, _| {})?;
+            let out = load(&step)?;
             load_s += out.elapsed.as_secs_f64();
             let run = step_run(pass, i, rate, &step, &out);
             let rep = super::report(cfg, &out);
@@ -346,9 +375,10 @@ pub fn report(cfg: &HttpConfig, plan: &SweepPlan, swept: Swept, load_s: f64) -> 
         steps,
         runs: swept.runs,
         stopped: swept.stopped,
-        partial: swept.interrupted,
+        partial: swept.interrupted || swept.broken.is_some(),
         load_s,
         warmup_requests: None,
+        agents: 0,
     }
 }
 

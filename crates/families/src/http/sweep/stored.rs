@@ -31,15 +31,17 @@ fn summary_line(r: &SweepReport) -> String {
     )
 }
 
-/// Store the sweep; its run's id.
+/// Store the sweep, loaded from this machine or through the load agents
+/// `agents` (their launchers, in the run's config); its run's id.
 pub fn store_sweep(
     store: &Store,
     cfg: &HttpConfig,
     loads: &[StepLoad],
     report: &SweepReport,
     env: Fingerprint,
+    agents: &[String],
 ) -> Result<i64, HttpError> {
-    let config = json!({
+    let mut config = json!({
         "url": cfg.target.url, "method": cfg.spec.method(), "concurrency": cfg.concurrency,
         "unix_socket": cfg.target.unix.as_ref().map(|p| p.display().to_string()),
         "threads": cfg.threads.clamp(1, cfg.concurrency.max(1)),
@@ -48,6 +50,9 @@ pub fn store_sweep(
         "rates": report.rates, "step_ns": report.step_ns, "repeats": report.repeats,
         "slo_ms": report.slo_ms, "slo_rule": report.slo_rule,
     });
+    if !agents.is_empty() {
+        config["agents"] = json!(agents);
+    }
     let run_id = store.begin_run(&NewRun {
         family: "http-sweep".into(),
         config,
@@ -94,7 +99,13 @@ pub fn store_sweep(
     } else {
         RunStatus::Complete
     };
-    let error = report.partial.then_some("interrupted by the user");
+    // Partial: stopped by the user, or a step broke (`stopped` says which
+    // and why).
+    let error = match (report.partial, report.stopped.as_str()) {
+        (false, _) => None,
+        (true, "interrupted") => Some("interrupted by the user"),
+        (true, why) => Some(why),
+    };
     store.finish_run(run_id, status, &summary_line(report), error)?;
     Ok(run_id)
 }

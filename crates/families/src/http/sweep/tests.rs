@@ -173,3 +173,46 @@ fn a_stopped_sweep_says_so_and_runs_no_further_step() {
     assert!(out.interrupted);
     assert_eq!(out.runs.len(), 2);
 }
+
+#[test]
+fn a_lost_agent_ends_the_sweep_with_the_steps_before_it_kept() {
+    let p = plan(100.0, 1000.0, 6);
+    let stop = AtomicBool::new(false);
+    let lose_at = |at: usize| {
+        let mut inner = server(200.0, 40.0);
+        let mut n = 0;
+        sweep(
+            &p,
+            &stop,
+            &mut move |a, b, c, d| {
+                n += 1;
+                if n == at {
+                    return Err(HttpError::Agents("agent `far` died".into()));
+                }
+                inner(a, b, c, d)
+            },
+            &mut |_| {},
+        )
+    };
+    // Lost at the third step: two steps kept, and the reason names the
+    // step and the agent.
+    let out = lose_at(3).unwrap();
+    assert_eq!(out.runs.len(), 2);
+    assert!(!out.interrupted);
+    let why = out.broken.as_deref().unwrap();
+    assert!(
+        why.contains("pass 1 step 3") && why.contains("agent `far` died"),
+        "{why}"
+    );
+    assert_eq!(out.stopped, why);
+    // Lost at the first step: nothing to keep, the error itself.
+    assert!(matches!(lose_at(1), Err(HttpError::Agents(_))));
+    // Any other failure of a step is the sweep's error, as before.
+    let other = sweep(
+        &p,
+        &stop,
+        &mut |_, _, _, _| Err(HttpError::Io("boom".into())),
+        &mut |_| {},
+    );
+    assert!(matches!(other, Err(HttpError::Io(_))));
+}
