@@ -187,6 +187,15 @@ fn the_knee_brackets_the_capacity_and_the_sweep_stops_two_steps_past_it() {
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("Latency and achieved rate against offered</h3>\n<figure>\n<svg"));
     assert!(html.contains("Knee: "));
+    // Its Markdown is the sweep's report too, not its steps as points.
+    let o = s.toll(&["report", "last", "--format", "md"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = stdout(&o);
+    assert!(md.contains("Knee: ") && md.contains("kept up"), "{md}");
+    assert!(
+        !md.contains("### Models") && !md.contains("median CI"),
+        "{md}"
+    );
     // `toll compare` of two sweeps compares their knees: a sweep against
     // itself is within its own interval, at 1×.
     let o = s.toll(&["compare", "1", "1"]);

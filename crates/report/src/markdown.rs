@@ -83,6 +83,16 @@ pub fn render(runs: &[Run], version: &str) -> String {
                 text.trim_end()
             );
         }
+        // A sweep's steps are its own table (its report, above), not
+        // points of a model in n, as `toll show` prints it.
+        if run.family == "http-sweep" {
+            let _ = writeln!(
+                m,
+                "Plot: `toll report {} -o report.html` draws it.\n",
+                run.id
+            );
+            continue;
+        }
         let _ = writeln!(m, "### Models\n");
         table(&mut m, &models_table(run));
         for l in legend(run) {
