@@ -38,11 +38,14 @@ fn rings(p: Preset) -> Vec<Target> {
     }
 }
 
-/// (N units spawned, N in the ring, M rounds, trials).
+/// (N units spawned, N in the ring, M rounds, trials). A unit's time
+/// depends on how many are made and left waiting, and a hop's on how many
+/// are in the ring, so quick makes as many as full (its N and its ring),
+/// in fewer trials and rounds.
 fn sizes(p: Preset) -> (u64, u64, u64, u32) {
     p.pick(
         (10_000, 1_000, 1_000, 10),
-        (1_000, 100, 100, 3),
+        (10_000, 1_000, 100, 3),
         (50, 10, 10, 2),
     )
 }
@@ -67,6 +70,7 @@ fn spawn_row(t: Target, n: u64) -> Planned {
         MadeOf::words(format!("{words}; per unit of {n}")),
         Source::new(t.label(), Take::Point { n }),
     )
+    .at(format!("n = {n}"))
 }
 
 fn ring_row(t: Target, n: u64) -> Planned {
@@ -78,6 +82,7 @@ fn ring_row(t: Target, n: u64) -> Planned {
         )),
         Source::new(t.label(), Take::Point { n }),
     )
+    .at(format!("n = {n}"))
 }
 
 /// One spawn or ring run of `targets` (one runtime), its rows filled.
@@ -187,4 +192,21 @@ pub fn estimate(p: Preset) -> f64 {
     let spawn = units as f64 * f64::from(trials) * n as f64 * 20e-6;
     let ring = rings(p).len() as f64 * f64::from(trials) * (ring_n * m) as f64 * 1e-6;
     (runtimes.len() + rings(p).len()) as f64 * 0.7 + spawn + ring
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quick_makes_as_many_units_and_rings_as_full_and_the_rows_say_how_many() {
+        let (q, f) = (sizes(Preset::Quick), sizes(Preset::Full));
+        assert_eq!((q.0, q.1), (f.0, f.1));
+        let t = Target {
+            runtime: Runtime::Rust,
+            unit: "thread",
+        };
+        assert_eq!(spawn_row(t, q.0).at.as_deref(), Some("n = 10000"));
+        assert_eq!(ring_row(t, q.1).at.as_deref(), Some("n = 1000"));
+    }
 }
