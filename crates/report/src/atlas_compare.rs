@@ -145,7 +145,9 @@ impl AtlasComparison {
             let y = rb.iter().find(|y| text(y, "crossing") == name);
             // The size each was measured at, where its figure depends on one
             // (atlases stored before rows said so match by crossing alone).
-            let sizes = y.and_then(|y| Some((at(x)?, at(y)?))).filter(|(a, b)| a != b);
+            let sizes = y
+                .and_then(|y| Some((at(x)?, at(y)?)))
+                .filter(|(a, b)| a != b);
             match (measured(x), y.and_then(|y| measured(y))) {
                 (Some(_), Some(_)) if sizes.is_some() => {
                     let (a_at, b_at) = sizes.expect("checked");
@@ -405,7 +407,10 @@ mod tests {
         ]});
         let c = AtlasComparison::of((1, &a), (2, &b), 0.0);
         let compared: Vec<&str> = c.crossings.iter().map(|x| x.crossing.as_str()).collect();
-        assert_eq!(compared, ["4 KiB pread at random, warm", "syscall (getppid)"]);
+        assert_eq!(
+            compared,
+            ["4 KiB pread at random, warm", "syscall (getppid)"]
+        );
         assert_eq!(
             c.unmatched,
             [Unmatched {

@@ -114,8 +114,11 @@ pub fn run(ctx: &mut Ctx, sheet: &mut Sheet) {
     fill(sheet, ctx.store, G, &rows, run, ctx.stopped());
 }
 
-/// About how long the run takes, s: making the file once, then the reads
-/// (about 100 µs a cold read).
+/// About how long the run takes, s: making the file once, then each
+/// trial's reads — a cold pread about 50 µs (one device read each), a cold
+/// mmap read about 10 (a fault's read-around brings back its neighbours),
+/// a warm one 2 — as a quick atlas's files group took on a 2-vCPU KVM
+/// guest's virtual disk (52 and 11 µs).
 pub fn estimate(p: Preset) -> f64 {
     let (size, reads, trials) = sizes(p);
     let made = if data::default_dir().join(data::own_name(size)).exists() {
@@ -123,7 +126,7 @@ pub fn estimate(p: Preset) -> f64 {
     } else {
         size as f64 / 200e6
     };
-    made + f64::from(trials) * reads as f64 * 2.0 * (100e-6 + 2e-6)
+    made + f64::from(trials) * reads as f64 * (50e-6 + 10e-6 + 2.0 * 2e-6)
 }
 
 #[cfg(test)]
@@ -136,7 +139,11 @@ mod tests {
         assert_eq!((q.0, q.1), (f.0, f.1));
         for r in planned(q.0) {
             assert_eq!(r.at.as_deref(), Some("a 100 MB file"), "{}", r.crossing);
-            assert!(r.made_of.words.ends_with("; in a 100 MB file"), "{}", r.made_of.words);
+            assert!(
+                r.made_of.words.ends_with("; in a 100 MB file"),
+                "{}",
+                r.made_of.words
+            );
         }
         assert_eq!(file_size(1_000_000), "a 1 MB file");
     }

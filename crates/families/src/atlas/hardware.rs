@@ -258,7 +258,10 @@ fn planned(cfg: &SysConfig) -> (Vec<Planned>, Vec<(Planned, String)>) {
         "a dependent load missing every cache: working set {}{}",
         bytes(memory_ws),
         if llc > 0 {
-            format!(", {:.1}× the last-level cache", memory_ws as f64 / llc as f64)
+            format!(
+                ", {:.1}× the last-level cache",
+                memory_ws as f64 / llc as f64
+            )
         } else {
             String::new()
         }
@@ -318,8 +321,11 @@ pub fn estimate(p: Preset) -> f64 {
     let points = sys::plan(&cfg).iter().map(|s| s.ns.len()).sum::<usize>() as f64;
     let e = &cfg.engine;
     let per = e.warmup.as_secs_f64() + f64::from(e.trials) * e.batch_time.as_secs_f64() * 1.5;
-    // The chase's cycle is built once per working set: about 50 ns a line.
-    let chase = chased(&cfg).iter().sum::<u64>() as f64 / 64.0 * 50e-9;
+    // The chase's cycle is built once per working set: about 200 ns a line
+    // (its pages faulted in and zeroed, the shuffle's and the cycle's
+    // writes each a miss at the large sizes; `toll sys --only memory` up
+    // to 1 GiB took 10 s on a busy 2-vCPU KVM guest).
+    let chase = chased(&cfg).iter().sum::<u64>() as f64 / 64.0 * 200e-9;
     points * per + chase
 }
 
@@ -356,7 +362,10 @@ mod tests {
         // The staircase through the caches, then memory's one point.
         assert_eq!(quick.len(), 17, "{quick:?}");
         // A level with no power of two inside its half, above the one below.
-        let (levels, _) = working_sets(&[cache(1, "Data", 4 << 10), cache(2, "Unified", 6 << 10)], 64 << 20);
+        let (levels, _) = working_sets(
+            &[cache(1, "Data", 4 << 10), cache(2, "Unified", 6 << 10)],
+            64 << 20,
+        );
         assert_eq!(levels, [None, None]);
     }
 

@@ -183,14 +183,46 @@ pub fn family_runs(p: Preset) -> usize {
     runtimes(p).len() + rings(p).len()
 }
 
-/// About how long the runs take, s: each runtime's start, and its units.
+/// About how long making one unit takes, s, at N = 10,000 (as long again
+/// goes to ending it): from a quick atlas's threads group on a 2-vCPU KVM
+/// guest (Java's threads 730 µs, Python's 450, a C fork 160, another OS
+/// thread about 30, a green unit a few; a build kept the CPUs busy, so
+/// these are rounded down toward a quiet machine's).
+fn unit_s(t: Target) -> f64 {
+    match (t.runtime, t.class()) {
+        (Runtime::Java, UnitClass::OsThread) => 500e-6,
+        (Runtime::Python, UnitClass::OsThread) => 300e-6,
+        (_, UnitClass::OsProcess) => 120e-6,
+        (_, UnitClass::OsThread) => 25e-6,
+        (_, UnitClass::Green) => 3e-6,
+    }
+}
+
+/// About how long the runs take, s: each runtime's start, its units made
+/// and ended in every trial, and the rings' hops (an OS thread's about
+/// 6 µs, a green unit's well under 1).
 pub fn estimate(p: Preset) -> f64 {
     let (n, ring_n, m, trials) = sizes(p);
     let runtimes = runtimes(p);
-    let units: usize = runtimes.iter().map(|r| r.units().len()).sum();
-    // About 20 µs a unit made (Python's threads are slower), 1 µs a hop.
-    let spawn = units as f64 * f64::from(trials) * n as f64 * 20e-6;
-    let ring = rings(p).len() as f64 * f64::from(trials) * (ring_n * m) as f64 * 1e-6;
+    let per_trial: f64 = runtimes
+        .iter()
+        .flat_map(|&runtime| {
+            runtime
+                .units()
+                .iter()
+                .map(move |&unit| Target { runtime, unit })
+        })
+        .map(unit_s)
+        .sum();
+    let spawn = f64::from(trials) * n as f64 * 2.0 * per_trial;
+    let hop = |t: Target| match t.class() {
+        UnitClass::Green => 0.5e-6,
+        _ => 6e-6,
+    };
+    let ring: f64 = rings(p)
+        .into_iter()
+        .map(|t| f64::from(trials) * (ring_n * m) as f64 * hop(t))
+        .sum();
     (runtimes.len() + rings(p).len()) as f64 * 0.7 + spawn + ring
 }
 
