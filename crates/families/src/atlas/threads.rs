@@ -183,18 +183,19 @@ pub fn family_runs(p: Preset) -> usize {
     runtimes(p).len() + rings(p).len()
 }
 
-/// About how long making one unit takes, s, at N = 10,000 (as long again
-/// goes to ending it): from a quick atlas's threads group on a 2-vCPU KVM
-/// guest (Java's threads 730 µs, Python's 450, a C fork 160, another OS
-/// thread about 30, a green unit a few; a build kept the CPUs busy, so
-/// these are rounded down toward a quiet machine's).
+/// About how long one unit takes to make and to end, s, at N = 10,000:
+/// each runtime's spawn run's wall time over the units it made, in a quick
+/// atlas on a 2-vCPU KVM guest that a build kept half busy (Java's and
+/// Python's OS threads about 830 µs, a C fork and thread together 270, a
+/// Rust thread and tokio task together 100; a green unit's runtime alone
+/// under 35, most of it the runtime's start).
 fn unit_s(t: Target) -> f64 {
     match (t.runtime, t.class()) {
-        (Runtime::Java, UnitClass::OsThread) => 500e-6,
-        (Runtime::Python, UnitClass::OsThread) => 300e-6,
-        (_, UnitClass::OsProcess) => 120e-6,
-        (_, UnitClass::OsThread) => 25e-6,
-        (_, UnitClass::Green) => 3e-6,
+        (Runtime::Java, UnitClass::OsThread) => 800e-6,
+        (Runtime::Python, UnitClass::OsThread) => 600e-6,
+        (_, UnitClass::OsProcess) => 200e-6,
+        (_, UnitClass::OsThread) => 40e-6,
+        (_, UnitClass::Green) => 5e-6,
     }
 }
 
@@ -214,7 +215,7 @@ pub fn estimate(p: Preset) -> f64 {
         })
         .map(unit_s)
         .sum();
-    let spawn = f64::from(trials) * n as f64 * 2.0 * per_trial;
+    let spawn = f64::from(trials) * n as f64 * per_trial;
     let hop = |t: Target| match t.class() {
         UnitClass::Green => 0.5e-6,
         _ => 6e-6,
