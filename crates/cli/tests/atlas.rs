@@ -137,6 +137,20 @@ fn every_group_is_present_and_each_row_agrees_with_its_family_run() {
         }
     }
     assert!(checked > 10, "{checked} rows checked");
+    // A row whose figure depends on a size the preset picks names it.
+    for r in rows {
+        let c = r["crossing"].as_str().unwrap();
+        let want = if c.starts_with("spawn:") {
+            Some("n = 50")
+        } else if c.starts_with("ring hop:") {
+            Some("n = 10")
+        } else if c.starts_with("4 KiB ") {
+            Some("a 1 MB file")
+        } else {
+            None
+        };
+        assert_eq!(r["at"].as_str(), want, "{r}");
+    }
     // The rows toll added for issue 50's list: the C program by fork+exec,
     // nginx at one connection (where nginx is here), the knee's reason.
     let row = |c: &str| {
@@ -474,6 +488,8 @@ fn two_atlases_compare_crossing_by_crossing_and_another_family_is_refused() {
         .iter()
         .filter(|r| !r["figure"].is_null())
         .count();
+    // One preset: every sized row at one size, so none left unmatched.
+    assert_eq!(c["unmatched"], serde_json::json!([]), "{c}");
     assert_eq!(
         crossings.len() + c["only_a"].as_array().unwrap().len(),
         measured_in_a,

@@ -50,6 +50,15 @@ pub struct Crossing {
     pub call: Call,
 }
 
+/// A crossing both measured, at different sizes (`at`: `n = 1000` against
+/// `n = 10000`): not the same measurement, so not compared.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Unmatched {
+    pub crossing: String,
+    pub a_at: String,
+    pub b_at: String,
+}
+
 /// Two atlases compared.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AtlasComparison {
@@ -60,6 +69,8 @@ pub struct AtlasComparison {
     pub only_a: Vec<String>,
     pub only_b: Vec<String>,
     pub neither: Vec<String>,
+    /// Measured in both at different sizes (two presets' atlases).
+    pub unmatched: Vec<Unmatched>,
     /// What differs between the two machines (hypervisor, mitigations,
     /// SMT, …) and the presets: where a ratio may come from.
     pub differences: Vec<Difference>,
@@ -94,6 +105,11 @@ fn rows(config: &Value) -> Vec<&Value> {
         .collect()
 }
 
+/// The size a row was measured at, where it names one.
+fn at(r: &Value) -> Option<&str> {
+    r.get("at").and_then(Value::as_str)
+}
+
 fn measured(r: &Value) -> Option<&Value> {
     r.get("figure").filter(|f| !f.is_null())
 }
@@ -121,12 +137,26 @@ impl AtlasComparison {
             only_a: vec![],
             only_b: vec![],
             neither: vec![],
+            unmatched: vec![],
             differences: vec![],
         };
         for x in &ra {
             let name = text(x, "crossing");
             let y = rb.iter().find(|y| text(y, "crossing") == name);
+            // The size each was measured at, where its figure depends on one
+            // (atlases stored before rows said so match by crossing alone).
+            let sizes = y
+                .and_then(|y| Some((at(x)?, at(y)?)))
+                .filter(|(a, b)| a != b);
             match (measured(x), y.and_then(|y| measured(y))) {
+                (Some(_), Some(_)) if sizes.is_some() => {
+                    let (a_at, b_at) = sizes.expect("checked");
+                    out.unmatched.push(Unmatched {
+                        crossing: name.into(),
+                        a_at: a_at.into(),
+                        b_at: b_at.into(),
+                    });
+                }
                 (Some(fa), Some(fb)) => {
                     if let Some(c) = crossing(x, fa, fb, threshold) {
                         out.crossings.push(c);
@@ -250,6 +280,20 @@ pub fn render(c: &AtlasComparison, machines: (&str, &str)) -> String {
             out.push('\n');
         }
     }
+    if !c.unmatched.is_empty() {
+        let _ = writeln!(
+            out,
+            "not compared, measured at different sizes ({}):",
+            c.unmatched.len()
+        );
+        for u in &c.unmatched {
+            out.push_str(&wrap(&format!(
+                "  {}: A at {}, B at {}",
+                u.crossing, u.a_at, u.b_at
+            )));
+            out.push('\n');
+        }
+    }
     for (words, names) in [
         ("measured in A only", &c.only_a),
         ("measured in B only", &c.only_b),
@@ -341,6 +385,45 @@ mod tests {
                 .unwrap()
                 .call,
             Call::Same
+        );
+    }
+
+    #[test]
+    fn a_crossing_measured_at_two_sizes_is_not_compared_but_named() {
+        let row = |c: &str, at: Option<&str>, v: f64| {
+            json!({"group": "threads", "crossing": c, "unit": "ns", "at": at,
+                   "figure": {"value": v, "lo": v * 0.9, "hi": v * 1.1}})
+        };
+        let a = json!({"rows": [
+            row("spawn: thread (rust)", Some("n = 50"), 9000.0),
+            row("4 KiB pread at random, warm", Some("a 100 MB file"), 900.0),
+            row("syscall (getppid)", None, 100.0),
+        ]});
+        let b = json!({"rows": [
+            row("spawn: thread (rust)", Some("n = 10000"), 20000.0),
+            row("4 KiB pread at random, warm", Some("a 100 MB file"), 910.0),
+            // An atlas stored before rows named their size: matched by name.
+            row("syscall (getppid)", Some("n = 1"), 101.0),
+        ]});
+        let c = AtlasComparison::of((1, &a), (2, &b), 0.0);
+        let compared: Vec<&str> = c.crossings.iter().map(|x| x.crossing.as_str()).collect();
+        assert_eq!(
+            compared,
+            ["4 KiB pread at random, warm", "syscall (getppid)"]
+        );
+        assert_eq!(
+            c.unmatched,
+            [Unmatched {
+                crossing: "spawn: thread (rust)".into(),
+                a_at: "n = 50".into(),
+                b_at: "n = 10000".into()
+            }]
+        );
+        assert!(c.only_a.is_empty() && c.only_b.is_empty());
+        let text = render(&c, ("quick", "full"));
+        assert!(
+            text.contains("not compared, measured at different sizes (1):\n  spawn: thread (rust): A at n = 50, B at n = 10000\n"),
+            "{text}"
         );
     }
 }

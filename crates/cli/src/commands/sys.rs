@@ -166,6 +166,7 @@ fn config(a: &SysArgs) -> anyhow::Result<SysConfig> {
         pages: a.pages.0.clone(),
         copy_sizes: a.copy_sizes.0.clone(),
         memory_top,
+        memory_sizes: None,
         cpus,
     })
 }

@@ -34,10 +34,10 @@ fn engine(p: Preset) -> EngineConfig {
         // A warm-up long enough for a JIT: at 20 ms the quick atlas found
         // Java's FFM call slower than JNI (C2 had not compiled the
         // downcall) and CPython's ctypes call at twice the full atlas's.
+        // The family's own 10 ms batch: fewer trials of the same one.
         EngineConfig {
             trials: 5,
             warmup: Duration::from_millis(300),
-            batch_time: Duration::from_millis(5),
             ..EngineConfig::default()
         },
         EngineConfig {

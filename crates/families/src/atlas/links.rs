@@ -33,12 +33,12 @@ pub fn config(p: Preset) -> TransferConfig {
         transports: None,
         pin: Pin::Split,
         spin: false,
+        // Quick: fewer trials of the family's own 10 ms batch.
         engine: p.pick(
             EngineConfig::default(),
             EngineConfig {
                 trials: 5,
                 warmup: Duration::from_millis(20),
-                batch_time: Duration::from_millis(5),
                 ..EngineConfig::default()
             },
             EngineConfig {

@@ -106,6 +106,10 @@ pub struct Row {
     /// In the kind's base unit, or why it is missing (with the fix).
     pub figure: Result<Figure, String>,
     pub made_of: MadeOf,
+    /// The size the preset measures it at, where its figure depends on one
+    /// (`n = 10000`, `a 100 MB file`): two atlases' rows at different sizes
+    /// are not the same crossing.
+    pub at: Option<String>,
     /// The family run behind it (`toll show N`).
     pub run_id: Option<i64>,
     pub source: Option<Source>,
@@ -117,7 +121,7 @@ impl Row {
         json!({
             "group": self.group, "crossing": self.crossing, "unit": self.kind.unit(),
             "figure": self.figure.as_ref().ok(), "missing": self.figure.as_ref().err(),
-            "made_of": made_of, "run": self.run_id, "source": self.source,
+            "made_of": made_of, "at": self.at, "run": self.run_id, "source": self.source,
         })
     }
 }
@@ -129,6 +133,8 @@ pub struct Planned {
     pub kind: Kind,
     pub made_of: MadeOf,
     pub source: Source,
+    /// The size it is measured at, where the figure depends on one.
+    pub at: Option<String>,
 }
 
 impl Planned {
@@ -138,7 +144,14 @@ impl Planned {
             kind,
             made_of,
             source,
+            at: None,
         }
+    }
+
+    /// The same row, measured at `size` (`n = 10000`).
+    pub fn at(mut self, size: impl Into<String>) -> Self {
+        self.at = Some(size.into());
+        self
     }
 }
 
@@ -160,6 +173,7 @@ impl Sheet {
             kind: p.kind,
             figure: Err(why.into()),
             made_of: p.made_of.clone(),
+            at: p.at.clone(),
             run_id: None,
             source: None,
         });
@@ -179,6 +193,7 @@ impl Sheet {
             kind: p.kind,
             figure,
             made_of: p.made_of.clone(),
+            at: p.at.clone(),
             run_id: Some(run_id),
             source: Some(p.source.clone()),
         });

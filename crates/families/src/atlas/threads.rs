@@ -38,11 +38,14 @@ fn rings(p: Preset) -> Vec<Target> {
     }
 }
 
-/// (N units spawned, N in the ring, M rounds, trials).
+/// (N units spawned, N in the ring, M rounds, trials). A unit's time
+/// depends on how many are made and left waiting, and a hop's on how many
+/// are in the ring, so quick makes as many as full (its N and its ring),
+/// in fewer trials and rounds.
 fn sizes(p: Preset) -> (u64, u64, u64, u32) {
     p.pick(
         (10_000, 1_000, 1_000, 10),
-        (1_000, 100, 100, 3),
+        (10_000, 1_000, 100, 3),
         (50, 10, 10, 2),
     )
 }
@@ -67,6 +70,7 @@ fn spawn_row(t: Target, n: u64) -> Planned {
         MadeOf::words(format!("{words}; per unit of {n}")),
         Source::new(t.label(), Take::Point { n }),
     )
+    .at(format!("n = {n}"))
 }
 
 fn ring_row(t: Target, n: u64) -> Planned {
@@ -78,6 +82,7 @@ fn ring_row(t: Target, n: u64) -> Planned {
         )),
         Source::new(t.label(), Take::Point { n }),
     )
+    .at(format!("n = {n}"))
 }
 
 /// One spawn or ring run of `targets` (one runtime), its rows filled.
@@ -178,13 +183,63 @@ pub fn family_runs(p: Preset) -> usize {
     runtimes(p).len() + rings(p).len()
 }
 
-/// About how long the runs take, s: each runtime's start, and its units.
+/// About how long one unit takes to make and to end, s, at N = 10,000:
+/// each runtime's spawn run's wall time over the units it made, in a quick
+/// atlas on a 2-vCPU KVM guest that a build kept half busy (Java's and
+/// Python's OS threads about 830 µs, a C fork and thread together 270, a
+/// Rust thread and tokio task together 100; a green unit's runtime alone
+/// under 35, most of it the runtime's start).
+fn unit_s(t: Target) -> f64 {
+    match (t.runtime, t.class()) {
+        (Runtime::Java, UnitClass::OsThread) => 800e-6,
+        (Runtime::Python, UnitClass::OsThread) => 600e-6,
+        (_, UnitClass::OsProcess) => 200e-6,
+        (_, UnitClass::OsThread) => 40e-6,
+        (_, UnitClass::Green) => 5e-6,
+    }
+}
+
+/// About how long the runs take, s: each runtime's start, its units made
+/// and ended in every trial, and the rings' hops (an OS thread's about
+/// 6 µs, a green unit's well under 1).
 pub fn estimate(p: Preset) -> f64 {
     let (n, ring_n, m, trials) = sizes(p);
     let runtimes = runtimes(p);
-    let units: usize = runtimes.iter().map(|r| r.units().len()).sum();
-    // About 20 µs a unit made (Python's threads are slower), 1 µs a hop.
-    let spawn = units as f64 * f64::from(trials) * n as f64 * 20e-6;
-    let ring = rings(p).len() as f64 * f64::from(trials) * (ring_n * m) as f64 * 1e-6;
+    let per_trial: f64 = runtimes
+        .iter()
+        .flat_map(|&runtime| {
+            runtime
+                .units()
+                .iter()
+                .map(move |&unit| Target { runtime, unit })
+        })
+        .map(unit_s)
+        .sum();
+    let spawn = f64::from(trials) * n as f64 * per_trial;
+    let hop = |t: Target| match t.class() {
+        UnitClass::Green => 0.5e-6,
+        _ => 6e-6,
+    };
+    let ring: f64 = rings(p)
+        .into_iter()
+        .map(|t| f64::from(trials) * (ring_n * m) as f64 * hop(t))
+        .sum();
     (runtimes.len() + rings(p).len()) as f64 * 0.7 + spawn + ring
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quick_makes_as_many_units_and_rings_as_full_and_the_rows_say_how_many() {
+        let (q, f) = (sizes(Preset::Quick), sizes(Preset::Full));
+        assert_eq!((q.0, q.1), (f.0, f.1));
+        let t = Target {
+            runtime: Runtime::Rust,
+            unit: "thread",
+        };
+        assert_eq!(spawn_row(t, q.0).at.as_deref(), Some("n = 10000"));
+        assert_eq!(ring_row(t, q.1).at.as_deref(), Some("n = 1000"));
+    }
 }

@@ -69,6 +69,9 @@ pub struct SysConfig {
     pub copy_sizes: Vec<u64>,
     /// The largest working set of the chase, bytes.
     pub memory_top: u64,
+    /// The chase's working sets where not every power of two from 4 KiB
+    /// to `memory_top` (the quick atlas: the sizes its rows read).
+    pub memory_sizes: Option<Vec<u64>>,
     /// The CPUs this process may run on (wake, handoff).
     pub cpus: Vec<usize>,
 }
@@ -232,7 +235,10 @@ pub fn plan(cfg: &SysConfig) -> Vec<Planned> {
                 label: "memory/chase".into(),
                 crossing: c,
                 probe: Probe::Memory,
-                ns: caches::sizes(cfg.memory_top),
+                ns: cfg
+                    .memory_sizes
+                    .clone()
+                    .unwrap_or_else(|| caches::sizes(cfg.memory_top)),
                 per: "load",
                 fitted: false,
             }),

@@ -50,7 +50,7 @@ pub fn run(
         config: json!({
             "only": cfg.only.iter().map(|c| c.name()).collect::<Vec<_>>(),
             "engine": cfg.engine, "pages": cfg.pages, "copy_sizes": cfg.copy_sizes,
-            "memory_top": cfg.memory_top, "cpus": cfg.cpus,
+            "memory_top": cfg.memory_top, "memory_sizes": cfg.memory_sizes, "cpus": cfg.cpus,
             "caches": caches::reported(),
         }),
         env,
