@@ -486,13 +486,19 @@ int main(int ac, char **av) {
         measure(b_chase, &c, 1);
         if (c.at == (size_t)-1) puts("");  /* keeps the chase's result live */
     } else if (!strcmp(what, "memcpy")) {
+        /* Laid out as toll lays them (its COPY_PAGE): the source at the
+           start of a page, the destination half a page past the end of the
+           source's pages, in one allocation — not wherever malloc puts two
+           small blocks (across a cache line or not, 4 KiB apart or not). */
         struct copy c;
         c.n = arg(ac, av, a, "a byte count");
-        c.src = malloc(c.n ? c.n : 1);
-        c.dst = malloc(c.n ? c.n : 1);
-        if (!c.src || !c.dst) die("malloc");
+        size_t page = 4096, pages = (c.n + page - 1) / page * page;
+        if (!pages) pages = page;
+        char *mem = calloc(page + pages + page / 2 + (c.n ? c.n : 1), 1);
+        if (!mem) die("calloc");
+        c.src = mem + (page - (uintptr_t)mem % page) % page;
+        c.dst = c.src + pages + page / 2;
         for (size_t i = 0; i < c.n; i++) c.src[i] = (char)i;
-        memset(c.dst, 0, c.n);
         measure(b_memcpy, &c, 1);
     } else {
         fprintf(stderr, "sys: unknown crossing %s\n", what);

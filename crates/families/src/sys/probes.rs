@@ -158,19 +158,35 @@ pub fn signal_self(reps: u64) -> Result<Duration, String> {
     Ok(took)
 }
 
-/// Two buffers of `n` bytes, touched, for memcpy.
+/// Where each copy's buffers lie: both at the start of a page, the
+/// destination half a page past the end of the source's pages. Placed by
+/// the allocator, a small copy's two buffers lie wherever earlier
+/// allocations left them — across a cache line or not, a multiple of 4 KiB
+/// apart or not (a load then waits on a store it only seems to follow) —
+/// which differs from one program to another. The C reference
+/// (`scripts/reference/sys.c`) lays its buffers out the same way, so where
+/// they lie is not what differs between the two.
+pub const COPY_PAGE: usize = 4096;
+
+/// Two buffers of `n` bytes, touched, for memcpy, laid out as
+/// [`COPY_PAGE`] says, in one allocation.
 pub struct CopyBuffers {
-    src: Vec<u8>,
-    dst: Vec<u8>,
+    mem: Vec<u8>,
+    src: usize,
+    dst: usize,
+    n: usize,
 }
 
 impl CopyBuffers {
     pub fn new(n: usize) -> CopyBuffers {
-        let src: Vec<u8> = (0..n).map(|i| i as u8).collect();
-        CopyBuffers {
-            src,
-            dst: vec![0; n],
+        let pages = n.div_ceil(COPY_PAGE).max(1) * COPY_PAGE;
+        let mut mem = vec![0u8; COPY_PAGE + pages + COPY_PAGE / 2 + n.max(1)];
+        let src = mem.as_ptr().align_offset(COPY_PAGE);
+        let dst = src + pages + COPY_PAGE / 2;
+        for (i, b) in mem[src..src + n].iter_mut().enumerate() {
+            *b = i as u8;
         }
+        CopyBuffers { mem, src, dst, n }
     }
 
     /// `reps` copies of the whole source into the destination, after
@@ -181,10 +197,14 @@ impl CopyBuffers {
     /// copy repeated back to back (as a C loop or `bw_mem` times it); 50 ms
     /// of them leave none. β is the steady copy's cost per byte.
     pub fn copy(&mut self, reps: u64, lead: Duration) -> Duration {
-        let n = self.src.len().min(self.dst.len());
-        let (src, dst) = (self.src.as_ptr(), self.dst.as_mut_ptr());
-        // SAFETY (both loops): two distinct buffers this struct owns, each
-        // at least n bytes.
+        let n = self.n;
+        let base = self.mem.as_mut_ptr();
+        // SAFETY: both offsets and n bytes past them lie inside `mem`
+        // (new sized it so), and the two ranges do not overlap (dst starts
+        // half a page past the source's last page).
+        let (src, dst) = unsafe { (base.add(self.src).cast_const(), base.add(self.dst)) };
+        // SAFETY (both loops): as above: two distinct ranges of n bytes
+        // inside the allocation this struct owns.
         let t = Instant::now();
         loop {
             unsafe { std::ptr::copy_nonoverlapping(src, dst, n) };
