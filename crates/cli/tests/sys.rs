@@ -143,12 +143,18 @@ fn the_chase_finds_steps_near_the_caches_the_kernel_reports() {
         println!("skipped: the kernel reports fewer than two caches under 8 MiB: {caches:?}");
         return;
     }
-    // Each cache the chase outgrew has a step within a factor of 2.
-    let near = |c: u64| levels.iter().any(|&f| f * 2 >= c && f <= c * 2);
+    // Each cache the chase outgrew has a step within a factor of 2. Where
+    // other processes kept the CPUs busy while it ran (the run says so),
+    // one of them may share a cache with the chase — two vCPUs can be one
+    // core's two threads on the host, whatever the guest is told — and
+    // the chase has half of it: then a factor of 4 below.
+    let busy = chase["attrs"]["others_busy"].as_f64().unwrap_or(0.0) > 0.25;
+    let below = if busy { 4 } else { 2 };
+    let near = |c: u64| levels.iter().any(|&f| f * below >= c && f <= c * 2);
     let found: Vec<u64> = caches.iter().copied().filter(|&c| near(c)).collect();
     assert!(
         found.len() >= 2,
-        "steps {levels:?} against the caches {caches:?}: {}",
+        "steps {levels:?} against the caches {caches:?} (busy: {busy}): {}",
         chase["points"]
     );
 }
