@@ -11,13 +11,18 @@
 // natives; their glue, libtoll_ffi_jni.so, and libtoll_ffi.so are in
 // $TOLL_FFI_DIR, where toll built them). jni: Ffi's natives — pinned
 // through GetPrimitiveArrayCritical, copied through GetByteArrayElements,
-// string through GetStringUTFChars — on a byte[] or String made once. ffm:
-// this file's own downcall handle to toll_ffi_receipt (static final, as the
-// JIT wants it): pinned, an off-heap segment of a confined arena made once; copied, a confined
-// arena per call holding a copy of the byte[]; string, a confined arena per
-// call holding the String as NUL-terminated UTF-8. After WARMUP_MS of calls
-// (the JIT compiles the loop), each of TRIALS batches of K calls, K chosen
-// in the warm-up so a batch lasts about BATCH_MS, is timed on its own.
+// string through GetStringUTFChars — on a byte[] or String made for each
+// batch. ffm: this file's own downcall handle to toll_ffi_receipt (static
+// final, as the JIT wants it): pinned, an off-heap segment of a confined
+// arena made for each batch; copied, a confined arena per call holding a
+// copy of the byte[]; string, a confined arena per call holding the String
+// as NUL-terminated UTF-8. The value is made afresh (untimed) for each
+// batch, as the worker makes it for each trial: a 4 KiB copy's time moves
+// with the value (likely where it lies against the buffer C copies it
+// into), and a value made once per process is one draw of that where the
+// worker's trials are many. After WARMUP_MS of calls (the JIT compiles the loop), each of
+// TRIALS batches of K calls, K chosen in the warm-up so a batch lasts about
+// BATCH_MS, is timed on its own.
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -40,7 +45,7 @@ public final class FfiLoop {
     }
 
     interface Batch {
-        long run(long k) throws Throwable;
+        long run(long k, byte[] b, String s, MemorySegment seg) throws Throwable;
     }
 
     static byte[] pattern(int n) {
@@ -49,41 +54,39 @@ public final class FfiLoop {
         return b;
     }
 
+    static String text(int n) {
+        byte[] t = pattern(n);
+        for (int i = 0; i < n; i++) t[i] = (byte) (1 + (t[i] & 0xff) % 127);
+        return new String(t, java.nio.charset.StandardCharsets.US_ASCII);
+    }
+
     public static void main(String[] a) throws Throwable {
         String binding = a[0], way = a[1];
         int n = Integer.parseInt(a[2]), trials = Integer.parseInt(a[3]);
         long batchNs = Long.parseLong(a[4]) * 1_000_000L, warmupNs = Long.parseLong(a[5]) * 1_000_000L;
-        byte[] b = pattern(n);
-        byte[] t = b.clone();
-        for (int i = 0; i < n; i++) t[i] = (byte) (1 + (t[i] & 0xff) % 127);
-        String s = new String(t, java.nio.charset.StandardCharsets.US_ASCII);
         Batch batch;
         if (binding.equals("jni")) {
             System.load(Path.of(System.getenv("TOLL_FFI_DIR"), "libtoll_ffi_jni.so").toString());
             batch = switch (way) {
-                case "copied" -> k -> {
+                case "copied" -> (k, b, s, seg) -> {
                     long last = 0;
                     for (long r = 0; r < k; r++) last = Ffi.jniReceiptCopied(b, n);
                     return last;
                 };
-                case "string" -> k -> {
+                case "string" -> (k, b, s, seg) -> {
                     long last = 0;
                     for (long r = 0; r < k; r++) last = Ffi.jniReceiptString(s);
                     return last;
                 };
-                default -> k -> {
+                default -> (k, b, s, seg) -> {
                     long last = 0;
                     for (long r = 0; r < k; r++) last = Ffi.jniReceipt(b, n);
                     return last;
                 };
             };
         } else {
-            // A confined arena's segment, as the worker makes it (a global
-            // one skips the owner-thread check each call makes).
-            MemorySegment seg = Arena.ofConfined().allocate(Math.max(n, 1));
-            MemorySegment.copy(b, 0, seg, ValueLayout.JAVA_BYTE, 0, n);
             batch = switch (way) {
-                case "copied" -> k -> {
+                case "copied" -> (k, b, s, seg) -> {
                     long last = 0;
                     for (long r = 0; r < k; r++) {
                         try (Arena arena = Arena.ofConfined()) {
@@ -92,7 +95,7 @@ public final class FfiLoop {
                     }
                     return last;
                 };
-                case "string" -> k -> {
+                case "string" -> (k, b, s, seg) -> {
                     long last = 0;
                     for (long r = 0; r < k; r++) {
                         try (Arena arena = Arena.ofConfined()) {
@@ -101,31 +104,51 @@ public final class FfiLoop {
                     }
                     return last;
                 };
-                default -> k -> {
+                default -> (k, b, s, seg) -> {
                     long last = 0;
                     for (long r = 0; r < k; r++) last = (long) RECEIPT.invokeExact(seg, (long) n);
                     return last;
                 };
             };
         }
+        // Each batch gets its value made afresh, untimed, as the worker
+        // makes it for each trial: a byte[] (and its String), and for FFM's
+        // pinned way a confined arena's segment holding it (a global one
+        // skips the owner-thread check each call makes).
+        Batch timed = batch;
+        Batch fresh = (k, b0, s0, seg0) -> {
+            byte[] b = pattern(n);
+            String s = way.equals("string") ? text(n) : null;
+            if (binding.equals("ffm") && way.equals("pinned")) {
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment seg = arena.allocate(Math.max(n, 1));
+                    MemorySegment.copy(b, 0, seg, ValueLayout.JAVA_BYTE, 0, n);
+                    return timedRun(timed, k, b, s, seg);
+                }
+            }
+            return timedRun(timed, k, b, s, null);
+        };
         // Warm-up: batches doubling until a batch lasts BATCH_MS, then more of
         // that size until WARMUP_MS has passed.
         long k = 1, start = System.nanoTime();
         while (true) {
-            long t0 = System.nanoTime();
-            sink += batch.run(k);
-            long took = System.nanoTime() - t0;
+            long took = fresh.run(k, null, null, null);
             if (took < batchNs) k = Math.max(k + 1, (long) (k * Math.min(2.0, (double) batchNs / Math.max(took, 1))));
             else if (System.nanoTime() - start >= warmupNs) break;
         }
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < trials; i++) {
-            long t0 = System.nanoTime();
-            sink += batch.run(k);
-            double per = (double) (System.nanoTime() - t0) / k;
+            double per = (double) fresh.run(k, null, null, null) / k;
             out.append(i == 0 ? "" : ",").append(per);
         }
         System.out.println("{\"binding\":\"" + binding + "\",\"way\":\"" + way + "\",\"n\":" + n
                 + ",\"per_call_ns\":[" + out + "],\"sink\":" + (sink & 1) + "}");
+    }
+
+    /** The ns k calls took; their last return kept in sink. */
+    static long timedRun(Batch batch, long k, byte[] b, String s, MemorySegment seg) throws Throwable {
+        long t0 = System.nanoTime();
+        sink += batch.run(k, b, s, seg);
+        return System.nanoTime() - t0;
     }
 }

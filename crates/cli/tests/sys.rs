@@ -188,6 +188,10 @@ fn the_tables_print_every_crossing() {
     if std::path::Path::new("/sys/devices/system/cpu/vulnerabilities").exists() {
         assert!(shown.contains("mitigations"), "{shown}");
     }
+    if std::path::Path::new("/sys/kernel/mm/transparent_hugepage/enabled").exists() {
+        assert!(shown.contains("transparent huge pages"), "{shown}");
+    }
+    assert!(shown.contains("memory reclaim"), "{shown}");
 }
 
 /// Whether every element of `svg` that opens closes, in order: an XML

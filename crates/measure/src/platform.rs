@@ -29,6 +29,17 @@ pub struct Platform {
     /// The kernel command line's flags that change the figures
     /// (`mitigations=`, `nosmt`, `pti=`, `isolcpus=`, …).
     pub kernel_flags: Vec<String>,
+    /// Transparent huge pages: always, madvise or never (None where the
+    /// kernel has none, and in runs stored before it was read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thp: Option<String>,
+    /// What takes memory back from under a run: a running DAMON scheme's
+    /// action (`DAMON pageout`: cold pages written out, to be faulted in
+    /// again), a virtio balloon (the host reclaims the guest's free pages,
+    /// and backs them again on the next touch). Empty where none; None in
+    /// runs stored before it was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reclaim: Option<Vec<String>>,
 }
 
 fn read(path: &str) -> Option<String> {
@@ -93,6 +104,56 @@ fn seccomp(status: &str) -> Option<u32> {
         .and_then(|v| v.trim().parse().ok())
 }
 
+/// The choice in brackets of a sysfs selector such as THP's
+/// `always [madvise] never`.
+fn chosen(selector: &str) -> Option<String> {
+    let start = selector.find('[')? + 1;
+    let len = selector[start..].find(']')?;
+    Some(selector[start..start + len].to_string())
+}
+
+/// What reclaims memory from under a run: each running kdamond's scheme
+/// actions, and a virtio balloon device.
+fn reclaim() -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let kdamonds = std::path::Path::new("/sys/kernel/mm/damon/admin/kdamonds");
+    for d in std::fs::read_dir(kdamonds).into_iter().flatten().flatten() {
+        if read(&d.path().join("state").to_string_lossy()).as_deref() != Some("on") {
+            continue;
+        }
+        let schemes = |ctx: &std::path::Path| -> Vec<String> {
+            std::fs::read_dir(ctx.join("schemes"))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter_map(|s| read(&s.path().join("action").to_string_lossy()))
+                .collect()
+        };
+        let actions: Vec<String> = std::fs::read_dir(d.path().join("contexts"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .flat_map(|c| schemes(&c.path()))
+            .collect();
+        if actions.is_empty() {
+            out.push("DAMON monitoring".into());
+        }
+        out.extend(actions.into_iter().map(|a| format!("DAMON {a}")));
+    }
+    let balloon = std::path::Path::new("/sys/bus/virtio/drivers/virtio_balloon");
+    let bound = std::fs::read_dir(balloon)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| e.file_name().to_string_lossy().starts_with("virtio"));
+    if bound {
+        out.push("virtio balloon".into());
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 impl Platform {
     /// Read this machine's platform.
     pub fn capture() -> Platform {
@@ -127,6 +188,8 @@ impl Platform {
             seccomp: seccomp(&read("/proc/self/status").unwrap_or_default()),
             mitigations,
             kernel_flags: figure_flags(&read("/proc/cmdline").unwrap_or_default()),
+            thp: read("/sys/kernel/mm/transparent_hugepage/enabled").and_then(|s| chosen(&s)),
+            reclaim: Some(reclaim()),
         }
     }
 
@@ -165,6 +228,18 @@ impl Platform {
                 },
             ),
         ];
+        // Read since: a run stored before has no row (not a difference).
+        if let Some(thp) = &self.thp {
+            rows.push(("transparent huge pages".into(), thp.clone()));
+        }
+        if let Some(r) = &self.reclaim {
+            let words = if r.is_empty() {
+                "none".to_string()
+            } else {
+                r.join(", ")
+            };
+            rows.push(("memory reclaim".into(), words));
+        }
         // The ones that cost something or leave a hole, each with its
         // state; the rest counted.
         let (clear, named): (Vec<_>, Vec<_>) = self
@@ -202,6 +277,38 @@ mod tests {
             Some(2)
         );
         assert_eq!(seccomp("Name:\ttoll\n"), None);
+    }
+
+    #[test]
+    fn the_chosen_setting_is_the_one_in_brackets() {
+        assert_eq!(chosen("always [madvise] never").as_deref(), Some("madvise"));
+        assert_eq!(chosen("[always] madvise never").as_deref(), Some("always"));
+        assert_eq!(chosen("always madvise never"), None);
+    }
+
+    #[test]
+    fn a_run_stored_before_thp_and_reclaim_were_read_has_no_rows_for_them() {
+        let old: Platform = serde_json::from_str(
+            r#"{"smt":"on","microcode":null,"boost":null,"clock_source":"tsc","container":null,
+                "seccomp":0,"mitigations":[],"kernel_flags":[]}"#,
+        )
+        .unwrap();
+        assert_eq!((old.thp.clone(), old.reclaim.clone()), (None, None));
+        let keys: Vec<String> = old.rows().into_iter().map(|r| r.0).collect();
+        assert!(!keys
+            .iter()
+            .any(|k| k == "transparent huge pages" || k == "memory reclaim"));
+        let new = Platform {
+            thp: Some("madvise".into()),
+            reclaim: Some(vec!["DAMON pageout".into(), "virtio balloon".into()]),
+            ..old
+        };
+        let rows = new.rows();
+        assert!(rows.contains(&(
+            "memory reclaim".into(),
+            "DAMON pageout, virtio balloon".into()
+        )));
+        assert!(rows.contains(&("transparent huge pages".into(), "madvise".into())));
     }
 
     #[test]

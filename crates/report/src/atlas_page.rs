@@ -151,6 +151,8 @@ fn environment(h: &mut String, run: &Run) {
         "seccomp",
         "mitigations",
         "kernel flags",
+        "memory reclaim",
+        "transparent huge pages",
     ];
     let mut ordered: Vec<&(String, String)> = first
         .iter()

@@ -403,12 +403,14 @@ pub fn machine_differences(a: &Run, b: &Run) -> Vec<Difference> {
         keys.sort();
         keys.dedup();
         let of = |rows: &[(String, String)], k: &String| {
-            rows.iter()
-                .find(|r| &r.0 == k)
-                .map_or_else(|| "–".to_string(), |r| r.1.clone())
+            rows.iter().find(|r| &r.0 == k).map(|r| r.1.clone())
         };
+        // A row one run lacks was read only by a later toll: not a
+        // difference between the machines.
         for k in keys {
-            differ(&mut out, k.clone(), of(&ra, k), of(&rb, k));
+            if let (Some(va), Some(vb)) = (of(&ra, k), of(&rb, k)) {
+                differ(&mut out, k.clone(), va, vb);
+            }
         }
     }
     differ(

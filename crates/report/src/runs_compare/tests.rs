@@ -192,12 +192,30 @@ fn a_platform_that_differs_is_named_with_the_machine() {
     b.env.platform = Some(toll_measure::platform::Platform {
         mitigations: vec![("meltdown".into(), "Not affected".into())],
         kernel_flags: vec!["mitigations=off".into()],
-        ..p
+        ..p.clone()
     });
     let c = RunComparison::of(&a, &b, rules(0.05)).unwrap();
     let what: Vec<&str> = c.differences.iter().map(|d| d.what.as_str()).collect();
     assert!(what.contains(&"mitigations"), "{what:?}");
     assert!(what.contains(&"kernel flags"), "{what:?}");
+    // A row only the later run has (read since the other was stored) is
+    // not a difference; a row both have and that differs is.
+    b.env.platform = Some(toll_measure::platform::Platform {
+        reclaim: Some(vec!["DAMON pageout".into()]),
+        ..p.clone()
+    });
+    let c = RunComparison::of(&a, &b, rules(0.05)).unwrap();
+    assert!(c.differences.iter().all(|d| d.what != "memory reclaim"));
+    a.env.platform = Some(toll_measure::platform::Platform {
+        reclaim: Some(vec![]),
+        ..p.clone()
+    });
+    let c = RunComparison::of(&a, &b, rules(0.05)).unwrap();
+    assert!(
+        c.differences.iter().any(|d| d.what == "memory reclaim"),
+        "{:?}",
+        c.differences
+    );
     // A run stored before the platform was read differs in nothing here.
     b.env.platform = None;
     let c = RunComparison::of(&a, &b, rules(0.05)).unwrap();
