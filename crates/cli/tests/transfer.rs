@@ -321,18 +321,21 @@ fn cis_learn_run_to_run_variation_from_earlier_runs_of_the_same_series() {
     let split = export_json(&s, "last");
     let r = &fit_of(&split)["run_to_run"];
     assert_eq!(r["earlier_runs"], 0, "{r}");
-    assert_eq!(
-        (&r["source"], &r["df"]),
-        (&"machine".into(), &2.into()),
-        "{r}"
-    );
-    assert_eq!(
-        (&r["machine"]["series"], &r["machine"]["df"]),
-        (&1.into(), &2.into()),
-        "{r}"
-    );
+    assert_eq!(r["source"], "machine", "{r}");
+    assert_eq!(r["machine"]["series"], 1, "{r}");
+    // The same-core series' three runs give each of α and β 2 degrees of
+    // freedom — where its mean stands clear of its own noise: on a busy
+    // machine α's may not, and then it gives none (and says so).
+    let (da, db) = (&r["machine"]["df"], &r["machine"]["beta_df"]);
+    assert!(da == 2 || da == 0, "{r}");
+    assert!(db == 2 || db == 0, "{r}");
+    assert!(da == 2 || db == 2, "{r}");
+    assert_eq!(r["df"], *da, "{r}");
     let out = stdout(&s.toll(&["show", "4"]));
     assert!(out.contains("from the machine's share ("), "{out}");
+    if da == 0 {
+        assert!(out.contains("no α clear of its noise"), "{out}");
+    }
     let out = stdout(&s.toll(&["show", "3"]));
     assert!(out.contains("run to run: σ(α) = "), "{out}");
     assert!(out.contains("from 2 earlier runs of this series"), "{out}");

@@ -23,10 +23,9 @@ pub fn run_to_run<'a>(fits: impl IntoIterator<Item = &'a SeriesFit>) -> String {
         .find_map(|r| r.machine)
         .map(|m| {
             format!(
-                "how far this machine moved between runs of {} other series ({:.1}% of α, {:.1}% of β)",
+                "how far this machine moved between runs of {} other series ({})",
                 m.series,
-                m.alpha * 100.0,
-                m.beta * 100.0
+                m.words()
             )
         });
     let from = match (most, first, machine) {

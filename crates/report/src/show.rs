@@ -414,9 +414,8 @@ fn figure_line(f: &toll_measure::run_to_run::Figure) -> String {
 pub fn run_to_run_source(r: &RunToRun) -> String {
     let machine = r.machine.map(|m| {
         format!(
-            "the machine's share ({:.1}% of α, {:.1}% of β between runs of {} other series here)",
-            m.alpha * 100.0,
-            m.beta * 100.0,
+            "the machine's share ({} between runs of {} other series here)",
+            m.words(),
             m.series
         )
     });

@@ -40,6 +40,25 @@ pub struct MachineShare {
     pub beta_df: Option<usize>,
 }
 
+impl MachineShare {
+    /// "4.1% of α, 2.3% of β", a share learnt from no run (no series'
+    /// α, or β, clear of its own noise) said so rather than shown as 0%.
+    pub fn words(&self) -> String {
+        let share = |v: f64, df: usize, of: &str| {
+            if df > 0 {
+                format!("{:.1}% of {of}", v * 100.0)
+            } else {
+                format!("no {of} clear of its noise")
+            }
+        };
+        format!(
+            "{}, {}",
+            share(self.alpha, self.df, "α"),
+            share(self.beta, self.beta_df.unwrap_or(self.df), "β")
+        )
+    }
+}
+
 /// The between-run term of one fitted series.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunToRun {
@@ -102,4 +121,27 @@ pub struct Figure {
     pub sd: f64,
     /// Its degrees of freedom.
     pub df: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MachineShare;
+
+    #[test]
+    fn a_share_learnt_from_no_run_is_said_so_not_shown_as_zero() {
+        let m = MachineShare {
+            alpha: 0.0,
+            beta: 0.0412,
+            series: 1,
+            df: 0,
+            beta_df: Some(2),
+        };
+        assert_eq!(m.words(), "no α clear of its noise, 4.1% of β");
+        let both = MachineShare {
+            df: 2,
+            alpha: 0.023,
+            ..m
+        };
+        assert_eq!(both.words(), "2.3% of α, 4.1% of β");
+    }
 }
