@@ -68,6 +68,8 @@ fn a_transfer_stored_in_postgres_reads_back_and_travels_to_sqlite_and_back() {
         "pipe",
         "--sizes",
         "0,1000,4000",
+        "--pin",
+        "same",
     ];
     args.extend_from_slice(QUICK);
     let out = ok(&toll_at(&url, &args), "transfer");
@@ -133,10 +135,13 @@ fn a_transfer_stored_in_postgres_reads_back_and_travels_to_sqlite_and_back() {
     let twice: Value = serde_json::from_str(&twice).unwrap();
     assert_eq!(without_id(twice), without_id(original));
 
-    // History is read back from PostgreSQL too: another placement has no
-    // runs of its own, and learns from the two stored how far this machine
-    // moves between runs — one of them imported, which counts only when
-    // asked for (TOLL_HISTORY_IMPORTED=1).
+    // History is read back from PostgreSQL too: the same series measured
+    // again learns how far this machine moves between runs from the two
+    // stored — one of them imported, which counts only when asked for
+    // (TOLL_HISTORY_IMPORTED=1). Its own runs, not the machine's share
+    // from another placement, which counts a series only where its α or β
+    // stands clear of its noise (on a busy machine, with QUICK's few
+    // rounds, it may not).
     let mut args = vec![
         "--db",
         &url,
@@ -168,10 +173,9 @@ fn a_transfer_stored_in_postgres_reads_back_and_travels_to_sqlite_and_back() {
     let r = &run["series"][0]["fit"]["run_to_run"];
     assert_eq!(
         (&r["earlier_runs"], &r["source"]),
-        (&0.into(), &"machine".into()),
+        (&2.into(), &"history".into()),
         "{r}"
     );
-    assert_eq!(r["machine"]["series"], 1, "{r}");
 }
 
 #[test]
